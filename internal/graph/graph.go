@@ -1,0 +1,266 @@
+// Package graph is the knowledge graph the memory server keeps: entities with
+// a type and an ordered list of observations, joined by directed relations,
+// and the semantics of the nine MCP tools over them.
+//
+// The package is pure: no files, no MCP, no clock. A Graph is indexed by
+// entity name and by relation end, so looking up a handful of names costs
+// O(answer), not O(graph). Every mutating method validates its whole input
+// before it changes anything: a call that fails changes nothing.
+//
+// A Graph is not safe for concurrent use, except that any number of
+// read-only calls (ReadGraph, OpenNodes, SearchNodes, the accessors) may run
+// at once while no mutation runs.
+package graph
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+)
+
+// Entity is a node of the graph. Name is its identity (exact,
+// case-sensitive); Observations are distinct facts in the order they were
+// added.
+type Entity struct {
+	Name         string   `json:"name"`
+	EntityType   string   `json:"entityType"`
+	Observations []string `json:"observations"`
+
+	// Extra holds members of the entity's line in the memory file that this
+	// server does not know ("," followed by compact JSON members). The graph
+	// never interprets it; it is carried so a rewrite keeps what other tools
+	// stored.
+	Extra []byte `json:"-"`
+
+	seq    uint64 // creation order
+	obsSet map[string]struct{}
+	state  *derived
+}
+
+// Relation is a directed edge From → To. The exact triple is its identity.
+type Relation struct {
+	From         string `json:"from"`
+	To           string `json:"to"`
+	RelationType string `json:"relationType"`
+
+	// Extra: see Entity.Extra.
+	Extra []byte `json:"-"`
+
+	seq     uint64
+	encoded []byte
+}
+
+// derived is state computed from an entity that is cleared whenever the
+// entity changes: its encoded file line and its search text.
+type derived struct {
+	encoded []byte
+	search  *searchText
+}
+
+type relationKey struct{ from, to, relationType string }
+
+func (r *Relation) key() relationKey { return relationKey{r.From, r.To, r.RelationType} }
+
+// Graph is the whole knowledge graph. The zero value is not usable; call New.
+type Graph struct {
+	entities  []*Entity // creation order
+	byName    map[string]*Entity
+	relations []*Relation // creation order
+	relSet    map[relationKey]*Relation
+	out       map[string][]*Relation // by From
+	in        map[string][]*Relation // by To
+	nextSeq   uint64
+	version   uint64 // counts changes
+
+	// searchMu lets searches run beside other readers: they fill the
+	// entities' folded-text cache, which only mutations otherwise touch.
+	searchMu sync.Mutex
+}
+
+// New returns an empty graph.
+func New() *Graph {
+	return &Graph{
+		byName: make(map[string]*Entity),
+		relSet: make(map[relationKey]*Relation),
+		out:    make(map[string][]*Relation),
+		in:     make(map[string][]*Relation),
+	}
+}
+
+// Len reports the number of entities and relations.
+func (g *Graph) Len() (entities, relations int) { return len(g.entities), len(g.relations) }
+
+// Version changes whenever the graph changes: callers compare it to learn
+// whether a call changed anything.
+func (g *Graph) Version() uint64 { return g.version }
+
+// Entity returns the entity with the given name, or nil.
+func (g *Graph) Entity(name string) *Entity { return g.byName[name] }
+
+// Entities returns the entities in creation order. The caller must not
+// modify the slice or the entities.
+func (g *Graph) Entities() []*Entity { return g.entities }
+
+// Relations returns the relations in creation order. The caller must not
+// modify the slice or the relations.
+func (g *Graph) Relations() []*Relation { return g.relations }
+
+// LoadEntity adds an entity read from storage. A second entity with a name
+// already present is merged into the first: the first type stays and the
+// observations are united, in order. Repeated observations are stored once.
+// It reports whether the entity was merged into an existing one.
+func (g *Graph) LoadEntity(e Entity) (merged bool) {
+	if old := g.byName[e.Name]; old != nil {
+		for _, o := range e.Observations {
+			old.addObservation(o)
+		}
+		old.touch()
+		g.version++
+		return true
+	}
+	obs := e.Observations
+	e.Observations = nil
+	ne := g.insertEntity(e)
+	for _, o := range obs {
+		ne.addObservation(o)
+	}
+	return false
+}
+
+// LoadRelation adds a relation read from storage. A triple already present is
+// dropped, and LoadRelation reports it. Relations whose ends do not exist are
+// kept: the file is the truth, and deleting the entity later removes them.
+func (g *Graph) LoadRelation(r Relation) (duplicate bool) {
+	if g.relSet[r.key()] != nil {
+		return true
+	}
+	g.insertRelation(r)
+	return false
+}
+
+func (g *Graph) insertEntity(e Entity) *Entity {
+	g.version++
+	g.nextSeq++
+	ne := &Entity{
+		Name:         e.Name,
+		EntityType:   e.EntityType,
+		Observations: make([]string, 0, len(e.Observations)),
+		Extra:        e.Extra,
+		seq:          g.nextSeq,
+	}
+	ne.Observations = append(ne.Observations, e.Observations...)
+	g.entities = append(g.entities, ne)
+	g.byName[ne.Name] = ne
+	return ne
+}
+
+func (g *Graph) insertRelation(r Relation) *Relation {
+	g.version++
+	g.nextSeq++
+	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, seq: g.nextSeq}
+	g.relations = append(g.relations, nr)
+	g.relSet[nr.key()] = nr
+	g.out[nr.From] = append(g.out[nr.From], nr)
+	g.in[nr.To] = append(g.in[nr.To], nr)
+	return nr
+}
+
+// removeRelations drops the marked relations from every index.
+func (g *Graph) removeRelations(dead map[*Relation]bool) {
+	if len(dead) == 0 {
+		return
+	}
+	g.version++
+	g.relations = slices.DeleteFunc(g.relations, func(r *Relation) bool { return dead[r] })
+	for r := range dead {
+		delete(g.relSet, r.key())
+		g.out[r.From] = dropRelation(g.out[r.From], r)
+		if len(g.out[r.From]) == 0 {
+			delete(g.out, r.From)
+		}
+		g.in[r.To] = dropRelation(g.in[r.To], r)
+		if len(g.in[r.To]) == 0 {
+			delete(g.in, r.To)
+		}
+	}
+}
+
+func dropRelation(list []*Relation, r *Relation) []*Relation {
+	if i := slices.Index(list, r); i >= 0 {
+		return slices.Delete(list, i, i+1)
+	}
+	return list
+}
+
+// obsIndexThreshold is the number of observations above which an entity
+// keeps a set of them, so adding to a long list is not quadratic.
+const obsIndexThreshold = 32
+
+func (e *Entity) hasObservation(o string) bool {
+	if e.obsSet != nil {
+		_, ok := e.obsSet[o]
+		return ok
+	}
+	return slices.Contains(e.Observations, o)
+}
+
+// addObservation appends o unless the entity has it; it reports whether it
+// was added.
+func (e *Entity) addObservation(o string) bool {
+	if e.hasObservation(o) {
+		return false
+	}
+	e.Observations = append(e.Observations, o)
+	if e.obsSet != nil {
+		e.obsSet[o] = struct{}{}
+	} else if len(e.Observations) > obsIndexThreshold {
+		e.obsSet = make(map[string]struct{}, len(e.Observations))
+		for _, x := range e.Observations {
+			e.obsSet[x] = struct{}{}
+		}
+	}
+	return true
+}
+
+// touch forgets everything derived from the entity after it changed.
+func (e *Entity) touch() { e.state = nil }
+
+func (e *Entity) derived() *derived {
+	if e.state == nil {
+		e.state = &derived{}
+	}
+	return e.state
+}
+
+// EncodedLine returns the entity's cached file line, or nil after a change.
+// Storage caches lines so a save re-encodes only what changed.
+func (e *Entity) EncodedLine() []byte {
+	if e.state == nil {
+		return nil
+	}
+	return e.state.encoded
+}
+
+// SetEncodedLine caches the entity's file line until it next changes.
+func (e *Entity) SetEncodedLine(line []byte) { e.derived().encoded = line }
+
+// EncodedLine returns the relation's cached file line, or nil. Relations never
+// change, so the cache lives as long as the relation.
+func (r *Relation) EncodedLine() []byte { return r.encoded }
+
+// SetEncodedLine caches the relation's file line.
+func (r *Relation) SetEncodedLine(line []byte) { r.encoded = line }
+
+// clone returns a copy that shares no mutable state with e.
+func (e *Entity) clone() Entity {
+	return Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}
+}
+
+func (r *Relation) clone() Relation {
+	return Relation{From: r.From, To: r.To, RelationType: r.RelationType}
+}
+
+func bySeq[T interface{ order() uint64 }](a, b T) int { return cmp.Compare(a.order(), b.order()) }
+
+func (e *Entity) order() uint64   { return e.seq }
+func (r *Relation) order() uint64 { return r.seq }

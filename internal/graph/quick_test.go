@@ -1,0 +1,449 @@
+package graph
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Like bbolt's quick_test.go: the seed is fixed so a run is repeatable, and
+// -seed picks another (0: from the clock). A failure prints the seed and the
+// operations that led to it.
+var (
+	quickSeed  = flag.Int64("seed", 1, "seed for TestGraphAgainstModel (0: from the clock)")
+	quickRuns  = flag.Int("quick.runs", 20, "graphs TestGraphAgainstModel builds")
+	quickSteps = flag.Int("quick.steps", 400, "operations per graph in TestGraphAgainstModel")
+)
+
+// model is the graph written the obvious way: slices in graph order and
+// linear scans, straight from SPEC §1 and §2.
+type model struct {
+	ents []Entity // Observations never nil
+	rels []Relation
+}
+
+func (m *model) entity(name string) *Entity {
+	for i := range m.ents {
+		if m.ents[i].Name == name {
+			return &m.ents[i]
+		}
+	}
+	return nil
+}
+
+func sameRelation(a, b Relation) bool {
+	return a.From == b.From && a.To == b.To && a.RelationType == b.RelationType
+}
+
+func (m *model) hasRelation(r Relation) bool {
+	return slices.ContainsFunc(m.rels, func(x Relation) bool { return sameRelation(x, r) })
+}
+
+func copyEntity(e Entity) Entity { return ent(e.Name, e.EntityType, e.Observations...) }
+
+func (m *model) createEntities(in []Entity) CreateEntitiesResult {
+	res := CreateEntitiesResult{Entities: []Entity{}}
+	for _, e := range in {
+		if m.entity(e.Name) != nil {
+			res.Skipped = append(res.Skipped, e.Name)
+			continue
+		}
+		ne := ent(e.Name, e.EntityType)
+		for _, o := range e.Observations {
+			if !slices.Contains(ne.Observations, o) {
+				ne.Observations = append(ne.Observations, o)
+			}
+		}
+		m.ents = append(m.ents, ne)
+		res.Entities = append(res.Entities, copyEntity(ne))
+	}
+	return res
+}
+
+// missing returns the names among want that are not entities.
+func (m *model) missing(want ...string) []string {
+	var out []string
+	for _, n := range want {
+		if m.entity(n) == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (m *model) createRelations(in []Relation) (CreateRelationsResult, []string) {
+	var missing []string
+	for _, r := range in {
+		missing = append(missing, m.missing(r.From, r.To)...)
+	}
+	if len(missing) > 0 {
+		return CreateRelationsResult{}, missing
+	}
+	res := CreateRelationsResult{Relations: []Relation{}}
+	for _, r := range in {
+		if !m.hasRelation(r) {
+			r = rel(r.From, r.RelationType, r.To)
+			m.rels = append(m.rels, r)
+			res.Relations = append(res.Relations, r)
+		}
+	}
+	return res, nil
+}
+
+func (m *model) addObservations(in []ObservationAddition) (AddObservationsResult, []string) {
+	var missing []string
+	for _, a := range in {
+		missing = append(missing, m.missing(a.EntityName)...)
+	}
+	if len(missing) > 0 {
+		return AddObservationsResult{}, missing
+	}
+	res := AddObservationsResult{Results: []AddedObservations{}}
+	for _, a := range in {
+		e := m.entity(a.EntityName)
+		added := []string{}
+		for _, c := range a.Contents {
+			if !slices.Contains(e.Observations, c) {
+				e.Observations = append(e.Observations, c)
+				added = append(added, c)
+			}
+		}
+		res.Results = append(res.Results, AddedObservations{a.EntityName, added})
+	}
+	return res, nil
+}
+
+func (m *model) deleteEntities(in []string) DeleteResult {
+	var asked, notFound []string
+	for _, n := range in {
+		if slices.Contains(asked, n) {
+			continue
+		}
+		asked = append(asked, n)
+		if m.entity(n) == nil {
+			notFound = append(notFound, n)
+		}
+	}
+	m.ents = slices.DeleteFunc(m.ents, func(e Entity) bool { return slices.Contains(asked, e.Name) })
+	m.rels = slices.DeleteFunc(m.rels, func(r Relation) bool {
+		return slices.Contains(asked, r.From) || slices.Contains(asked, r.To)
+	})
+	if len(notFound) == 0 {
+		return DeleteResult{Success: true, Message: "Entities deleted successfully"}
+	}
+	return DeleteResult{
+		Success:  true,
+		Message:  fmt.Sprintf("Deleted %d of %d entities. Not found: %s", len(asked)-len(notFound), len(asked), strings.Join(notFound, ", ")),
+		NotFound: notFound,
+	}
+}
+
+func (m *model) deleteObservations(in []ObservationDeletion) DeleteResult {
+	var asked [][2]string
+	var missing []string
+	deleted := 0
+	for _, d := range in {
+		e := m.entity(d.EntityName)
+		if e == nil && !slices.Contains(missing, d.EntityName) {
+			missing = append(missing, d.EntityName)
+		}
+		for _, o := range d.Observations {
+			p := [2]string{d.EntityName, o}
+			if slices.Contains(asked, p) {
+				continue
+			}
+			asked = append(asked, p)
+			if e != nil {
+				if i := slices.Index(e.Observations, o); i >= 0 {
+					e.Observations = slices.Delete(e.Observations, i, i+1)
+					deleted++
+				}
+			}
+		}
+	}
+	res := DeleteResult{Success: true, DeletedCount: &deleted}
+	switch {
+	case deleted == len(asked):
+		res.Message = "Observations deleted successfully"
+	case len(missing) == 0:
+		res.Message = fmt.Sprintf("Deleted %d of %d observations.", deleted, len(asked))
+	default:
+		res.Message = fmt.Sprintf("Deleted %d of %d observations. Entities not found: %s", deleted, len(asked), strings.Join(missing, ", "))
+	}
+	return res
+}
+
+func (m *model) deleteRelations(in []Relation) DeleteResult {
+	var asked []Relation
+	deleted := 0
+	for _, r := range in {
+		if slices.ContainsFunc(asked, func(x Relation) bool { return sameRelation(x, r) }) {
+			continue
+		}
+		asked = append(asked, r)
+		if i := slices.IndexFunc(m.rels, func(x Relation) bool { return sameRelation(x, r) }); i >= 0 {
+			m.rels = slices.Delete(m.rels, i, i+1)
+			deleted++
+		}
+	}
+	res := DeleteResult{Success: true, DeletedCount: &deleted}
+	if deleted == len(asked) {
+		res.Message = "Relations deleted successfully"
+	} else {
+		res.Message = fmt.Sprintf("Deleted %d of %d relations. The rest matched nothing.", deleted, len(asked))
+	}
+	return res
+}
+
+// snapshot returns ents and the relations keep accepts, copied.
+func (m *model) snapshot(ents []Entity, keep func(from, to bool) bool) Snapshot {
+	s := Snapshot{Entities: []Entity{}, Relations: []Relation{}}
+	in := func(name string) bool {
+		return slices.ContainsFunc(ents, func(e Entity) bool { return e.Name == name })
+	}
+	for _, e := range ents {
+		s.Entities = append(s.Entities, copyEntity(e))
+	}
+	for _, r := range m.rels {
+		if keep(in(r.From), in(r.To)) {
+			s.Relations = append(s.Relations, r)
+		}
+	}
+	return s
+}
+
+func (m *model) readGraph() Snapshot {
+	return m.snapshot(m.ents, func(bool, bool) bool { return true })
+}
+
+func (m *model) openNodes(names []string) Snapshot {
+	var ents []Entity
+	for _, e := range m.ents {
+		if slices.Contains(names, e.Name) {
+			ents = append(ents, e)
+		}
+	}
+	return m.snapshot(ents, func(from, to bool) bool { return from && to })
+}
+
+// searchNodes is SPEC's search for ASCII text, where folding is lower-casing.
+func (m *model) searchNodes(query string) Snapshot {
+	q := strings.ToLower(query)
+	words := strings.Fields(q)
+	inName := func(e Entity, s string) bool { return strings.Contains(strings.ToLower(e.Name), s) }
+	inType := func(e Entity, s string) bool { return strings.Contains(strings.ToLower(e.EntityType), s) }
+	inObs := func(e Entity, s string) bool {
+		return slices.ContainsFunc(e.Observations, func(o string) bool { return strings.Contains(strings.ToLower(o), s) })
+	}
+	var byName, byType, byObs, byWords []Entity
+	for _, e := range m.ents {
+		switch {
+		case inName(e, q):
+			byName = append(byName, e)
+		case inType(e, q):
+			byType = append(byType, e)
+		case inObs(e, q):
+			byObs = append(byObs, e)
+		case len(words) > 1 && !slices.ContainsFunc(words, func(w string) bool { return !inName(e, w) && !inType(e, w) && !inObs(e, w) }):
+			byWords = append(byWords, e)
+		}
+	}
+	return m.snapshot(slices.Concat(byName, byType, byObs, byWords), func(from, to bool) bool { return from || to })
+}
+
+// Random input is drawn from small pools so that names collide, relations
+// repeat and searches hit. Names and texts contain spaces for multi-word
+// queries; the observation pool is large enough for an entity to pass 32.
+var (
+	quickNames = []string{"Alice", "alice", "Bob", "Carol Ann", "dave", "AB", "b c", "Eve"}
+	quickTypes = []string{"person", "Person", "org", "big city", "tea"}
+	quickRels  = []string{"knows", "Knows", "works_at"}
+	quickWords = []string{"likes tea", "Lives in Paris", "alice's friend", "works at ACME", "b", "c d", "Bob"}
+)
+
+func quickObservation(rng *rand.Rand) string {
+	i := rng.IntN(56)
+	return fmt.Sprintf("%s %d", quickWords[i%len(quickWords)], i/len(quickWords))
+}
+
+func pick[T any](rng *rand.Rand, from []T) T { return from[rng.IntN(len(from))] }
+
+// quickName is usually a name that may exist, sometimes one that never does.
+func quickName(rng *rand.Rand) string {
+	if rng.IntN(12) == 0 {
+		return "Zed"
+	}
+	return pick(rng, quickNames)
+}
+
+func quickList[T any](rng *rand.Rand, max int, gen func() T) []T {
+	n := rng.IntN(max + 1)
+	out := make([]T, n)
+	for i := range out {
+		out[i] = gen()
+	}
+	return out
+}
+
+func quickQuery(rng *rand.Rand, m *model) string {
+	switch rng.IntN(8) {
+	case 0:
+		return ""
+	case 1, 2: // two words from anywhere
+		return pick(rng, strings.Fields(quickObservation(rng)+" "+pick(rng, quickNames)+" "+pick(rng, quickTypes))) +
+			" " + pick(rng, strings.Fields(quickObservation(rng)+" "+pick(rng, quickTypes)))
+	case 3:
+		return pick(rng, []string{"a", "B", "c", " ", "e", "1", "S"})
+	}
+	// A piece of some text in the graph, in some case.
+	var texts []string
+	for _, e := range m.ents {
+		texts = append(texts, e.Name, e.EntityType)
+		texts = append(texts, e.Observations...)
+	}
+	if len(texts) == 0 {
+		return pick(rng, quickNames)
+	}
+	s := pick(rng, texts)
+	i := rng.IntN(len(s))
+	s = s[i : i+1+rng.IntN(len(s)-i)]
+	switch rng.IntN(3) {
+	case 0:
+		s = strings.ToUpper(s)
+	case 1:
+		s = strings.ToLower(s)
+	}
+	return s
+}
+
+// quickStep applies one random operation to g and m, checks that both return
+// the same, and describes what it did.
+func quickStep(t *testing.T, rng *rand.Rand, g *Graph, m *model) string {
+	check := func(what string, got, want any) {
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %#v\nwant %#v", what, got, want)
+		}
+	}
+	// checkErr compares an all-or-nothing failure.
+	checkErr := func(err error, missing []string) {
+		var nf *NotFoundError
+		switch {
+		case missing == nil && err != nil:
+			t.Errorf("err = %v, want success", err)
+		case missing != nil && !errors.As(err, &nf):
+			t.Errorf("err = %v, want a NotFoundError for one of %q", err, missing)
+		case missing != nil && !slices.Contains(missing, nf.Name):
+			t.Errorf("NotFoundError names %q, want one of %q", nf.Name, missing)
+		}
+	}
+	newRelation := func() Relation { return rel(quickName(rng), pick(rng, quickRels), quickName(rng)) }
+	switch op := rng.IntN(100); {
+	case op < 18:
+		in := quickList(rng, 3, func() Entity {
+			return ent(quickName(rng), pick(rng, quickTypes), quickList(rng, 4, func() string { return quickObservation(rng) })...)
+		})
+		check("CreateEntities", g.CreateEntities(in), m.createEntities(in))
+		return fmt.Sprintf("CreateEntities(%s)", describe(Snapshot{Entities: in}))
+	case op < 36:
+		in := quickList(rng, 4, newRelation)
+		got, err := g.CreateRelations(in)
+		want, missing := m.createRelations(in)
+		checkErr(err, missing)
+		if err == nil {
+			check("CreateRelations", got, want)
+		}
+		return fmt.Sprintf("CreateRelations(%v)", describeRelations(in))
+	case op < 66:
+		in := quickList(rng, 3, func() ObservationAddition {
+			return ObservationAddition{quickName(rng), quickList(rng, 12, func() string { return quickObservation(rng) })}
+		})
+		got, err := g.AddObservations(in)
+		want, missing := m.addObservations(in)
+		checkErr(err, missing)
+		if err == nil {
+			check("AddObservations", got, want)
+		}
+		return fmt.Sprintf("AddObservations(%v)", in)
+	case op < 70:
+		in := quickList(rng, 3, func() string { return quickName(rng) })
+		check("DeleteEntities", g.DeleteEntities(in), m.deleteEntities(in))
+		return fmt.Sprintf("DeleteEntities(%q)", in)
+	case op < 86:
+		in := quickList(rng, 3, func() ObservationDeletion {
+			name := quickName(rng)
+			return ObservationDeletion{name, quickList(rng, 5, func() string {
+				// Mostly observations the entity has, so deletions happen.
+				if e := m.entity(name); e != nil && len(e.Observations) > 0 && rng.IntN(3) > 0 {
+					return pick(rng, e.Observations)
+				}
+				return quickObservation(rng)
+			})}
+		})
+		check("DeleteObservations", g.DeleteObservations(in), m.deleteObservations(in))
+		return fmt.Sprintf("DeleteObservations(%v)", in)
+	default:
+		in := quickList(rng, 4, newRelation)
+		// Mostly relations that exist, so deletions happen.
+		for i := range in {
+			if len(m.rels) > 0 && rng.IntN(3) > 0 {
+				in[i] = pick(rng, m.rels)
+			}
+		}
+		check("DeleteRelations", g.DeleteRelations(in), m.deleteRelations(in))
+		return fmt.Sprintf("DeleteRelations(%v)", describeRelations(in))
+	}
+}
+
+// quickCheckReads compares what every read tool returns.
+func quickCheckReads(t *testing.T, rng *rand.Rand, g *Graph, m *model) {
+	compare := func(what string, got, want Snapshot) {
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %s\nwant %s", what, describe(got), describe(want))
+		}
+	}
+	compare("ReadGraph()", g.ReadGraph(), m.readGraph())
+	names := quickList(rng, 5, func() string { return quickName(rng) })
+	compare(fmt.Sprintf("OpenNodes(%q)", names), g.OpenNodes(names), m.openNodes(names))
+	q := quickQuery(rng, m)
+	compare(fmt.Sprintf("SearchNodes(%q)", q), g.SearchNodes(q), m.searchNodes(q))
+	if ents, rels := g.Len(); ents != len(m.ents) || rels != len(m.rels) {
+		t.Errorf("Len() = %d, %d; want %d, %d", ents, rels, len(m.ents), len(m.rels))
+	}
+}
+
+func TestGraphAgainstModel(t *testing.T) {
+	seed := *quickSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	mostObservations := 0
+	for run := range *quickRuns {
+		g, m := New(), &model{}
+		var history []string
+		for step := range *quickSteps {
+			version, before := g.Version(), g.ReadGraph()
+			history = append(history, quickStep(t, rng, g, m))
+			if changed := !reflect.DeepEqual(g.ReadGraph(), before); changed != (g.Version() != version) {
+				t.Errorf("graph changed = %v, but Version moved = %v", changed, g.Version() != version)
+			}
+			quickCheckReads(t, rng, g, m)
+			if t.Failed() {
+				t.Fatalf("seed %d (rerun with -seed=%d), run %d, step %d; operations:\n%s",
+					seed, seed, run, step, strings.Join(history, "\n"))
+			}
+			for _, e := range m.ents {
+				mostObservations = max(mostObservations, len(e.Observations))
+			}
+		}
+	}
+	if mostObservations <= obsIndexThreshold && *quickRuns*(*quickSteps) >= 1000 {
+		t.Errorf("no entity passed %d observations (most: %d); the test no longer exercises the indexed path", obsIndexThreshold, mostObservations)
+	}
+}

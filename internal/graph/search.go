@@ -1,0 +1,174 @@
+package graph
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// MaxQueryLength is the longest search_nodes query accepted, in characters.
+const MaxQueryLength = 2048
+
+// searchText is an entity's text folded for matching, in the two forms Fold
+// and foldCase produce. The forms are one string when they agree, as they
+// do for all ASCII text.
+type searchText struct {
+	name, entityType folded
+	observations     []folded
+}
+
+// folded is a text in both folded forms.
+type folded struct{ nfkc, plain string }
+
+func newFolded(s string) folded {
+	if isASCII(s) {
+		l := asciiLower(s)
+		return folded{l, l}
+	}
+	return folded{Fold(s), foldCase(s)}
+}
+
+func (f folded) contains(q folded) bool {
+	return strings.Contains(f.nfkc, q.nfkc) || (f.plain != f.nfkc || q.plain != q.nfkc) && strings.Contains(f.plain, q.plain)
+}
+
+// Match ranks, best first. Ties keep graph order.
+const (
+	matchName = iota
+	matchType
+	matchObservation
+	matchAllWords
+	noMatch
+)
+
+// Fold maps s to the form search compares: compatibility forms unified
+// (NFKC) and case folded, so "ＰＹＴＨＯＮ", "Python" and "python" are equal,
+// as are "ПРИВЕТ" and "привет".
+//
+// Search also compares the case-folded text without NFKC (foldCase), so
+// that every entity the reference's plain lower-case substring rule finds is
+// found: NFKC composes "e" and a following combining accent into "é", after
+// which the query "cafe" no longer occurs in "cafe\u0301".
+func Fold(s string) string {
+	if isASCII(s) {
+		return asciiLower(s)
+	}
+	// Folding can produce text that is no longer NFKC (and NFKC can produce
+	// text that folds further), so normalise on both sides.
+	return norm.NFKC.String(foldCase(norm.NFKC.String(s)))
+}
+
+// foldCase case-folds s. Cherokee is mapped to capitals first: Unicode
+// folds Cherokee to its capitals, but cases.Fold swaps the two cases, so
+// without this "Ꭰ" and "ꭰ" would never meet.
+func foldCase(s string) string {
+	return cases.Fold().String(strings.Map(cherokeeCapital, s))
+}
+
+func cherokeeCapital(r rune) rune {
+	switch {
+	case 0xAB70 <= r && r <= 0xABBF: // Cherokee Small Letter A … YA
+		return r - 0xAB70 + 0x13A0
+	case 0x13F8 <= r && r <= 0x13FD: // Cherokee Small Letter YE … MV
+		return r - 8
+	}
+	return r
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+func (e *Entity) searchText() *searchText {
+	d := e.derived()
+	if d.search == nil {
+		st := &searchText{name: newFolded(e.Name), entityType: newFolded(e.EntityType), observations: make([]folded, len(e.Observations))}
+		for i, o := range e.Observations {
+			st.observations[i] = newFolded(o)
+		}
+		d.search = st
+	}
+	return d.search
+}
+
+// rank tells how well the query q (and its words) matches.
+func (st *searchText) rank(q folded, words []folded) int {
+	switch {
+	case st.name.contains(q):
+		return matchName
+	case st.entityType.contains(q):
+		return matchType
+	case slices.ContainsFunc(st.observations, func(o folded) bool { return o.contains(q) }):
+		return matchObservation
+	case len(words) > 1 && st.hasAllWords(words):
+		return matchAllWords
+	}
+	return noMatch
+}
+
+func (st *searchText) hasAllWords(words []folded) bool {
+	for _, w := range words {
+		if !st.name.contains(w) && !st.entityType.contains(w) &&
+			!slices.ContainsFunc(st.observations, func(o folded) bool { return o.contains(w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// SearchNodes returns the entities that match query and every relation with
+// at least one end among them.
+//
+// An entity matches when the whole query occurs in its name, type or an
+// observation, compared after Fold; or, for a query of several words, when
+// every word occurs somewhere in those fields. Name matches come first, then
+// type, then observation, then all-words matches; ties in graph order.
+func (g *Graph) SearchNodes(query string) Snapshot {
+	g.searchMu.Lock()
+	defer g.searchMu.Unlock()
+	q := newFolded(query)
+	var words []folded
+	for _, w := range strings.Fields(query) {
+		words = append(words, newFolded(w))
+	}
+	type hit struct {
+		e    *Entity
+		rank int
+	}
+	var hits []hit
+	for _, e := range g.entities {
+		if r := e.searchText().rank(q, words); r != noMatch {
+			hits = append(hits, hit{e, r})
+		}
+	}
+	// Stable: entities are visited in graph order.
+	slices.SortStableFunc(hits, func(a, b hit) int { return a.rank - b.rank })
+	ents := make([]*Entity, len(hits))
+	for i, h := range hits {
+		ents[i] = h.e
+	}
+	return g.snapshot(ents, g.touching(ents))
+}

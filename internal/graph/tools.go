@@ -1,0 +1,333 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Snapshot is a self-contained part of the graph, as read_graph, search_nodes
+// and open_nodes return it. It shares no state with the Graph.
+type Snapshot struct {
+	Entities  []Entity   `json:"entities"`
+	Relations []Relation `json:"relations"`
+}
+
+// NotFoundError is returned when a call names an entity that does not exist
+// where one must (create_relations, add_observations).
+type NotFoundError struct{ Name string }
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("Entity with name %s not found", e.Name) }
+
+// CreateEntitiesResult is what create_entities returns.
+type CreateEntitiesResult struct {
+	Entities []Entity `json:"entities"`
+	// Skipped names, in input order, entities that already existed or
+	// repeated an earlier name of the same call.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Notice is the sentence telling the caller what was skipped, or "".
+func (r CreateEntitiesResult) Notice() string {
+	switch n := len(r.Skipped); n {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("Skipped 1 entity that already exists: %s. Its observations were not added; use add_observations for existing entities.", r.Skipped[0])
+	default:
+		return fmt.Sprintf("Skipped %d entities that already exist: %s. Their observations were not added; use add_observations for existing entities.", n, strings.Join(r.Skipped, ", "))
+	}
+}
+
+// CreateEntities adds each entity whose name is new. An entity whose name
+// exists, or repeats an earlier name of the call, is skipped whole.
+// Repeated observations of one new entity are stored once.
+func (g *Graph) CreateEntities(in []Entity) CreateEntitiesResult {
+	res := CreateEntitiesResult{Entities: []Entity{}}
+	for _, e := range in {
+		if g.byName[e.Name] != nil {
+			res.Skipped = append(res.Skipped, e.Name)
+			continue
+		}
+		ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType})
+		for _, o := range e.Observations {
+			ne.addObservation(o)
+		}
+		res.Entities = append(res.Entities, ne.clone())
+	}
+	return res
+}
+
+// CreateRelationsResult is what create_relations returns.
+type CreateRelationsResult struct {
+	Relations []Relation `json:"relations"`
+}
+
+// CreateRelations adds each relation that is new. If any relation names an
+// entity that does not exist, it returns a *NotFoundError and adds nothing.
+func (g *Graph) CreateRelations(in []Relation) (CreateRelationsResult, error) {
+	for _, r := range in {
+		for _, name := range [2]string{r.From, r.To} {
+			if g.byName[name] == nil {
+				return CreateRelationsResult{}, &NotFoundError{name}
+			}
+		}
+	}
+	res := CreateRelationsResult{Relations: []Relation{}}
+	for _, r := range in {
+		if g.relSet[r.key()] != nil {
+			continue
+		}
+		res.Relations = append(res.Relations, g.insertRelation(r).clone())
+	}
+	return res, nil
+}
+
+// ObservationAddition asks to add Contents to the entity named EntityName.
+type ObservationAddition struct {
+	EntityName string   `json:"entityName"`
+	Contents   []string `json:"contents"`
+}
+
+// AddedObservations reports what one ObservationAddition added.
+type AddedObservations struct {
+	EntityName        string   `json:"entityName"`
+	AddedObservations []string `json:"addedObservations"`
+}
+
+// AddObservationsResult is what add_observations returns.
+type AddObservationsResult struct {
+	Results []AddedObservations `json:"results"`
+}
+
+// AddObservations appends each content that the entity does not hold yet.
+// If any entity does not exist it returns a *NotFoundError and adds nothing.
+func (g *Graph) AddObservations(in []ObservationAddition) (AddObservationsResult, error) {
+	for _, a := range in {
+		if g.byName[a.EntityName] == nil {
+			return AddObservationsResult{}, &NotFoundError{a.EntityName}
+		}
+	}
+	res := AddObservationsResult{Results: make([]AddedObservations, 0, len(in))}
+	for _, a := range in {
+		e := g.byName[a.EntityName]
+		added := []string{}
+		for _, c := range a.Contents {
+			if e.addObservation(c) {
+				added = append(added, c)
+			}
+		}
+		if len(added) > 0 {
+			e.touch()
+			g.version++
+		}
+		res.Results = append(res.Results, AddedObservations{EntityName: a.EntityName, AddedObservations: added})
+	}
+	return res, nil
+}
+
+// DeleteResult is what the three delete tools return.
+type DeleteResult struct {
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+	// NotFound lists the entity names that did not exist (delete_entities).
+	NotFound []string `json:"notFound,omitempty"`
+	// DeletedCount is set by delete_observations and delete_relations.
+	DeletedCount *int `json:"deletedCount,omitempty"`
+}
+
+// DeleteEntities removes the named entities and every relation from or to
+// them. Unknown names are no error; they are reported.
+func (g *Graph) DeleteEntities(names []string) DeleteResult {
+	names = distinct(names)
+	var notFound []string
+	dead := make(map[*Entity]bool)
+	deadRel := make(map[*Relation]bool)
+	for _, name := range names {
+		e := g.byName[name]
+		if e == nil {
+			notFound = append(notFound, name)
+			continue
+		}
+		dead[e] = true
+		delete(g.byName, name)
+		for _, r := range g.out[name] {
+			deadRel[r] = true
+		}
+		for _, r := range g.in[name] {
+			deadRel[r] = true
+		}
+	}
+	if len(dead) > 0 {
+		g.version++
+		g.entities = slices.DeleteFunc(g.entities, func(e *Entity) bool { return dead[e] })
+	}
+	g.removeRelations(deadRel)
+	if len(notFound) == 0 {
+		return DeleteResult{Success: true, Message: "Entities deleted successfully"}
+	}
+	return DeleteResult{
+		Success:  true,
+		Message:  fmt.Sprintf("Deleted %d of %d entities. Not found: %s", len(names)-len(notFound), len(names), strings.Join(notFound, ", ")),
+		NotFound: notFound,
+	}
+}
+
+// ObservationDeletion asks to remove Observations from the entity named
+// EntityName.
+type ObservationDeletion struct {
+	EntityName   string   `json:"entityName"`
+	Observations []string `json:"observations"`
+}
+
+// DeleteObservations removes the listed observations. Unknown entities and
+// observations are no error; the message tells how many were removed of how
+// many asked (each distinct entity and observation pair counts once).
+func (g *Graph) DeleteObservations(in []ObservationDeletion) DeleteResult {
+	type pair struct{ entity, observation string }
+	asked := make(map[pair]bool)
+	var missing []string
+	missingSeen := make(map[string]bool)
+	deleted := 0
+	for _, d := range in {
+		e := g.byName[d.EntityName]
+		drop := make(map[string]bool)
+		for _, o := range d.Observations {
+			p := pair{d.EntityName, o}
+			if asked[p] {
+				continue
+			}
+			asked[p] = true
+			if e != nil && e.hasObservation(o) {
+				drop[o] = true
+			}
+		}
+		if e == nil {
+			if !missingSeen[d.EntityName] {
+				missingSeen[d.EntityName] = true
+				missing = append(missing, d.EntityName)
+			}
+			continue
+		}
+		if len(drop) == 0 {
+			continue
+		}
+		e.Observations = slices.DeleteFunc(e.Observations, func(o string) bool { return drop[o] })
+		if e.obsSet != nil {
+			for o := range drop {
+				delete(e.obsSet, o)
+			}
+		}
+		e.touch()
+		g.version++
+		deleted += len(drop)
+	}
+	res := DeleteResult{Success: true, DeletedCount: &deleted}
+	if deleted == len(asked) {
+		res.Message = "Observations deleted successfully"
+		return res
+	}
+	res.Message = fmt.Sprintf("Deleted %d of %d observations.", deleted, len(asked))
+	if len(missing) > 0 {
+		res.Message += " Entities not found: " + strings.Join(missing, ", ")
+	}
+	return res
+}
+
+// DeleteRelations removes the listed relations. Unknown relations are no
+// error; the message tells how many matched.
+func (g *Graph) DeleteRelations(in []Relation) DeleteResult {
+	asked := make(map[relationKey]bool)
+	dead := make(map[*Relation]bool)
+	for _, r := range in {
+		k := r.key()
+		if asked[k] {
+			continue
+		}
+		asked[k] = true
+		if old := g.relSet[k]; old != nil {
+			dead[old] = true
+		}
+	}
+	g.removeRelations(dead)
+	deleted := len(dead)
+	res := DeleteResult{Success: true, DeletedCount: &deleted}
+	if deleted == len(asked) {
+		res.Message = "Relations deleted successfully"
+	} else {
+		res.Message = fmt.Sprintf("Deleted %d of %d relations. The rest matched nothing.", deleted, len(asked))
+	}
+	return res
+}
+
+// ReadGraph returns every entity and relation.
+func (g *Graph) ReadGraph() Snapshot {
+	return g.snapshot(g.entities, g.relations)
+}
+
+// OpenNodes returns the named entities that exist, in graph order, and the
+// relations whose both ends are among them. Unknown names are skipped.
+func (g *Graph) OpenNodes(names []string) Snapshot {
+	found := make(map[string]*Entity, len(names))
+	var ents []*Entity
+	for _, n := range names {
+		if e := g.byName[n]; e != nil && found[n] == nil {
+			found[n] = e
+			ents = append(ents, e)
+		}
+	}
+	slices.SortFunc(ents, bySeq)
+	var rels []*Relation
+	for _, e := range ents {
+		for _, r := range g.out[e.Name] {
+			if found[r.To] != nil {
+				rels = append(rels, r)
+			}
+		}
+	}
+	slices.SortFunc(rels, bySeq)
+	return g.snapshot(ents, rels)
+}
+
+// touching returns the relations with at least one end among ents, in graph
+// order.
+func (g *Graph) touching(ents []*Entity) []*Relation {
+	seen := make(map[*Relation]bool)
+	var rels []*Relation
+	for _, e := range ents {
+		for _, list := range [2][]*Relation{g.out[e.Name], g.in[e.Name]} {
+			for _, r := range list {
+				if !seen[r] {
+					seen[r] = true
+					rels = append(rels, r)
+				}
+			}
+		}
+	}
+	slices.SortFunc(rels, bySeq)
+	return rels
+}
+
+func (g *Graph) snapshot(ents []*Entity, rels []*Relation) Snapshot {
+	s := Snapshot{Entities: make([]Entity, len(ents)), Relations: make([]Relation, len(rels))}
+	for i, e := range ents {
+		s.Entities[i] = e.clone()
+	}
+	for i, r := range rels {
+		s.Relations[i] = r.clone()
+	}
+	return s
+}
+
+// distinct returns list without repeats, first occurrences kept in order.
+func distinct(list []string) []string {
+	seen := make(map[string]bool, len(list))
+	out := list[:0:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
