@@ -1,0 +1,408 @@
+package jsonl
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+// ent and rel build expected graph contents tersely.
+func ent(name, typ string, obs ...string) graph.Entity {
+	return graph.Entity{Name: name, EntityType: typ, Observations: obs}
+}
+
+func entX(extra string, name, typ string, obs ...string) graph.Entity {
+	e := ent(name, typ, obs...)
+	e.Extra = []byte(extra)
+	return e
+}
+
+func rel(from, to, typ string) graph.Relation {
+	return graph.Relation{From: from, To: to, RelationType: typ}
+}
+
+func TestDecode(t *testing.T) {
+	const (
+		alice = `{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"]}`
+		acme  = `{"type":"entity","name":"Acme","entityType":"company","observations":[]}`
+		works = `{"type":"relation","from":"Alice","to":"Acme","relationType":"works_at"}`
+	)
+	canonical := alice + "\n" + acme + "\n" + works + "\n"
+	tests := []struct {
+		name       string
+		in         string
+		entities   []graph.Entity
+		relations  []graph.Relation
+		unreadable []string
+		problems   []Problem // Reason is a prefix of the reported reason
+		// out is Encode(Decode(in)); empty means "the canonical file".
+		out string
+	}{
+		{
+			name: "empty file",
+			in:   "",
+			out:  "\x00", // no lines at all
+		},
+		{
+			name:      "canonical file round-trips byte for byte",
+			in:        canonical,
+			entities:  []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
+			relations: []graph.Relation{rel("Alice", "Acme", "works_at")},
+		},
+		{
+			name:      "final line without newline",
+			in:        strings.TrimSuffix(canonical, "\n"),
+			entities:  []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
+			relations: []graph.Relation{rel("Alice", "Acme", "works_at")},
+		},
+		{
+			name:      "CRLF line ends",
+			in:        alice + "\r\n" + acme + "\r\n" + works + "\r\n",
+			entities:  []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
+			relations: []graph.Relation{rel("Alice", "Acme", "works_at")},
+		},
+		{
+			name:      "byte order mark",
+			in:        "\uFEFF" + canonical,
+			entities:  []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
+			relations: []graph.Relation{rel("Alice", "Acme", "works_at")},
+		},
+		{
+			name:       "blank and white-space lines are skipped but counted",
+			in:         "\n  \t\n" + alice + "\n\r\n\u3000\u00a0\n" + acme + "\n\n" + works + "\nnope\n\n",
+			entities:   []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
+			relations:  []graph.Relation{rel("Alice", "Acme", "works_at")},
+			unreadable: []string{"nope"},
+			problems:   []Problem{{9, "not JSON: "}},
+			out:        canonical + "nope\n",
+		},
+		{
+			name:     "space around the object",
+			in:       "  " + alice + " \t\n",
+			entities: []graph.Entity{ent("Alice", "person", "likes tea")},
+			out:      alice + "\n",
+		},
+		{
+			name: "malformed JSON",
+			in: alice + "\n" +
+				`{"type":"entity","name":"Bob","entityType":"person","observations":["cut off` + "\n" +
+				"not json at all\n" +
+				`{"type":"entity",}` + "\n" +
+				alice + " trailing\n" +
+				alice + alice + "\n" +
+				`{"type":"entity","name":"X","entityType":"t","observations":["bad \q escape"]}` + "\n" +
+				`{"type":"entity","name":"X","entityType":"t","observations":["raw tab	inside"]}` + "\n" +
+				`{"type":"entity","name":"X","entityType":"t","observations":[],"n":01}` + "\n" +
+				`{'type':'entity'}`,
+			entities: []graph.Entity{ent("Alice", "person", "likes tea")},
+			unreadable: []string{
+				`{"type":"entity","name":"Bob","entityType":"person","observations":["cut off`,
+				"not json at all",
+				`{"type":"entity",}`,
+				alice + " trailing",
+				alice + alice,
+				`{"type":"entity","name":"X","entityType":"t","observations":["bad \q escape"]}`,
+				`{"type":"entity","name":"X","entityType":"t","observations":["raw tab	inside"]}`,
+				`{"type":"entity","name":"X","entityType":"t","observations":[],"n":01}`,
+				`{'type':'entity'}`,
+			},
+			problems: []Problem{
+				{2, "not JSON: unexpected end of JSON input"},
+				{3, "not JSON: "}, {4, "not JSON: "}, {5, "not JSON: "}, {6, "not JSON: "},
+				{7, "not JSON: "}, {8, "not JSON: "}, {9, "not JSON: "}, {10, "not JSON: "},
+			},
+		},
+		{
+			name:       "JSON that is not an object",
+			in:         "[1,2]\n\"entity\"\n42\nnull\ntrue\n",
+			unreadable: []string{"[1,2]", `"entity"`, "42", "null", "true"},
+			problems: []Problem{
+				{1, "not a JSON object but an array"},
+				{2, "not a JSON object but a string"},
+				{3, "not a JSON object but a number"},
+				{4, "not a JSON object but null"},
+				{5, "not a JSON object but a boolean"},
+			},
+		},
+		{
+			name: "unknown or missing type",
+			in: `{"type":"note","text":"x"}` + "\n" +
+				`{"name":"A","entityType":"t","observations":[]}` + "\n" +
+				`{"type":1,"name":"A","entityType":"t","observations":[]}` + "\n" +
+				`{}` + "\n" +
+				`{"type":"Entity","name":"A","entityType":"t","observations":[]}`,
+			unreadable: []string{
+				`{"type":"note","text":"x"}`,
+				`{"name":"A","entityType":"t","observations":[]}`,
+				`{"type":1,"name":"A","entityType":"t","observations":[]}`,
+				`{}`,
+				`{"type":"Entity","name":"A","entityType":"t","observations":[]}`,
+			},
+			problems: []Problem{
+				{1, `unknown type "note"`},
+				{2, `lacks "type"`},
+				{3, `"type" is a number, want a string`},
+				{4, `lacks "type"`},
+				{5, `unknown type "Entity"`},
+			},
+		},
+		{
+			name: "missing members",
+			in: `{"type":"entity","name":"A","observations":[]}` + "\n" +
+				`{"type":"entity","entityType":"t","observations":[]}` + "\n" +
+				`{"type":"entity","name":"A","entityType":"t"}` + "\n" +
+				`{"type":"relation","from":"A","relationType":"r"}` + "\n" +
+				`{"type":"relation","to":"A","relationType":"r"}` + "\n" +
+				`{"type":"relation","from":"A","to":"B"}`,
+			unreadable: []string{
+				`{"type":"entity","name":"A","observations":[]}`,
+				`{"type":"entity","entityType":"t","observations":[]}`,
+				`{"type":"entity","name":"A","entityType":"t"}`,
+				`{"type":"relation","from":"A","relationType":"r"}`,
+				`{"type":"relation","to":"A","relationType":"r"}`,
+				`{"type":"relation","from":"A","to":"B"}`,
+			},
+			problems: []Problem{
+				{1, `entity lacks "entityType"`},
+				{2, `entity lacks "name"`},
+				{3, `entity lacks "observations"`},
+				{4, `relation lacks "to"`},
+				{5, `relation lacks "from"`},
+				{6, `relation lacks "relationType"`},
+			},
+		},
+		{
+			name: "members of the wrong JSON type",
+			in: `{"type":"entity","name":7,"entityType":"t","observations":[]}` + "\n" +
+				`{"type":"entity","name":"A","entityType":null,"observations":[]}` + "\n" +
+				`{"type":"entity","name":"A","entityType":"t","observations":"one"}` + "\n" +
+				`{"type":"entity","name":"A","entityType":"t","observations":["a", 1]}` + "\n" +
+				`{"type":"entity","name":"A","entityType":"t","observations":[["nested"]]}` + "\n" +
+				`{"type":"entity","name":"A","entityType":"t","observations":{"0":"a"}}` + "\n" +
+				`{"type":"relation","from":"A","to":["B"],"relationType":"r"}` + "\n" +
+				`{"type":"relation","from":"A","to":"B","relationType":false}`,
+			unreadable: []string{
+				`{"type":"entity","name":7,"entityType":"t","observations":[]}`,
+				`{"type":"entity","name":"A","entityType":null,"observations":[]}`,
+				`{"type":"entity","name":"A","entityType":"t","observations":"one"}`,
+				`{"type":"entity","name":"A","entityType":"t","observations":["a", 1]}`,
+				`{"type":"entity","name":"A","entityType":"t","observations":[["nested"]]}`,
+				`{"type":"entity","name":"A","entityType":"t","observations":{"0":"a"}}`,
+				`{"type":"relation","from":"A","to":["B"],"relationType":"r"}`,
+				`{"type":"relation","from":"A","to":"B","relationType":false}`,
+			},
+			problems: []Problem{
+				{1, `entity "name" is a number, want a string`},
+				{2, `entity "entityType" is null, want a string`},
+				{3, `entity "observations" is a string, want an array of strings`},
+				{4, `entity "observations" has a number at index 1, want only strings`},
+				{5, `entity "observations" has an array at index 0, want only strings`},
+				{6, `entity "observations" is an object, want an array of strings`},
+				{7, `relation "to" is an array, want a string`},
+				{8, `relation "relationType" is a boolean, want a string`},
+			},
+		},
+		{
+			name: "extra members are kept, in order, compact, after the known ones",
+			in: `{"createdAt":"2024-05-01", "type":"entity","name":"A","tags":[ "x" , 1, {"deep": [true, null]} ],` +
+				`"entityType":"t","observations":["o"],"meta":{ "k" : -1.5e+3 },"from":"not a relation member"}` + "\n" +
+				`{"weight":0.5,"type":"relation","from":"A","to":"A","relationType":"self","name":"kept too","observations":7}`,
+			entities: []graph.Entity{entX(`,"createdAt":"2024-05-01","tags":["x",1,{"deep":[true,null]}],"meta":{"k":-1.5e+3},"from":"not a relation member"`, "A", "t", "o")},
+			relations: []graph.Relation{{From: "A", To: "A", RelationType: "self",
+				Extra: []byte(`,"weight":0.5,"name":"kept too","observations":7`)}},
+			out: `{"type":"entity","name":"A","entityType":"t","observations":["o"],"createdAt":"2024-05-01","tags":["x",1,{"deep":[true,null]}],"meta":{"k":-1.5e+3},"from":"not a relation member"}` + "\n" +
+				`{"type":"relation","from":"A","to":"A","relationType":"self","weight":0.5,"name":"kept too","observations":7}` + "\n",
+		},
+		{
+			name: "repeated keys: the last value wins, at the first place",
+			in: `{"type":"relation","name":"A","x":1,"name":"B","entityType":"t","observations":["o"],"y":2,"type":"entity","x":{"z":3}}` + "\n" +
+				`{"type":"relation","from":"A","to":"B","relationType":"r","from":"C"}`,
+			entities:  []graph.Entity{entX(`,"x":{"z":3},"y":2`, "B", "t", "o")},
+			relations: []graph.Relation{rel("C", "B", "r")},
+			out: `{"type":"entity","name":"B","entityType":"t","observations":["o"],"x":{"z":3},"y":2}` + "\n" +
+				`{"type":"relation","from":"C","to":"B","relationType":"r"}` + "\n",
+		},
+		{
+			name:     "escapes in keys and values",
+			in:       `{"type":"entit\u0079","n\u0061me":"\u0041\u00e9\ud83e\udde0\/\"\\\b\f\n\r\t\u0000","entityType":"\u65e5\u672c","observations":["\ud800 lone","low \udc00","\ud800\u0041"],"\u0078":"\u00e9"}`,
+			entities: []graph.Entity{entX(`,"x":"\u00e9"`, "Aé🧠/\"\\\b\f\n\r\t\x00", "日本", "\uFFFD lone", "low \uFFFD", "\uFFFDA")},
+			out:      `{"type":"entity","name":"Aé🧠/\"\\\b\f\n\r\t\u0000","entityType":"日本","observations":["� lone","low �","�A"],"x":"\u00e9"}` + "\n",
+		},
+		{
+			name:     "invalid UTF-8 becomes U+FFFD",
+			in:       "{\"type\":\"entity\",\"name\":\"a\xffb\",\"entityType\":\"\xe6\x97\",\"observations\":[\"\xed\xa0\x80\"]}",
+			entities: []graph.Entity{ent("a\uFFFDb", "\uFFFD\uFFFD", "\uFFFD\uFFFD\uFFFD")},
+			out:      `{"type":"entity","name":"a�b","entityType":"��","observations":["���"]}` + "\n",
+		},
+		{
+			name: "duplicate entities merge: first type, observations united in order",
+			in: `{"type":"entity","name":"A","entityType":"person","observations":["x","y"]}` + "\n" +
+				acme + "\n" +
+				`{"type":"entity","name":"A","entityType":"robot","observations":["y","z","x","w"],"extra":1}` + "\n" +
+				`{"type":"entity","name":"A","entityType":"person","observations":["v"]}`,
+			entities: []graph.Entity{ent("A", "person", "x", "y", "z", "w", "v"), ent("Acme", "company")},
+			problems: []Problem{
+				{3, `merged duplicate entity "A" into the first one, dropping its entityType "robot", dropping its other members`},
+				{4, `merged duplicate entity "A" into the first one`},
+			},
+			out: `{"type":"entity","name":"A","entityType":"person","observations":["x","y","z","w","v"]}` + "\n" + acme + "\n",
+		},
+		{
+			name: "duplicate relations are dropped",
+			in: alice + "\n" + acme + "\n" + works + "\n" +
+				`{"type":"relation","from":"Alice","to":"Acme","relationType":"founded"}` + "\n" +
+				`{"relationType":"works_at","to":"Acme","from":"Alice","type":"relation"}`,
+			entities:  []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
+			relations: []graph.Relation{rel("Alice", "Acme", "works_at"), rel("Alice", "Acme", "founded")},
+			problems:  []Problem{{5, `dropped duplicate relation "Alice" -["works_at"]-> "Acme"`}},
+			out:       canonical + `{"type":"relation","from":"Alice","to":"Acme","relationType":"founded"}` + "\n",
+		},
+		{
+			name:      "relation to a missing entity is kept",
+			in:        alice + "\n" + `{"type":"relation","from":"Alice","to":"Nobody","relationType":"knows"}` + "\n",
+			entities:  []graph.Entity{ent("Alice", "person", "likes tea")},
+			relations: []graph.Relation{rel("Alice", "Nobody", "knows")},
+		},
+		{
+			name: "unreadable lines come back verbatim after the relations, in file order",
+			in: "garbage one\r\n" + works + "\n" + `{"type":"todo", "text": "call Bob"}` + "\n" +
+				alice + "\n" + "\t[1, 2]  \r\r\n" + acme,
+			entities:   []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
+			relations:  []graph.Relation{rel("Alice", "Acme", "works_at")},
+			unreadable: []string{"garbage one", `{"type":"todo", "text": "call Bob"}`, "\t[1, 2]  "},
+			problems: []Problem{
+				{1, "not JSON: "},
+				{3, `unknown type "todo"`},
+				{5, "not a JSON object but an array"},
+			},
+			out: canonical + "garbage one\n" + `{"type":"todo", "text": "call Bob"}` + "\n" + "\t[1, 2]  \n",
+		},
+		{
+			name: "nesting as deep as encoding/json allows, and deeper",
+			in: `{"type":"relation","from":"A","to":"B","relationType":"r","deep":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + "}\n" +
+				`{"type":"relation","from":"A","to":"C","relationType":"r","deep":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}",
+			relations: []graph.Relation{{From: "A", To: "B", RelationType: "r",
+				Extra: []byte(`,"deep":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999))}},
+			unreadable: []string{`{"type":"relation","from":"A","to":"C","relationType":"r","deep":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}"},
+			problems:   []Problem{{2, "not JSON: "}},
+			out: `{"type":"relation","from":"A","to":"B","relationType":"r","deep":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + "}\n" +
+				`{"type":"relation","from":"A","to":"C","relationType":"r","deep":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := Decode([]byte(tt.in))
+			want := graph.Snapshot{Entities: tt.entities, Relations: tt.relations}
+			if got := snapshot(f.Graph); !equalSnapshots(got, want) {
+				t.Errorf("graph =\n%s\nwant\n%s", showSnapshot(got), showSnapshot(want))
+			}
+			var unreadable []string
+			for _, l := range f.Unreadable {
+				unreadable = append(unreadable, string(l))
+			}
+			if !slices.Equal(unreadable, tt.unreadable) {
+				t.Errorf("Unreadable = %q, want %q", unreadable, tt.unreadable)
+			}
+			if !slices.EqualFunc(f.Problems, tt.problems, func(got, want Problem) bool {
+				return got.Line == want.Line && strings.HasPrefix(got.Reason, want.Reason)
+			}) {
+				t.Errorf("Problems = %q, want (reasons as prefixes) %q", f.Problems, tt.problems)
+			}
+
+			out := tt.out
+			switch out {
+			case "":
+				out = canonicalOf(tt.in)
+			case "\x00":
+				out = ""
+			}
+			if got := Encode(nil, f.Graph, f.Unreadable); string(got) != out {
+				t.Errorf("Encode(Decode(in)) =\n%s\nwant\n%s", got, out)
+			}
+		})
+	}
+}
+
+// canonicalOf is in with every line ended by "\n" and CRs and a BOM
+// dropped: what Encode writes back for a file already in canonical form.
+func canonicalOf(in string) string {
+	in = strings.TrimPrefix(in, "\uFEFF")
+	in = strings.ReplaceAll(in, "\r\n", "\n")
+	if in != "" && !strings.HasSuffix(in, "\n") {
+		in += "\n"
+	}
+	return in
+}
+
+func showSnapshot(s graph.Snapshot) string {
+	var b strings.Builder
+	for _, e := range s.Entities {
+		fmt.Fprintf(&b, "  entity %q %q %q extra %q\n", e.Name, e.EntityType, e.Observations, e.Extra)
+	}
+	for _, r := range s.Relations {
+		fmt.Fprintf(&b, "  relation %q -[%q]-> %q extra %q\n", r.From, r.RelationType, r.To, r.Extra)
+	}
+	return b.String()
+}
+
+func TestProblemString(t *testing.T) {
+	p := Problem{Line: 7, Reason: `entity lacks "entityType"`}
+	if got, want := p.String(), `line 7: entity lacks "entityType"`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+func TestDecodeCopiesItsInput(t *testing.T) {
+	data := []byte(`{"type":"entity","name":"A","entityType":"t","observations":["o"],"x":1}` + "\nbroken\n")
+	f := Decode(data)
+	for i := range data {
+		data[i] = '#'
+	}
+	want := `{"type":"entity","name":"A","entityType":"t","observations":["o"],"x":1}` + "\nbroken\n"
+	if got := Encode(nil, f.Graph, f.Unreadable); string(got) != want {
+		t.Errorf("after overwriting the input, Encode = %q, want %q", got, want)
+	}
+}
+
+func TestEncodeCachesLines(t *testing.T) {
+	f := Decode([]byte(`{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\n" +
+		`{"type":"relation","from":"A","to":"A","relationType":"r"}` + "\n"))
+	g := f.Graph
+	buf := Encode(nil, g, nil)
+	want := string(buf)
+	a, r := g.Entity("A"), g.Relations()[0]
+	if string(a.EncodedLine())+"\n"+string(r.EncodedLine())+"\n" != want {
+		t.Fatalf("cached lines %q %q do not make up %q", a.EncodedLine(), r.EncodedLine(), want)
+	}
+
+	// Reusing the buffer must not disturb the cache.
+	for i := range buf {
+		buf[i] = '#'
+	}
+	if got := string(Encode(buf[:0], g, nil)); got != want {
+		t.Errorf("second Encode into the reused buffer = %q, want %q", got, want)
+	}
+
+	// A cached line is used as it is: that is what makes saves cheap.
+	a.SetEncodedLine([]byte(`{"cached":true}`))
+	if got, want := string(Encode(nil, g, nil)), `{"cached":true}`+"\n"+string(r.EncodedLine())+"\n"; got != want {
+		t.Errorf("Encode with a cached line = %q, want %q", got, want)
+	}
+
+	// A change clears the cache, and Encode writes the entity afresh.
+	g.LoadEntity(ent("A", "t", "p"))
+	if a.EncodedLine() != nil {
+		t.Fatal("the entity's cache survived a change")
+	}
+	wantLine := `{"type":"entity","name":"A","entityType":"t","observations":["o","p"]}`
+	if got := Encode(nil, g, nil); !bytes.HasPrefix(got, []byte(wantLine+"\n")) {
+		t.Errorf("Encode after a change = %q, want it to start with %q", got, wantLine)
+	}
+	if got := string(a.EncodedLine()); got != wantLine {
+		t.Errorf("cached line after Encode = %q, want %q", got, wantLine)
+	}
+}

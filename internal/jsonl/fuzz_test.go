@@ -1,0 +1,77 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// FuzzDecode checks that Decode never panics, that it calls a line "not
+// JSON" exactly when encoding/json does, and that what Encode writes for a
+// decoded file decodes to the same graph and unreadable lines and encodes to
+// the same bytes again: a save loses nothing more on the second round.
+func FuzzDecode(f *testing.F) {
+	golden, err := os.ReadFile(filepath.Join(goldenDir, goldenReference))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(golden)
+	f.Add(benchFile(3, 1))
+	for _, seed := range []string{
+		"",
+		"\n\r\n \t\n",
+		"\uFEFF" + `{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\r\n",
+		`{"type":"entity","name":"A","entityType":"t","observations":["o"],"x":{"y":[1,2.5e3,null]}}` + "\n" +
+			`{"type":"entity","name":"A","entityType":"u","observations":["p","o"],"z":1}`,
+		`{"type":"relation","from":"A","to":"B","relationType":"r","w":-0.5}` + "\n" +
+			`{"relationType":"r","to":"B","from":"A","type":"relation"}`,
+		`{"type":"entit\u0079","n\u0061me":"\ud83e\udde0\ud800","entityType":"\u0000","observations":["\"\\\/\b\f\n\r\t"]}`,
+		"{\"type\":\"entity\",\"name\":\"\xff\",\"entityType\":\"\xed\xa0\x80\",\"observations\":[]}",
+		`{"type":"entity","name":"A","name":"B","entityType":"t","observations":[],"k":1,"k":2}`,
+		"not json\n[1]\n\"s\"\n{}\n{\"type\":7}\n{\"type\":\"x\"}\n{\"type\":\"entity\"}\n{\"type\":\"entity\",\"name\":1}",
+		`{"type":"entity","name":"A","entityType":"t","observations":["a",1]}`,
+		`{"type":"entity","name":"A","entityType":"t","observations":["a"]} x`,
+		`{"type":"relation","from":"A","to":"B","relationType":"r","deep":[[[[{"a":[{}]}]]]]}`,
+		"\uFEFF\uFEFFgarbage\r\r\n\uFEFF{\"type\":\"relation\",\"from\":\"A\",\"to\":\"B\",\"relationType\":\"r\"}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := Decode(data)
+
+		// The verdict "not JSON" agrees with encoding/json, line by line.
+		notJSON := make(map[int]bool)
+		for _, p := range file.Problems {
+			if strings.HasPrefix(p.Reason, "not JSON") {
+				notJSON[p.Line] = true
+			}
+		}
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			if isBlank(line) {
+				continue
+			}
+			if line = trimLine(line); json.Valid(line) == notJSON[i+1] {
+				t.Fatalf("line %d %q: json.Valid is %v but Decode's problems are %q", i+1, line, json.Valid(line), file.Problems)
+			}
+		}
+
+		out := Encode(nil, file.Graph, file.Unreadable)
+		again := Decode(out)
+		if got, want := snapshot(again.Graph), snapshot(file.Graph); !equalSnapshots(got, want) {
+			t.Fatalf("graph changed on a second round\nfirst:\n%s\nsecond:\n%s", showSnapshot(want), showSnapshot(got))
+		}
+		if !slices.EqualFunc(again.Unreadable, file.Unreadable, bytes.Equal) {
+			t.Fatalf("unreadable lines changed on a second round: %q, then %q", file.Unreadable, again.Unreadable)
+		}
+		if len(again.Problems) != len(again.Unreadable) {
+			t.Fatalf("second round reports merges or duplicates: %q", again.Problems)
+		}
+		if out2 := Encode(nil, again.Graph, again.Unreadable); !bytes.Equal(out2, out) {
+			t.Fatalf("second Encode differs\nfirst:  %q\nsecond: %q", out, out2)
+		}
+	})
+}

@@ -1,0 +1,34 @@
+package jsonl
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// snapshot copies the graph's entities and relations, Extra included, so
+// tests can compare graphs as values.
+func snapshot(g *graph.Graph) graph.Snapshot {
+	s := graph.Snapshot{Entities: []graph.Entity{}, Relations: []graph.Relation{}}
+	for _, e := range g.Entities() {
+		s.Entities = append(s.Entities, graph.Entity{
+			Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations), Extra: e.Extra,
+		})
+	}
+	for _, r := range g.Relations() {
+		s.Relations = append(s.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra})
+	}
+	return s
+}
+
+func equalSnapshots(a, b graph.Snapshot) bool {
+	return slices.EqualFunc(a.Entities, b.Entities, func(x, y graph.Entity) bool {
+		return x.Name == y.Name && x.EntityType == y.EntityType &&
+			slices.Equal(x.Observations, y.Observations) && string(x.Extra) == string(y.Extra)
+	}) && slices.EqualFunc(a.Relations, b.Relations, func(x, y graph.Relation) bool {
+		return x.From == y.From && x.To == y.To && x.RelationType == y.RelationType && string(x.Extra) == string(y.Extra)
+	})
+}
