@@ -1,0 +1,25 @@
+// Package filestore keeps the knowledge graph in its memory file on disk and
+// lets several processes share that file.
+//
+// The nouns:
+//
+//   - Store: one memory file and the graph read from it. Reads (View) take no
+//     file lock; they reload the file only when it changed since it was last
+//     read (size, modification time, inode), so they always see the latest
+//     saved graph.
+//   - Update: a read-modify-write under the cross-process Lock. It reloads a
+//     changed file, runs the mutation (which validates before it changes
+//     anything), and saves.
+//   - Lock: the exclusive <file>.lock of SPEC §6, compatible with reference
+//     servers that implement the same protocol.
+//   - Save: atomic and durable. The new content goes to <file>.<32 hex>.tmp
+//     in the same directory (rename is only atomic within one file system),
+//     is fsynced, renamed over the memory file, and the directory is fsynced
+//     so the rename itself survives a crash. A reader sees the whole old
+//     file or the whole new one, never a mix.
+//
+// Caveats: the lock relies on exclusive create (O_EXCL), which local file
+// systems honour and some network file systems do not; sharing a file over
+// such a file system is not safe. The directory of the memory file must be
+// writable, since the lock and the temporary files live there.
+package filestore
