@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var generations = []string{"2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+// TestToolsInEveryGeneration drives all nine tools and the resource through
+// the go-sdk client in each protocol version a client may speak.
+func TestToolsInEveryGeneration(t *testing.T) {
+	for _, version := range generations {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), "memory.jsonl")
+			updates := make(chan string, 100)
+			cs := connect(t, file, version, &mcp.ClientOptions{
+				ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+					updates <- req.Params.URI
+				},
+			})
+			ctx := context.Background()
+
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkToolList(t, tools.Tools)
+
+			subscribe(t, cs, version)
+
+			call := func(name string, args any) *mcp.CallToolResult {
+				t.Helper()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				return res
+			}
+			res := call("create_entities", map[string]any{"entities": []map[string]any{
+				{"name": "Alice", "entityType": "person", "observations": []string{"Speaks fluent Spanish", "東京に住んでいる"}},
+				{"name": "Боб", "entityType": "person", "observations": []string{"Живёт в Москве"}},
+				{"name": "Anthropic", "entityType": "organization", "observations": []string{}},
+			}})
+			wantStructured(t, res, `{"entities":[{"name":"Alice","entityType":"person","observations":["Speaks fluent Spanish","東京に住んでいる"]},{"name":"Боб","entityType":"person","observations":["Живёт в Москве"]},{"name":"Anthropic","entityType":"organization","observations":[]}]}`)
+			waitUpdate(t, updates)
+
+			res = call("create_entities", map[string]any{"entities": []map[string]any{
+				{"name": "Alice", "entityType": "person", "observations": []string{"ignored"}},
+			}})
+			wantStructured(t, res, `{"entities":[],"skipped":["Alice"]}`)
+			if len(res.Content) != 2 || res.Content[1].(*mcp.TextContent).Text != "Skipped 1 entity that already exists: Alice. Its observations were not added; use add_observations for existing entities." {
+				t.Errorf("skipped notice: %+v", res.Content)
+			}
+
+			res = call("create_relations", map[string]any{"relations": []map[string]any{
+				{"from": "Alice", "to": "Anthropic", "relationType": "works_at"},
+				{"from": "Боб", "to": "Alice", "relationType": "knows"},
+			}})
+			wantStructured(t, res, `{"relations":[{"from":"Alice","to":"Anthropic","relationType":"works_at"},{"from":"Боб","to":"Alice","relationType":"knows"}]}`)
+			waitUpdate(t, updates)
+
+			res = call("create_relations", map[string]any{"relations": []map[string]any{{"from": "Alice", "to": "Nobody", "relationType": "knows"}}})
+			if !res.IsError || res.Content[0].(*mcp.TextContent).Text != "Entity with name Nobody not found" {
+				t.Errorf("relation to a missing entity: %+v", res)
+			}
+
+			res = call("add_observations", map[string]any{"observations": []map[string]any{{"entityName": "Alice", "contents": []string{"Prefers morning meetings", "Speaks fluent Spanish"}}}})
+			wantStructured(t, res, `{"results":[{"entityName":"Alice","addedObservations":["Prefers morning meetings"]}]}`)
+			waitUpdate(t, updates)
+
+			res = call("search_nodes", map[string]any{"query": "москве"})
+			wantStructured(t, res, `{"entities":[{"name":"Боб","entityType":"person","observations":["Живёт в Москве"]}],"relations":[{"from":"Боб","to":"Alice","relationType":"knows"}]}`)
+			res = call("search_nodes", map[string]any{"query": "東京"})
+			if got := names(t, res); !slices.Equal(got, []string{"Alice"}) {
+				t.Errorf("search 東京: %v", got)
+			}
+			res = call("search_nodes", map[string]any{"query": "ORGANIZATION"})
+			if got := names(t, res); !slices.Equal(got, []string{"Anthropic"}) {
+				t.Errorf("search ORGANIZATION: %v", got)
+			}
+			res = call("search_nodes", map[string]any{"query": strings.Repeat("x", 2049)})
+			if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "query") {
+				t.Errorf("over-long query: %+v", res)
+			}
+
+			res = call("open_nodes", map[string]any{"names": []string{"Anthropic", "Alice", "ghost"}})
+			wantStructured(t, res, `{"entities":[{"name":"Alice","entityType":"person","observations":["Speaks fluent Spanish","東京に住んでいる","Prefers morning meetings"]},{"name":"Anthropic","entityType":"organization","observations":[]}],"relations":[{"from":"Alice","to":"Anthropic","relationType":"works_at"}]}`)
+
+			res = call("delete_observations", map[string]any{"deletions": []map[string]any{{"entityName": "Alice", "observations": []string{"Prefers morning meetings", "never said"}}}})
+			wantStructured(t, res, `{"success":true,"message":"Deleted 1 of 2 observations.","deletedCount":1}`)
+			waitUpdate(t, updates)
+
+			res = call("delete_relations", map[string]any{"relations": []map[string]any{{"from": "Боб", "to": "Alice", "relationType": "knows"}}})
+			wantStructured(t, res, `{"success":true,"message":"Relations deleted successfully","deletedCount":1}`)
+			waitUpdate(t, updates)
+
+			res = call("delete_entities", map[string]any{"entityNames": []string{"Боб", "ghost"}})
+			wantStructured(t, res, `{"success":true,"message":"Deleted 1 of 2 entities. Not found: ghost","notFound":["ghost"]}`)
+			if res.Content[0].(*mcp.TextContent).Text != "Deleted 1 of 2 entities. Not found: ghost" {
+				t.Errorf("delete_entities text: %+v", res.Content)
+			}
+			waitUpdate(t, updates)
+
+			res = call("read_graph", map[string]any{})
+			want := `{"entities":[{"name":"Alice","entityType":"person","observations":["Speaks fluent Spanish","東京に住んでいる"]},{"name":"Anthropic","entityType":"organization","observations":[]}],"relations":[{"from":"Alice","to":"Anthropic","relationType":"works_at"}]}`
+			wantStructured(t, res, want)
+
+			rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory://knowledge-graph"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := rr.Contents[0]; c.MIMEType != "application/json" || compactJSON(t, c.Text) != compactJSON(t, want) {
+				t.Errorf("resource: %+v", c)
+			}
+
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantFile := `{"type":"entity","name":"Alice","entityType":"person","observations":["Speaks fluent Spanish","東京に住んでいる"]}
+{"type":"entity","name":"Anthropic","entityType":"organization","observations":[]}
+{"type":"relation","from":"Alice","to":"Anthropic","relationType":"works_at"}
+`
+			if string(data) != wantFile {
+				t.Errorf("memory file:\n%s\nwant:\n%s", data, wantFile)
+			}
+			fi, _ := os.Stat(file)
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("memory file mode %v, want 0600", fi.Mode().Perm())
+			}
+
+			select {
+			case u := <-updates:
+				t.Errorf("unexpected notification %s after reads", u)
+			case <-time.After(300 * time.Millisecond):
+			}
+		})
+	}
+}
+
+// subscribe asks for updates of the knowledge graph. In 2026-07-28 the
+// subscription is a subscriptions/listen stream that stays open, so it runs
+// in the background until the session closes.
+func subscribe(t *testing.T, cs *mcp.ClientSession, version string) {
+	t.Helper()
+	params := &mcp.SubscribeParams{URI: "memory://knowledge-graph"}
+	if version < "2026-07-28" {
+		if err := cs.Subscribe(context.Background(), params); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	go cs.Subscribe(context.Background(), params)
+	// The listen request is sent at once; give the server a moment to
+	// register it before the first mutation.
+	time.Sleep(300 * time.Millisecond)
+}
+
+func waitUpdate(t *testing.T, updates <-chan string) {
+	t.Helper()
+	select {
+	case u := <-updates:
+		if u != "memory://knowledge-graph" {
+			t.Errorf("update for %q", u)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("no notifications/resources/updated after a change")
+	}
+}
+
+func checkToolList(t *testing.T, tools []*mcp.Tool) {
+	t.Helper()
+	type hints struct{ readOnly, destructive, idempotent, openWorld bool }
+	want := map[string]hints{
+		"create_entities":     {false, false, false, false},
+		"create_relations":    {false, false, false, false},
+		"add_observations":    {false, false, false, false},
+		"delete_entities":     {false, true, true, false},
+		"delete_observations": {false, true, true, false},
+		"delete_relations":    {false, true, true, false},
+		"read_graph":          {true, false, true, false},
+		"search_nodes":        {true, false, true, false},
+		"open_nodes":          {true, false, true, false},
+	}
+	if len(tools) != len(want) {
+		t.Errorf("%d tools, want %d", len(tools), len(want))
+	}
+	for _, tool := range tools {
+		w, ok := want[tool.Name]
+		if !ok {
+			t.Errorf("unexpected tool %s", tool.Name)
+			continue
+		}
+		a := tool.Annotations
+		got := hints{a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint}
+		if got != w {
+			t.Errorf("%s annotations %+v, want %+v", tool.Name, got, w)
+		}
+		if tool.Title == "" || tool.Description == "" {
+			t.Errorf("%s lacks title or description", tool.Name)
+		}
+		// Arrays are plain arrays, never ["null","array"], and every listed
+		// input field is required.
+		schema, _ := json.Marshal(tool.InputSchema)
+		if strings.Contains(string(schema), `"null"`) {
+			t.Errorf("%s input schema admits null: %s", tool.Name, schema)
+		}
+		var in struct {
+			Properties map[string]any `json:"properties"`
+			Required   []string       `json:"required"`
+		}
+		json.Unmarshal(schema, &in)
+		if len(in.Required) != len(in.Properties) {
+			t.Errorf("%s: required %v of %d properties", tool.Name, in.Required, len(in.Properties))
+		}
+		if tool.OutputSchema == nil {
+			t.Errorf("%s has no output schema", tool.Name)
+		}
+	}
+}
+
+func wantStructured(t *testing.T, res *mcp.CallToolResult, want string) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %+v", res.Content)
+	}
+	got, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The JSON text item carries the same result.
+	if compactJSON(t, string(got)) != compactJSON(t, want) {
+		t.Errorf("structuredContent:\n%s\nwant:\n%s", got, want)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if strings.HasPrefix(text, "{") && compactJSON(t, text) != compactJSON(t, want) {
+		t.Errorf("text:\n%s\nwant:\n%s", text, want)
+	}
+}
+
+// compactJSON re-renders JSON with object keys in a fixed order.
+func compactJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("invalid JSON %q: %v", s, err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func names(t *testing.T, res *mcp.CallToolResult) []string {
+	t.Helper()
+	var g struct {
+		Entities []struct{ Name string } `json:"entities"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range g.Entities {
+		out = append(out, e.Name)
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"sync"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// binary is the server built once for the end-to-end tests, which drive it
+// the way an MCP client does: as a child process over stdio.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcp-server-memory-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "mcp-server-memory")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the server:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// serverCmd returns a command running the server on the memory file.
+func serverCmd(memoryFile string, extraEnv ...string) *exec.Cmd {
+	cmd := exec.Command(binary)
+	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+memoryFile, "MCP_SERVER_MEMORY_WATCH_INTERVAL=100ms")
+	cmd.Env = append(cmd.Env, extraEnv...)
+	return cmd
+}
+
+// connect starts the server on memoryFile and opens a session of the given
+// protocol version (2026-07-28 opens with server/discover; older versions
+// with initialize).
+func connect(t *testing.T, memoryFile, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
+	cmd := serverCmd(memoryFile)
+	cmd.Stderr = logOnFailure(t)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connecting at %s: %v", version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// logOnFailure collects a server's stderr and shows it if the test fails.
+func logOnFailure(t *testing.T) io.Writer {
+	w := &syncBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", w.String())
+		}
+	})
+	return w
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,62 @@
+package server
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// The schemas are written out rather than inferred from Go types: inference
+// makes slices nullable and every non-omitempty field required, while
+// clients expect exactly the reference's schemas (SPEC §2).
+
+func str(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Description: desc}
+}
+
+func array(items *jsonschema.Schema, desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "array", Items: items, Description: desc}
+}
+
+func object(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", Properties: props, Required: required}
+}
+
+// closed forbids properties the schema does not list, as the reference's
+// output schemas do.
+func closed(s *jsonschema.Schema) *jsonschema.Schema {
+	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	return s
+}
+
+func entitySchema() *jsonschema.Schema {
+	return object(map[string]*jsonschema.Schema{
+		"name":         str("The name of the entity"),
+		"entityType":   str("The type of the entity"),
+		"observations": array(str(""), "An array of observation contents associated with the entity"),
+	}, "name", "entityType", "observations")
+}
+
+func relationSchema() *jsonschema.Schema {
+	return object(map[string]*jsonschema.Schema{
+		"from":         str("The name of the entity where the relation starts"),
+		"to":           str("The name of the entity where the relation ends"),
+		"relationType": str("The type of the relation"),
+	}, "from", "to", "relationType")
+}
+
+func graphOutputSchema() *jsonschema.Schema {
+	return closed(object(map[string]*jsonschema.Schema{
+		"entities":  array(closed(entitySchema()), ""),
+		"relations": array(closed(relationSchema()), ""),
+	}, "entities", "relations"))
+}
+
+func deleteOutputSchema(extra map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
+	props := map[string]*jsonschema.Schema{
+		"success": {Type: "boolean"},
+		"message": {Type: "string"},
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	return closed(object(props, append([]string{"success", "message"}, required...)...))
+}
