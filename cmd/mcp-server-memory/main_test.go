@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"sync"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 

@@ -221,4 +221,3 @@ func normalize(t *testing.T, m json.RawMessage) []byte {
 	}
 	return versionPattern.ReplaceAll(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte(`"version": "VERSION"`))
 }
-

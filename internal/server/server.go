@@ -118,4 +118,3 @@ func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (
 		Text:     indented(snap),
 	}}}, nil
 }
-
