@@ -33,6 +33,7 @@ type Entity struct {
 	Extra []byte `json:"-"`
 
 	seq    uint64 // creation order
+	sid    uint32 // id in the search index; 0: not indexed
 	obsSet map[string]struct{}
 	state  *derived
 }
@@ -75,6 +76,7 @@ type Graph struct {
 	// searchMu lets searches run beside other readers: they fill the
 	// entities' folded-text cache, which only mutations otherwise touch.
 	searchMu sync.Mutex
+	idx      *searchIndex // built by the first search
 }
 
 // New returns an empty graph.
@@ -114,8 +116,7 @@ func (g *Graph) LoadEntity(e Entity) (merged bool) {
 		for _, o := range e.Observations {
 			old.addObservation(o)
 		}
-		old.touch()
-		g.version++
+		g.entityChanged(old)
 		return true
 	}
 	obs := e.Observations
@@ -151,6 +152,7 @@ func (g *Graph) insertEntity(e Entity) *Entity {
 	ne.Observations = append(ne.Observations, e.Observations...)
 	g.entities = append(g.entities, ne)
 	g.byName[ne.Name] = ne
+	g.entityAdded(ne)
 	return ne
 }
 

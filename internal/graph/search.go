@@ -159,16 +159,48 @@ func (g *Graph) SearchNodes(query string) Snapshot {
 		rank int
 	}
 	var hits []hit
-	for _, e := range g.entities {
+	for _, e := range g.searchCandidates(q, words) {
 		if r := e.searchText().rank(q, words); r != noMatch {
 			hits = append(hits, hit{e, r})
 		}
 	}
-	// Stable: entities are visited in graph order.
-	slices.SortStableFunc(hits, func(a, b hit) int { return a.rank - b.rank })
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		return bySeq(a.e, b.e)
+	})
 	ents := make([]*Entity, len(hits))
 	for i, h := range hits {
 		ents[i] = h.e
 	}
 	return g.snapshot(ents, g.touching(ents))
+}
+
+// searchCandidates returns the entities that may match: from the trigram
+// index, or every entity when the query or a word is too short for it.
+func (g *Graph) searchCandidates(q folded, words []folded) []*Entity {
+	short := func(f folded) bool { return len(f.nfkc) < minIndexedQuery || len(f.plain) < minIndexedQuery }
+	if short(q) || len(words) > 1 && slices.ContainsFunc(words, short) {
+		return g.entities
+	}
+	x := g.index()
+	ids := x.candidatesFolded(q)
+	if len(words) > 1 {
+		all := x.candidatesFolded(words[0])
+		for _, w := range words[1:] {
+			if len(all) == 0 {
+				break
+			}
+			all = intersect(all, x.candidatesFolded(w))
+		}
+		ids = union(ids, all)
+	}
+	cands := make([]*Entity, 0, len(ids))
+	for _, id := range ids {
+		if e := x.byID[id]; e != nil {
+			cands = append(cands, e)
+		}
+	}
+	return cands
 }

@@ -118,8 +118,7 @@ func (g *Graph) AddObservations(in []ObservationAddition) (AddObservationsResult
 			}
 		}
 		if len(added) > 0 {
-			e.touch()
-			g.version++
+			g.entityChanged(e)
 		}
 		res.Results = append(res.Results, AddedObservations{EntityName: a.EntityName, AddedObservations: added})
 	}
@@ -151,6 +150,7 @@ func (g *Graph) DeleteEntities(names []string) DeleteResult {
 		}
 		dead[e] = true
 		delete(g.byName, name)
+		g.entityRemoved(e)
 		for _, r := range g.out[name] {
 			deadRel[r] = true
 		}
@@ -218,8 +218,7 @@ func (g *Graph) DeleteObservations(in []ObservationDeletion) DeleteResult {
 				delete(e.obsSet, o)
 			}
 		}
-		e.touch()
-		g.version++
+		g.entityChanged(e)
 		deleted += len(drop)
 	}
 	res := DeleteResult{Success: true, DeletedCount: &deleted}

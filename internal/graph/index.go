@@ -1,0 +1,185 @@
+package graph
+
+import (
+	"slices"
+)
+
+// searchIndex maps every three-byte sequence of the entities' folded text to
+// the entities holding it, so a search verifies a few candidates instead of
+// scanning the graph. Any entity containing a query contains all of the
+// query's trigrams, so the candidates are a superset of the matches and the
+// verification (searchText.rank) decides.
+//
+// Entities get a fresh id each time they are (re)indexed, so posting lists
+// stay sorted by appending; the old id goes stale. Mutations only record what
+// changed (pending); the next search brings the index up to date, and
+// rebuilds it once stale ids outnumber live ones.
+type searchIndex struct {
+	byID     []*Entity // nil: stale id
+	postings map[uint32][]uint32
+	stale    int
+	pending  []*Entity // added or changed since the last search
+}
+
+// rebuildSlack is how many stale ids beyond half the index are tolerated
+// before a rebuild; a variable so tests can force rebuilds.
+var rebuildSlack = 1024
+
+// minIndexedQuery is the shortest query (in bytes of folded text) the index
+// can answer; shorter ones scan.
+const minIndexedQuery = 3
+
+func trigram(s string, i int) uint32 {
+	return uint32(s[i])<<16 | uint32(s[i+1])<<8 | uint32(s[i+2])
+}
+
+// entityAdded and entityChanged keep the index in step with the graph; they
+// run under the caller's exclusive access, so they only record.
+func (g *Graph) entityAdded(e *Entity) {
+	if g.idx != nil {
+		g.idx.pending = append(g.idx.pending, e)
+	}
+}
+
+func (g *Graph) entityChanged(e *Entity) {
+	e.touch()
+	g.version++
+	if g.idx != nil {
+		g.idx.forget(e)
+		g.idx.pending = append(g.idx.pending, e)
+	}
+}
+
+func (g *Graph) entityRemoved(e *Entity) {
+	if g.idx != nil {
+		g.idx.forget(e)
+	}
+}
+
+func (x *searchIndex) forget(e *Entity) {
+	if e.sid != 0 {
+		x.byID[e.sid] = nil
+		e.sid = 0
+		x.stale++
+	}
+}
+
+// index brings the index up to date; it runs under searchMu.
+func (g *Graph) index() *searchIndex {
+	x := g.idx
+	if x == nil || x.stale > len(x.byID)/2+rebuildSlack {
+		for _, e := range g.entities {
+			e.sid = 0
+		}
+		x = &searchIndex{byID: make([]*Entity, 1, len(g.entities)+1), postings: make(map[uint32][]uint32)}
+		g.idx = x
+		for _, e := range g.entities {
+			x.add(e)
+		}
+		return x
+	}
+	for _, e := range x.pending {
+		if e.sid == 0 && g.byName[e.Name] == e {
+			x.add(e)
+		}
+	}
+	x.pending = nil
+	return x
+}
+
+func (x *searchIndex) add(e *Entity) {
+	id := uint32(len(x.byID))
+	x.byID = append(x.byID, e)
+	e.sid = id
+	st := e.searchText()
+	var tris []uint32
+	collect := func(f folded) {
+		for _, s := range [2]string{f.nfkc, f.plain} {
+			for i := 0; i+3 <= len(s); i++ {
+				tris = append(tris, trigram(s, i))
+			}
+			if f.plain == f.nfkc {
+				break
+			}
+		}
+	}
+	collect(st.name)
+	collect(st.entityType)
+	for _, o := range st.observations {
+		collect(o)
+	}
+	slices.Sort(tris)
+	tris = slices.Compact(tris)
+	for _, t := range tris {
+		x.postings[t] = append(x.postings[t], id)
+	}
+}
+
+// candidates returns the ids of entities holding every trigram of s.
+func (x *searchIndex) candidates(s string) []uint32 {
+	var lists [][]uint32
+	for i := 0; i+3 <= len(s); i++ {
+		p := x.postings[trigram(s, i)]
+		if len(p) == 0 {
+			return nil
+		}
+		lists = append(lists, p)
+	}
+	slices.SortFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
+	out := slices.Clone(lists[0])
+	for _, l := range lists[1:] {
+		out = intersect(out, l)
+		if len(out) == 0 {
+			break
+		}
+	}
+	return out
+}
+
+// candidatesFolded: entities that may contain f in either folded form.
+func (x *searchIndex) candidatesFolded(f folded) []uint32 {
+	c := x.candidates(f.nfkc)
+	if f.plain != f.nfkc {
+		c = union(c, x.candidates(f.plain))
+	}
+	return c
+}
+
+// intersect keeps the ids of a (sorted) that are in b (sorted), in place.
+func intersect(a, b []uint32) []uint32 {
+	out := a[:0]
+	j := 0
+	for _, v := range a {
+		// b is usually much longer: gallop with a binary search.
+		k, found := slices.BinarySearch(b[j:], v)
+		j += k
+		if found {
+			out = append(out, v)
+		}
+		if j >= len(b) {
+			break
+		}
+	}
+	return out
+}
+
+func union(a, b []uint32) []uint32 {
+	out := make([]uint32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
