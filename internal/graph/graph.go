@@ -119,10 +119,9 @@ func (g *Graph) LoadEntity(e Entity) (merged bool) {
 		g.entityChanged(old)
 		return true
 	}
-	obs := e.Observations
-	e.Observations = nil
-	ne := g.insertEntity(e)
-	for _, o := range obs {
+	ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType, Extra: e.Extra})
+	ne.Observations = make([]string, 0, len(e.Observations))
+	for _, o := range e.Observations {
 		ne.addObservation(o)
 	}
 	return false

@@ -59,6 +59,17 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeSequential measures Decode without its pipeline, as it
+// reads files under a megabyte.
+func BenchmarkDecodeSequential(b *testing.B) {
+	data := benchFile(10_000, 1)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		decode(data, false)
+	}
+}
+
 // BenchmarkEncode measures a save with nothing cached: every line encoded.
 func BenchmarkEncode(b *testing.B) {
 	data := benchFile(10_000, 1)

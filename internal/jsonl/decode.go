@@ -30,9 +30,63 @@ import (
 //
 // Decode does not keep data: the graph's strings and the unreadable lines
 // are copies.
-func Decode(data []byte) *File {
+func Decode(data []byte) *File { return decode(data, len(data) >= pipelineMin) }
+
+// Files from pipelineMin bytes up are parsed and loaded in a pipeline of
+// batchLen lines.
+const (
+	pipelineMin = 1 << 20
+	batchLen    = 256
+)
+
+func decode(data []byte, pipelined bool) *File {
 	f := &File{Graph: graph.New()}
-	var d decoder
+	if !pipelined {
+		var d decoder
+		forEachLine(data, func(n int, line []byte) {
+			it := d.parseLine(n, line)
+			f.load(&it)
+		})
+		return f
+	}
+
+	// A big file is parsed on a second goroutine while this one loads the
+	// graph: the two take about as long as each other.
+	batches := make(chan []item, 4)
+	free := make(chan []item, 4)
+	go func() {
+		defer close(batches)
+		var d decoder
+		batch := make([]item, 0, batchLen)
+		forEachLine(data, func(n int, line []byte) {
+			batch = append(batch, d.parseLine(n, line))
+			if len(batch) == batchLen {
+				batches <- batch
+				select {
+				case batch = <-free:
+				default:
+					batch = make([]item, 0, batchLen)
+				}
+			}
+		})
+		batches <- batch
+	}()
+	for batch := range batches {
+		for i := range batch {
+			f.load(&batch[i])
+		}
+		clear(batch)
+		select {
+		case free <- batch[:0]:
+		default:
+		}
+	}
+	return f
+}
+
+// forEachLine calls fn for each line of data that is not blank, with its
+// 1-based number, trimmed.
+func forEachLine(data []byte, fn func(n int, line []byte)) {
 	for n := 1; len(data) > 0; n++ {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -40,12 +94,10 @@ func Decode(data []byte) *File {
 		} else {
 			line, data = data, nil
 		}
-		if isBlank(line) {
-			continue
+		if !isBlank(line) {
+			fn(n, trimLine(line))
 		}
-		d.decodeLine(f, n, trimLine(line))
 	}
-	return f
 }
 
 // trimLine drops the byte order marks at the start of a line and the CRs at
@@ -163,27 +215,74 @@ type decoder struct {
 	ends    []int  // where each decoded string ends in text
 }
 
-func (d *decoder) decodeLine(f *File, n int, line []byte) {
+// item is what a line holds, parsed but not yet loaded into the graph.
+type item struct {
+	line     int
+	kind     itemKind
+	entity   graph.Entity
+	relation graph.Relation
+	raw      []byte // an unreadable line, copied
+	reason   string // why it is unreadable
+}
+
+type itemKind uint8
+
+const (
+	unreadableItem itemKind = iota
+	entityItem
+	relationItem
+)
+
+func (d *decoder) parseLine(n int, line []byte) item {
+	it := item{line: n}
+	var typ, reason string
 	if !d.scanObject(line) {
-		f.unreadable(n, line, notObject(line))
-		return
-	}
-	typ, reason := d.lineType(line)
-	if reason == "" {
+		reason = notObject(line)
+	} else if typ, reason = d.lineType(line); reason == "" {
 		switch typ {
 		case "entity":
-			reason = d.loadEntity(f, n, line)
+			it.kind = entityItem
+			it.entity, reason = d.entity(line)
 		case "relation":
-			reason = d.loadRelation(f, n, line)
+			it.kind = relationItem
+			it.relation, reason = d.relation(line)
 		}
 	}
 	if reason != "" {
-		f.unreadable(n, line, reason)
+		return item{line: n, kind: unreadableItem, raw: bytes.Clone(line), reason: reason}
+	}
+	return it
+}
+
+// load adds a parsed line to the file.
+func (f *File) load(it *item) {
+	switch it.kind {
+	case unreadableItem:
+		f.Unreadable = append(f.Unreadable, it.raw)
+		f.problem(it.line, it.reason)
+	case entityItem:
+		e := &it.entity
+		if !f.Graph.LoadEntity(*e) {
+			return
+		}
+		reason := fmt.Sprintf("merged duplicate entity %s into the first one", quoteShort(e.Name))
+		if first := f.Graph.Entity(e.Name); first.EntityType != e.EntityType {
+			reason += fmt.Sprintf(", dropping its entityType %s", quoteShort(e.EntityType))
+		}
+		if e.Extra != nil {
+			reason += ", dropping its other members"
+		}
+		f.problem(it.line, reason)
+	case relationItem:
+		r := &it.relation
+		if f.Graph.LoadRelation(*r) {
+			f.problem(it.line, fmt.Sprintf("dropped duplicate relation %s -[%s]-> %s",
+				quoteShort(r.From), quoteShort(r.RelationType), quoteShort(r.To)))
+		}
 	}
 }
 
-func (f *File) unreadable(n int, line []byte, reason string) {
-	f.Unreadable = append(f.Unreadable, bytes.Clone(line))
+func (f *File) problem(n int, reason string) {
 	f.Problems = append(f.Problems, Problem{Line: n, Reason: reason})
 }
 
@@ -409,13 +508,13 @@ func (d *decoder) cutStrings(out []string) {
 	d.text, d.ends = d.text[:0], d.ends[:0]
 }
 
-func (d *decoder) loadEntity(f *File, n int, b []byte) string {
+func (d *decoder) entity(b []byte) (graph.Entity, string) {
 	if reason := d.require(b, "entity", keyName, keyEntityType, keyObservations); reason != "" {
-		return reason
+		return graph.Entity{}, reason
 	}
 	extra, err := d.extra(b, entityKeys)
 	if err != nil {
-		return err.Error()
+		return graph.Entity{}, err.Error()
 	}
 	obs := &d.members[d.last[keyObservations]]
 	d.text, d.ends = d.text[:0], d.ends[:0]
@@ -424,38 +523,22 @@ func (d *decoder) loadEntity(f *File, n int, b []byte) string {
 	strs := make([]string, len(d.ends))
 	d.cutStrings(strs)
 	k := len(strs) - 2
-	e := graph.Entity{Name: strs[k], EntityType: strs[k+1], Observations: strs[:k:k], Extra: extra}
-	if f.Graph.LoadEntity(e) {
-		reason := fmt.Sprintf("merged duplicate entity %s into the first one", quoteShort(e.Name))
-		if first := f.Graph.Entity(e.Name); first.EntityType != e.EntityType {
-			reason += fmt.Sprintf(", dropping its entityType %s", quoteShort(e.EntityType))
-		}
-		if extra != nil {
-			reason += ", dropping its other members"
-		}
-		f.Problems = append(f.Problems, Problem{Line: n, Reason: reason})
-	}
-	return ""
+	return graph.Entity{Name: strs[k], EntityType: strs[k+1], Observations: strs[:k:k], Extra: extra}, ""
 }
 
-func (d *decoder) loadRelation(f *File, n int, b []byte) string {
+func (d *decoder) relation(b []byte) (graph.Relation, string) {
 	if reason := d.require(b, "relation", keyFrom, keyTo, keyRelationType); reason != "" {
-		return reason
+		return graph.Relation{}, reason
 	}
 	extra, err := d.extra(b, relationKeys)
 	if err != nil {
-		return err.Error()
+		return graph.Relation{}, err.Error()
 	}
 	d.text, d.ends = d.text[:0], d.ends[:0]
 	d.appendStrings(b, d.members[d.last[keyFrom]].str, d.members[d.last[keyTo]].str, d.members[d.last[keyRelationType]].str)
 	var strs [3]string
 	d.cutStrings(strs[:])
-	r := graph.Relation{From: strs[0], To: strs[1], RelationType: strs[2], Extra: extra}
-	if f.Graph.LoadRelation(r) {
-		f.Problems = append(f.Problems, Problem{Line: n, Reason: fmt.Sprintf(
-			"dropped duplicate relation %s -[%s]-> %s", quoteShort(r.From), quoteShort(r.RelationType), quoteShort(r.To))})
-	}
-	return ""
+	return graph.Relation{From: strs[0], To: strs[1], RelationType: strs[2], Extra: extra}, ""
 }
 
 // extra returns the members of the line whose keys are not in known, as

@@ -20,8 +20,10 @@
 //
 // Files reach hundreds of megabytes, so both directions are hand-written
 // rather than built on encoding/json's reflection: the reader scans each line
-// once, allocates one string per line for the text it keeps, and the writer
-// copies runs of bytes that need no escaping.
+// once and allocates one string per line for the text it keeps, and for a big
+// file it parses on a second goroutine while the caller's loads the graph;
+// the writer copies runs of bytes that need no escaping, eight at a time, and
+// reuses the lines the graph has cached for what did not change.
 package jsonl
 
 import (

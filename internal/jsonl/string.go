@@ -3,22 +3,17 @@ package jsonl
 import "unicode/utf8"
 
 // escapes tells, for each byte, how AppendString writes it: 0 copies it,
-// 'u' writes \u00xx, any other value v writes a backslash and v. Bytes from
-// 0x80 up are marked 0x80: they are copied once the rest of the string is
-// known to be valid UTF-8.
+// 'u' writes \u00xx, any other value v writes a backslash and v.
 //
 // This is JSON.stringify's escaping, not encoding/json's: '<', '>', '&',
-// U+2028 and U+2029 are written as they are, and the control characters
-// without a short form get lowercase hex.
+// DEL, U+2028 and U+2029 are written as they are, and the control
+// characters without a short form get lowercase hex.
 var escapes = func() (t [256]byte) {
 	for c := range 0x20 {
 		t[c] = 'u'
 	}
 	t['\b'], t['\f'], t['\n'], t['\r'], t['\t'] = 'b', 'f', 'n', 'r', 't'
 	t['"'], t['\\'] = '"', '\\'
-	for c := 0x80; c < 0x100; c++ {
-		t[c] = 0x80
-	}
 	return t
 }()
 
@@ -29,38 +24,24 @@ const hexDigits = "0123456789abcdef"
 // U+FFFD, one for each byte, as encoding/json does: a JavaScript string
 // cannot hold them.
 func AppendString(buf []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		return appendInvalidString(buf, s)
+	}
 	buf = append(buf, '"')
 	start := 0 // s[start:i] is still to be copied
-	// utf8State is what is known about s[i:] once a byte from 0x80 up is
-	// met: unchecked, valid (copy such bytes), or invalid somewhere
-	// (decode rune by rune).
-	const unchecked, valid, invalid = 0, 1, 2
-	utf8State := unchecked
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs escaping.
+		if i+8 <= len(s) {
+			w := load64(s, i)
+			if hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\') == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := s[i]
 		esc := escapes[c]
 		if esc == 0 {
 			i++
-			continue
-		}
-		if esc == 0x80 {
-			if utf8State == unchecked {
-				utf8State = invalid
-				if utf8.ValidString(s[i:]) {
-					utf8State = valid
-				}
-			}
-			if utf8State == valid {
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				buf = append(buf, s[start:i]...)
-				buf = append(buf, "\uFFFD"...)
-				start = i + 1
-			}
-			i += size
 			continue
 		}
 		buf = append(buf, s[start:i]...)
@@ -73,5 +54,42 @@ func AppendString(buf []byte, s string) []byte {
 		start = i
 	}
 	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
+
+// load64 returns s[i:i+8] as a little-endian word; the compiler makes it
+// one load.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// appendInvalidString is AppendString for s that is not valid UTF-8: the
+// slow path, rune by rune.
+func appendInvalidString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch esc := escapes[c]; esc {
+			case 0:
+				buf = append(buf, c)
+			case 'u':
+				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			default:
+				buf = append(buf, '\\', esc)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, "\uFFFD"...)
+		} else {
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
 	return append(buf, '"')
 }
