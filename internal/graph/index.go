@@ -2,6 +2,7 @@ package graph
 
 import (
 	"slices"
+	"unicode/utf8"
 )
 
 // searchIndex maps every three-byte sequence of the entities' folded text to
@@ -92,26 +93,33 @@ func (x *searchIndex) add(e *Entity) {
 	x.byID = append(x.byID, e)
 	e.sid = id
 	st := e.searchText()
-	var tris []uint32
-	collect := func(f folded) {
-		for _, s := range [2]string{f.nfkc, f.plain} {
-			for i := 0; i+3 <= len(s); i++ {
-				tris = append(tris, trigram(s, i))
-			}
-			if f.plain == f.nfkc {
-				break
-			}
-		}
-	}
-	collect(st.name)
-	collect(st.entityType)
+	x.addText(id, st.name)
+	x.addText(id, st.entityType)
 	for _, o := range st.observations {
-		collect(o)
+		x.addText(id, o)
 	}
-	slices.Sort(tris)
-	tris = slices.Compact(tris)
-	for _, t := range tris {
-		x.postings[t] = append(x.postings[t], id)
+}
+
+func (x *searchIndex) addText(id uint32, f folded) {
+	x.addString(id, f.nfkc)
+	if f.plain != f.nfkc {
+		x.addString(id, f.plain)
+	}
+}
+
+// addString posts id under every trigram of s that starts a character: a
+// match of valid UTF-8 text can only start at a character, so the others
+// would add nothing. Ids only grow, so a list already ending in id has it.
+func (x *searchIndex) addString(id uint32, s string) {
+	for i := 0; i+3 <= len(s); i++ {
+		if !utf8.RuneStart(s[i]) {
+			continue
+		}
+		t := trigram(s, i)
+		p := x.postings[t]
+		if len(p) == 0 || p[len(p)-1] != id {
+			x.postings[t] = append(p, id)
+		}
 	}
 }
 
@@ -119,6 +127,9 @@ func (x *searchIndex) add(e *Entity) {
 func (x *searchIndex) candidates(s string) []uint32 {
 	var lists [][]uint32
 	for i := 0; i+3 <= len(s); i++ {
+		if !utf8.RuneStart(s[i]) {
+			continue
+		}
 		p := x.postings[trigram(s, i)]
 		if len(p) == 0 {
 			return nil

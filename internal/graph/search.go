@@ -3,6 +3,7 @@ package graph
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
@@ -24,9 +25,8 @@ type searchText struct {
 type folded struct{ nfkc, plain string }
 
 func newFolded(s string) folded {
-	if isASCII(s) {
-		l := asciiLower(s)
-		return folded{l, l}
+	if f, ok := simpleFold(s); ok {
+		return folded{f, f}
 	}
 	return folded{Fold(s), foldCase(s)}
 }
@@ -53,8 +53,8 @@ const (
 // found: NFKC composes "e" and a following combining accent into "é", after
 // which the query "cafe" no longer occurs in "cafe\u0301".
 func Fold(s string) string {
-	if isASCII(s) {
-		return asciiLower(s)
+	if f, ok := simpleFold(s); ok {
+		return f
 	}
 	// Folding can produce text that is no longer NFKC (and NFKC can produce
 	// text that folds further), so normalise on both sides.
@@ -78,28 +78,60 @@ func cherokeeCapital(r rune) rune {
 	return r
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
+// simpleFold folds s quickly when every rune of it is one that NFKC leaves
+// alone and whose case folding is its simple lower-case mapping: ASCII,
+// Latin-1 letters but ß, basic Cyrillic, kana, CJK ideographs and CJK
+// brackets, which is nearly all text users store. It returns s itself when
+// nothing changes. ok is false when s needs the full Fold.
+func simpleFold(s string) (folded string, ok bool) {
+	var b []byte // nil until the first rune that changes
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				if b == nil {
+					b = append(make([]byte, 0, len(s)), s[:i]...)
+				}
+				c += 'a' - 'A'
+			}
+			if b != nil {
+				b = append(b, c)
+			}
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !simpleRune(r) {
+			return "", false
+		}
+		if l := unicode.ToLower(r); l != r {
+			if b == nil {
+				b = append(make([]byte, 0, len(s)), s[:i]...)
+			}
+			b = utf8.AppendRune(b, l)
+		} else if b != nil {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
 	}
-	return true
+	if b == nil {
+		return s, true
+	}
+	return string(b), true
 }
 
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
+func simpleRune(r rune) bool {
+	switch {
+	case 0xC0 <= r && r <= 0xFF:
+		return r != 0xDF // ß folds to "ss"
+	case 0x400 <= r && r <= 0x45F, // Cyrillic
+		0x3001 <= r && r <= 0x3011, // CJK punctuation and brackets (not U+3000, which NFKC makes a space)
+		0x3041 <= r && r <= 0x3096, // hiragana
+		0x30A1 <= r && r <= 0x30FE, // katakana
+		0x4E00 <= r && r <= 0x9FFF: // CJK unified ideographs
+		return r != utf8.RuneError
 	}
-	return s
+	return false
 }
 
 func (e *Entity) searchText() *searchText {
