@@ -183,6 +183,21 @@ func (l *Lock) refresh(interval time.Duration) {
 	}
 }
 
+// Check returns an error wrapping ErrLockLost unless the lock file still
+// carries our token. A writer checks just before it commits a save: a holder
+// that stalled past the stale timeout may have had its lock broken, and its
+// save must not overwrite the newer writer's.
+func (l *Lock) Check() error {
+	held, err := l.holds()
+	if err != nil {
+		return fmt.Errorf("checking the memory file lock %s: %w", l.path, err)
+	}
+	if !held {
+		return fmt.Errorf("the memory file lock %s: %w", l.path, ErrLockLost)
+	}
+	return nil
+}
+
 // holds reports whether the lock file still carries our token.
 func (l *Lock) holds() (bool, error) {
 	content, err := os.ReadFile(l.path)

@@ -3,7 +3,6 @@ package filestore
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,10 +18,12 @@ const staleTempAge = time.Minute
 
 // writeFileAtomic replaces path with data: a reader sees either the old file
 // or the new one, and after it returns the new one survives a crash.
-// An existing file keeps its mode; a new one gets 0600 and any missing
-// parent directories 0700. On failure the old file is untouched and no
+// beforeRename, if not nil, runs when the new content is durable but not yet
+// in place; an error from it abandons the save.
+// An existing file keeps its mode; a new one gets 0600. The directory must
+// exist. On failure the old file is untouched and no
 // temporary file is left.
-func writeFileAtomic(path string, data []byte) (err error) {
+func writeFileAtomic(path string, data []byte, beforeRename func() error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -30,10 +31,6 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	mode := fs.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
-	} else if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("creating the directory of the memory file: %w", err)
-		}
 	}
 	removeStaleTemps(dir, base)
 
@@ -64,6 +61,11 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", tmp, err)
+	}
+	if beforeRename != nil {
+		if err := beforeRename(); err != nil {
+			return err
+		}
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("replacing the memory file: %w", err)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -110,6 +111,10 @@ func (s *Store) View(fn func(*graph.Graph)) error {
 func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	// The lock lives beside the file, so a first write needs the directory.
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return false, fmt.Errorf("creating the directory of the memory file: %w", err)
+	}
 	lock, err := AcquireLock(ctx, s.path, s.opts.Lock)
 	if err != nil {
 		return false, err
@@ -129,7 +134,7 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	if err := fn(s.g); err != nil || s.g.Version() == before {
 		return false, err
 	}
-	if err := s.saveLocked(); err != nil {
+	if err := s.saveLocked(lock); err != nil {
 		// The graph in memory is ahead of the file; read the file again next
 		// time rather than serve what was never saved.
 		s.loaded = false
@@ -188,9 +193,9 @@ func (s *Store) loadLocked() error {
 	return nil
 }
 
-func (s *Store) saveLocked() error {
+func (s *Store) saveLocked(lock *Lock) error {
 	s.buf = jsonl.Encode(s.buf[:0], s.g, s.unreadable)
-	if err := writeFileAtomic(s.path, s.buf); err != nil {
+	if err := writeFileAtomic(s.path, s.buf, lock.Check); err != nil {
 		return fmt.Errorf("saving %s: %w", s.path, err)
 	}
 	// Do not keep a buffer the size of a huge graph alive between saves.
