@@ -1,0 +1,399 @@
+// Command memory-bench measures knowledge-graph memory servers the way an
+// MCP client sees them: it generates a reference-format memory file of N
+// entities (five observations each, 2N relations, English, Japanese and
+// Russian text), starts a server command over stdio with MEMORY_FILE_PATH
+// pointing at a fresh copy, and times tools/call round trips with the go-sdk
+// client: p50/p95/p99 per tool, start to first answer, and the peak RSS of
+// the server's process tree.
+//
+// With --vs it runs the same workload against a second server (typically the
+// Node reference through npx), alternating per size, and prints the ratio of
+// the two medians.
+//
+//	go run ./cmd/memory-bench --sizes 1000,10000 \
+//	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
+//
+// Without --cmd it builds ./cmd/mcp-server-memory into a temporary directory
+// and runs that. The table goes to stdout, or to stderr when --json or
+// --markdown put their output on stdout.
+//
+// A second table times the same calls to the last byte of the answer on the
+// pipe: for large answers (read_graph, a search matching thousands of
+// entities) the go-sdk client's own JSON decoding is much of what the first
+// table shows, and it is the same for every server.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const usage = `memory-bench: latency and memory of MCP memory servers, as a client sees them.
+
+Usage:
+  go run ./cmd/memory-bench [flags]
+
+Examples:
+  go run ./cmd/memory-bench --sizes 1000,10000 --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
+  go run ./cmd/memory-bench --cmd 'npx -y @modelcontextprotocol/server-memory@2026.8.31' --sizes 1000
+
+Flags:
+`
+
+// ourServerPackage is built when --cmd is not given.
+const ourServerPackage = "github.com/kgmemory/mcp-server-memory/cmd/mcp-server-memory"
+
+// benchServer is one command under test.
+type benchServer struct {
+	label   string // "ours" or "theirs"
+	command string // run with sh -c
+	built   string // when the benchmark built the server: what it built
+	preRun  time.Duration
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("memory-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	sizesFlag := fs.String("sizes", "1000,10000", "graph sizes N (entities) to run, comma-separated; k and M suffixes allowed (1k, 1M)")
+	cmdFlag := fs.String("cmd", "", "server command to measure, run with sh -c (default: go build ./cmd/mcp-server-memory and run it)")
+	vsFlag := fs.String("vs", "", "second server command to compare against, e.g. 'npx -y @modelcontextprotocol/server-memory@2026.8.31'")
+	iters := fs.Int("iters", 30, "measured calls per tool at most")
+	minIters := fs.Int("min-iters", 5, "measured calls per tool at least, even past --budget")
+	budget := fs.Duration("budget", 20*time.Second, "stop measuring a tool once --min-iters calls are done and this much time has passed")
+	warmups := fs.Int("warmups", 2, "unmeasured warm-up calls per tool")
+	starts := fs.Int("starts", 3, "process starts to time (start to first answer) per server and size")
+	callTimeout := fs.Duration("call-timeout", 5*time.Minute, "a single tool call taking longer fails")
+	seed := fs.Uint64("seed", 1, "random seed for the generated graph and workload")
+	protocol := fs.String("protocol", "2025-06-18", "MCP protocol version the client asks for in initialize")
+	jsonOut := fs.Bool("json", false, "write machine-readable results to stdout (the table goes to stderr)")
+	writeGraph := fs.String("write-graph", "", "write the generated graph of the first size to this file and exit (to profile a server by hand)")
+	markdown := fs.Bool("markdown", false, "print a README-ready markdown section (to stdout, or stderr with --json)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "memory-bench: unexpected argument %q (flags only; see --help)\n", fs.Arg(0))
+		return 2
+	}
+	sizes, err := parseSizes(*sizesFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "memory-bench: --sizes: %v\n", err)
+		return 2
+	}
+	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 {
+		fmt.Fprintln(stderr, "memory-bench: --iters, --min-iters and --starts must be at least 1, --warmups at least 0")
+		return 2
+	}
+	if *writeGraph != "" {
+		g, _ := Generate(sizes[0], *seed)
+		if err := writeGraphFile(*writeGraph, g); err != nil {
+			fmt.Fprintf(stderr, "memory-bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	settings := runSettings{
+		iters:       *iters,
+		minIters:    min(*minIters, *iters),
+		budget:      *budget,
+		warmups:     *warmups,
+		callTimeout: *callTimeout,
+		starts:      *starts,
+		client:      clientOptions{protocol: *protocol},
+	}
+
+	tableOut, markdownOut := stdout, stdout
+	if *jsonOut || *markdown {
+		tableOut = stderr
+	}
+	if *jsonOut {
+		markdownOut = stderr
+	}
+	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "memory-bench: "+format+"\n", a...) }
+
+	tmp, err := os.MkdirTemp("", "memory-bench-")
+	if err != nil {
+		fmt.Fprintf(stderr, "memory-bench: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+
+	ours := *cmdFlag
+	oursBuilt := ""
+	if ours == "" {
+		progress("building %s", ourServerPackage)
+		bin, err := buildOurServer(ctx, tmp)
+		if err != nil {
+			fmt.Fprintf(stderr, "memory-bench: %v\n", err)
+			return 1
+		}
+		ours = shellQuote(bin)
+		oursBuilt = "./cmd/mcp-server-memory built with go build" + serverVersion(bin)
+	}
+	servers := []*benchServer{{label: "ours", command: ours, built: oursBuilt}}
+	if *vsFlag != "" {
+		servers = append(servers, &benchServer{label: "theirs", command: *vsFlag})
+	}
+
+	rep := &report{
+		Machine:     describeMachine(),
+		CommandLine: commandLine(append([]string{os.Args[0]}, args...)),
+		Seed:        *seed,
+		Settings:    settings,
+		Servers:     servers,
+	}
+
+	// Pay one-time costs (npx's download and install, cold caches) before
+	// anything is timed.
+	for _, s := range servers {
+		progress("pre-run %s: %s", s.label, s.command)
+		d, err := preRun(ctx, s.command, tmp, settings.client)
+		if err != nil {
+			fmt.Fprintf(stderr, "memory-bench: pre-run of %s (%s) failed: %v\n", s.label, s.command, err)
+			return 1
+		}
+		s.preRun = d
+		progress("pre-run %s: first handshake after %s (not counted)", s.label, fmtDuration(d))
+	}
+
+	for _, n := range sizes {
+		if ctx.Err() != nil {
+			break
+		}
+		sz, err := runSize(ctx, n, *seed, tmp, servers, settings, progress)
+		if err != nil {
+			fmt.Fprintf(stderr, "memory-bench: N=%d: %v\n", n, err)
+			return 1
+		}
+		rep.Sizes = append(rep.Sizes, sz)
+		rep.writeTable(tableOut, sz)
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "memory-bench: interrupted")
+		return 130
+	}
+	if *jsonOut {
+		if err := rep.writeJSON(stdout); err != nil {
+			fmt.Fprintf(stderr, "memory-bench: writing JSON: %v\n", err)
+			return 1
+		}
+	}
+	if *markdown {
+		rep.writeMarkdown(markdownOut)
+	}
+	return 0
+}
+
+// runSize generates the graph of n entities and runs every server on it,
+// in order, each on a fresh copy of the file.
+func runSize(ctx context.Context, n int, seed uint64, tmp string, servers []*benchServer, s runSettings, progress func(string, ...any)) (*sizeResult, error) {
+	progress("N=%d: generating graph", n)
+	g, q := Generate(n, seed)
+	file := filepath.Join(tmp, fmt.Sprintf("graph-%d.jsonl", n))
+	if err := writeGraphFile(file, g); err != nil {
+		return nil, err
+	}
+	defer os.Remove(file)
+	info, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	sz := &sizeResult{
+		N:            n,
+		Entities:     len(g.Entities),
+		Observations: g.ObservationCount(),
+		Relations:    len(g.Relations),
+		FileBytes:    info.Size(),
+		Runs:         map[string]*RunResult{},
+	}
+	for _, srv := range servers {
+		if ctx.Err() != nil {
+			break
+		}
+		progress("N=%d: %s: %s", n, srv.label, srv.command)
+		dir := filepath.Join(tmp, fmt.Sprintf("%s-%d", srv.label, n))
+		res, err := runServer(ctx, srv.command, file, dir, g, q, seed, s, progress)
+		if err != nil {
+			return nil, err
+		}
+		sz.Runs[srv.label] = res
+	}
+	return sz, nil
+}
+
+// runServer measures one server on one graph: s.starts timed starts (the
+// last one is the session the tools are measured in), then every tool.
+func runServer(ctx context.Context, command, graphFile, dir string, g *Graph, q Queries, seed uint64, s runSettings, progress func(string, ...any)) (*RunResult, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	memFile := filepath.Join(dir, "memory.jsonl")
+	if err := copyFile(graphFile, memFile); err != nil {
+		return nil, err
+	}
+	res := &RunResult{LoadBefore: loadAverage()}
+	defer func() { res.LoadAfter = loadAverage() }()
+	w := newWorkload(g, q, seed)
+
+	// startOnce starts the server and times it up to the first successful
+	// tools/call answer. The calls only read, so every start sees the
+	// same file.
+	startOnce := func() (*serverProcess, error) {
+		p, err := startServer(ctx, command, memFile, s.client)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := p.call(ctx, s.callTimeout, "open_nodes", map[string]any{"names": w.pickNames(3)}); err != nil {
+			p.close()
+			return nil, fmt.Errorf("first open_nodes: %w", err)
+		}
+		res.StartSamples = append(res.StartSamples, time.Since(p.started))
+		return p, nil
+	}
+	for range s.starts - 1 {
+		p, err := startOnce()
+		if err != nil {
+			res.Error = err.Error()
+			return res, nil
+		}
+		p.close()
+	}
+	p, err := startOnce()
+	if err != nil {
+		res.Error = err.Error()
+		return res, nil
+	}
+	res.Start = summarize(res.StartSamples)
+	progress("  start to first answer: %s (median of %d)", fmtDuration(res.Start.P50), res.Start.Count)
+
+	for _, tc := range w.cases() {
+		if ctx.Err() != nil {
+			break
+		}
+		tr := measure(ctx, p, tc, s)
+		res.Tools = append(res.Tools, tr)
+		status := fmt.Sprintf("p50 %s (last byte %s) over %d calls", fmtDuration(tr.Latency.P50), fmtDuration(tr.Wire.P50), tr.Latency.Count)
+		if tr.Errors > 0 {
+			status += fmt.Sprintf(", %d errors: %s", tr.Errors, firstLine(tr.FirstError))
+		}
+		progress("  %-48s %s", tc.label, status)
+		if !p.alive() {
+			res.Error = "server exited during the run" + p.stderrNote()
+			break
+		}
+	}
+	res.Memory = p.close()
+	return res, nil
+}
+
+func writeGraphFile(path string, g *Graph) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := g.WriteJSONL(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func copyFile(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return fmt.Errorf("copying %s to %s: %w", from, to, err)
+	}
+	return dst.Close()
+}
+
+// buildOurServer builds this repository's server into dir. It must run
+// inside the module (the repository checkout).
+func buildOurServer(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "mcp-server-memory")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ourServerPackage)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build %s failed (run from the repository, or pass --cmd): %v\n%s", ourServerPackage, err, out)
+	}
+	return bin, nil
+}
+
+// serverVersion is " (<version>)" from the binary's --version, or "".
+func serverVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	return " (" + strings.TrimSpace(string(out)) + ")"
+}
+
+// parseSizes parses "1000,10k,1M".
+func parseSizes(s string) ([]int, error) {
+	var sizes []int
+	for field := range strings.SplitSeq(s, ",") {
+		field = strings.TrimSpace(field)
+		mult := 1
+		switch {
+		case strings.HasSuffix(field, "k"), strings.HasSuffix(field, "K"):
+			mult, field = 1000, field[:len(field)-1]
+		case strings.HasSuffix(field, "M"), strings.HasSuffix(field, "m"):
+			mult, field = 1000000, field[:len(field)-1]
+		}
+		n, err := strconv.Atoi(field)
+		if err != nil || n*mult < 2 {
+			return nil, fmt.Errorf("%q is not a size of at least 2 entities", field)
+		}
+		sizes = append(sizes, n*mult)
+	}
+	return sizes, nil
+}
+
+// loadAverage is the 1-minute load average from /proc/loadavg, or "".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	return first
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

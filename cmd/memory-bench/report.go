@@ -1,0 +1,644 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/text/width"
+)
+
+// report is everything one benchmark run measured.
+type report struct {
+	Machine     machineInfo
+	CommandLine string
+	Seed        uint64
+	Settings    runSettings
+	Servers     []*benchServer
+	Sizes       []*sizeResult
+}
+
+// sizeResult is every server's run on the graph of one size.
+type sizeResult struct {
+	N            int
+	Entities     int
+	Observations int
+	Relations    int
+	FileBytes    int64
+	Runs         map[string]*RunResult // by server label
+}
+
+type machineInfo struct {
+	CPUs      int    `json:"cpus"`
+	CPUModel  string `json:"cpuModel"`
+	GoVersion string `json:"goVersion"`
+	OS        string `json:"os"`
+	Node      string `json:"node,omitempty"`
+	Date      string `json:"date"`
+}
+
+func describeMachine() machineInfo {
+	m := machineInfo{
+		CPUs:      runtime.NumCPU(),
+		CPUModel:  cpuModel(),
+		GoVersion: runtime.Version(),
+		OS:        runtime.GOOS + "/" + runtime.GOARCH,
+		Date:      time.Now().Format("2006-01-02"),
+	}
+	if out, err := exec.Command("node", "--version").Output(); err == nil {
+		m.Node = strings.TrimSpace(string(out))
+	}
+	return m
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, or "unknown".
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(key) == "model name" {
+			return strings.TrimSpace(value)
+		}
+	}
+	return "unknown"
+}
+
+// commandLine rebuilds the command line as a user would type it again.
+func commandLine(args []string) string {
+	prog := args[0]
+	if strings.Contains(prog, "go-build") { // go run's temporary binary
+		prog = "go run ./cmd/memory-bench"
+	}
+	parts := []string{prog}
+	for _, a := range args[1:] {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=,@%+-]+$`)
+
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// fmtDuration formats a latency for progress lines.
+func fmtDuration(d time.Duration) string {
+	return fmtMillis(d) + " ms"
+}
+
+// fmtMillis formats d in milliseconds with three significant digits or so.
+func fmtMillis(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case ms < 1:
+		return fmt.Sprintf("%.3f", ms)
+	case ms < 10:
+		return fmt.Sprintf("%.2f", ms)
+	case ms < 100:
+		return fmt.Sprintf("%.1f", ms)
+	default:
+		return fmt.Sprintf("%.0f", ms)
+	}
+}
+
+func fmtMB(kb int64) string {
+	if kb == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f", float64(kb)/1024)
+}
+
+func fmtRatio(theirs, ours float64) string {
+	if theirs <= 0 || ours <= 0 {
+		return ""
+	}
+	r := theirs / ours
+	switch {
+	case r < 10:
+		return fmt.Sprintf("%.2fx", r)
+	case r < 100:
+		return fmt.Sprintf("%.1fx", r)
+	default:
+		return fmt.Sprintf("%.0fx", r)
+	}
+}
+
+func withThousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// labels lists the server labels in run order.
+func (r *report) labels() []string {
+	var ls []string
+	for _, s := range r.Servers {
+		ls = append(ls, s.label)
+	}
+	return ls
+}
+
+// row is one line of a results table: a label and, per server, its cells.
+type row struct {
+	label string
+	cells map[string][]string // label -> p50, p95, p99, calls
+	ratio string
+}
+
+// rows builds the table body for one size; tables in text and markdown are
+// both drawn from it.
+//
+// With wire set it reports the time to the answer's last byte instead of
+// the client-seen latency, for the tools only.
+func (r *report) rows(sz *sizeResult, wire bool) []row {
+	labels := r.labels()
+	var order []string
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if run := sz.Runs[l]; run != nil {
+			for _, t := range run.Tools {
+				if !seen[t.Label] {
+					seen[t.Label] = true
+					order = append(order, t.Label)
+				}
+			}
+		}
+	}
+	latencyCells := func(s Summary, calls int, firstErr string) []string {
+		callCell := fmt.Sprint(calls)
+		if errs := calls - s.Count; errs > 0 {
+			callCell = fmt.Sprintf("%d (%d err)", calls, errs)
+		}
+		if s.Count == 0 {
+			if firstErr == "" {
+				return []string{"n/a", "", "", callCell}
+			}
+			return []string{"ERROR: " + truncate(firstLine(firstErr), 40), "", "", callCell}
+		}
+		return []string{fmtMillis(s.P50), fmtMillis(s.P95), fmtMillis(s.P99), callCell}
+	}
+	ratio := func(get func(run *RunResult) float64) string {
+		if len(labels) < 2 || sz.Runs[labels[0]] == nil || sz.Runs[labels[1]] == nil {
+			return ""
+		}
+		return fmtRatio(get(sz.Runs[labels[1]]), get(sz.Runs[labels[0]]))
+	}
+
+	latency := func(t *ToolResult) Summary {
+		if wire {
+			return t.Wire
+		}
+		return t.Latency
+	}
+	var rows []row
+	for _, toolLabel := range order {
+		rw := row{label: toolLabel, cells: map[string][]string{}}
+		for _, l := range labels {
+			if t := sz.Runs[l].tool(toolLabel); t != nil {
+				rw.cells[l] = latencyCells(latency(t), t.Calls, t.FirstError)
+			}
+		}
+		rw.ratio = ratio(func(run *RunResult) float64 {
+			if t := run.tool(toolLabel); t != nil {
+				return float64(latency(t).P50)
+			}
+			return 0
+		})
+		rows = append(rows, rw)
+	}
+	if wire {
+		return rows
+	}
+
+	start := row{label: "start to first answer", cells: map[string][]string{}}
+	largest := row{label: "peak RSS, server process (MB)", cells: map[string][]string{}}
+	sum := row{label: "peak RSS, process tree sum (MB)", cells: map[string][]string{}}
+	for _, l := range labels {
+		run := sz.Runs[l]
+		if run == nil {
+			continue
+		}
+		start.cells[l] = latencyCells(run.Start, run.Start.Count, run.Error)
+		largest.cells[l] = []string{fmtMB(run.Memory.ServerKB), "", "", ""}
+		sum.cells[l] = []string{fmtMB(run.Memory.SumKB), "", "", fmt.Sprintf("%d proc", len(run.Memory.Processes))}
+	}
+	start.ratio = ratio(func(run *RunResult) float64 { return float64(run.Start.P50) })
+	largest.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.ServerKB) })
+	sum.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.SumKB) })
+	return append(rows, start, largest, sum)
+}
+
+// truncate shortens s to at most n runes, marking the cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func (run *RunResult) tool(label string) *ToolResult {
+	if run == nil {
+		return nil
+	}
+	for _, t := range run.Tools {
+		if t.Label == label {
+			return t
+		}
+	}
+	return nil
+}
+
+func (sz *sizeResult) title() string {
+	return fmt.Sprintf("N = %s: %s entities, %s observations, %s relations, file %.1f MB",
+		withThousands(int64(sz.N)), withThousands(int64(sz.Entities)), withThousands(int64(sz.Observations)),
+		withThousands(int64(sz.Relations)), float64(sz.FileBytes)/(1<<20))
+}
+
+// writeTable prints one size's results as an aligned text table, followed
+// by errors, wrong answers and notes.
+func (r *report) writeTable(w io.Writer, sz *sizeResult) {
+	fmt.Fprintf(w, "\n== %s ==\n", sz.title())
+	fmt.Fprintf(w, "latencies in ms as the MCP client sees them (go-sdk client, stdio, protocol %s); %d warm-up calls per tool first\n",
+		r.Settings.client.protocol, r.Settings.warmups)
+	for _, s := range r.Servers {
+		fmt.Fprintf(w, "%s: %s\n", s.label, r.describe(s))
+	}
+	writeAligned(w, r.textTable(sz, false))
+	fmt.Fprintln(w, "\nthe same calls timed to the answer's last byte on the pipe (server time, without the go-sdk client's JSON decoding), ms:")
+	writeAligned(w, r.textTable(sz, true))
+	for _, note := range r.notes(sz) {
+		fmt.Fprintln(w, note)
+	}
+}
+
+func (r *report) textTable(sz *sizeResult, wire bool) [][]string {
+	labels := r.labels()
+	header := []string{"tool"}
+	for _, l := range labels {
+		header = append(header, l+" p50", "p95", "p99", "calls")
+	}
+	if len(labels) > 1 {
+		header = append(header, fmt.Sprintf("%s/%s p50", labels[1], labels[0]))
+	}
+	table := [][]string{header}
+	for _, rw := range r.rows(sz, wire) {
+		line := []string{rw.label}
+		for _, l := range labels {
+			cells := rw.cells[l]
+			if cells == nil {
+				cells = []string{"-", "", "", ""}
+			}
+			line = append(line, cells...)
+		}
+		if len(labels) > 1 {
+			line = append(line, rw.ratio)
+		}
+		table = append(table, line)
+	}
+	return table
+}
+
+// describe names a server's command and says how it was prepared.
+func (r *report) describe(s *benchServer) string {
+	d := s.built
+	if d == "" {
+		d = s.command
+	}
+	return fmt.Sprintf("%s (pre-run once before timing, %s, not counted)", d, fmtDuration(s.preRun))
+}
+
+// notes lists, per server, errors, wrong answers, budget cut-offs and the
+// number of entities each search returned.
+func (r *report) notes(sz *sizeResult) []string {
+	var notes []string
+	for _, l := range r.labels() {
+		run := sz.Runs[l]
+		if run == nil {
+			continue
+		}
+		if run.Error != "" {
+			notes = append(notes, fmt.Sprintf("[%s] ERROR: %s", l, run.Error))
+		}
+		if run.LoadBefore != "" {
+			notes = append(notes, fmt.Sprintf("[%s] machine load average (1 min) before / after the run: %s / %s",
+				l, run.LoadBefore, run.LoadAfter))
+		}
+		var hits []string
+		for _, t := range run.Tools {
+			if t.Errors > 0 {
+				notes = append(notes, fmt.Sprintf("[%s] %s: %d of %d measured calls failed (%d counting warm-ups): %s",
+					l, t.Label, countMeasuredErrors(t), t.Calls, t.Errors, t.FirstError))
+			}
+			for _, p := range t.Problems {
+				notes = append(notes, fmt.Sprintf("[%s] %s: WRONG ANSWER in %d of %d answers checked: %s",
+					l, t.Label, t.WrongAnswers, t.Checked, p))
+			}
+			if t.Note != "" {
+				notes = append(notes, fmt.Sprintf("[%s] %s: %s", l, t.Label, t.Note))
+			}
+			if t.Tool == "search_nodes" && t.Entities >= 0 {
+				hits = append(hits, fmt.Sprint(t.Entities))
+			}
+		}
+		if len(hits) > 0 {
+			notes = append(notes, fmt.Sprintf("[%s] search_nodes entities returned (rare, common, two words, Japanese): %s",
+				l, strings.Join(hits, ", ")))
+		}
+		if len(run.Memory.Processes) > 0 {
+			notes = append(notes, fmt.Sprintf("[%s] process tree (peak RSS): %s; server process: %s",
+				l, strings.Join(run.Memory.Processes, ", "), run.Memory.ServerProcess))
+		}
+	}
+	return notes
+}
+
+// countMeasuredErrors is the number of failed measured calls.
+func countMeasuredErrors(t *ToolResult) int {
+	return t.Calls - len(t.Samples)
+}
+
+// writeAligned prints rows with the first column left-aligned and the rest
+// right-aligned, measuring width in terminal cells (Japanese takes two).
+func writeAligned(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, rw := range rows {
+		for i, c := range rw {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], displayWidth(c))
+		}
+	}
+	for _, rw := range rows {
+		var b strings.Builder
+		for i, c := range rw {
+			pad := strings.Repeat(" ", widths[i]-displayWidth(c))
+			if i == 0 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString("  " + pad + c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// writeMarkdown prints a README-ready section: the machine, the exact
+// command, and a table per size.
+func (r *report) writeMarkdown(w io.Writer) {
+	labels := r.labels()
+	m := r.Machine
+	fmt.Fprintf(w, "### Benchmark\n\n")
+	fmt.Fprintf(w, "Measured %s on %d CPUs (`nproc`), %s, %s, %s", m.Date, m.CPUs, m.CPUModel, m.OS, m.GoVersion)
+	if m.Node != "" {
+		fmt.Fprintf(w, ", Node %s", m.Node)
+	}
+	fmt.Fprintf(w, ", with:\n\n```sh\n%s\n```\n\n", r.CommandLine)
+	for _, s := range r.Servers {
+		if s.built != "" {
+			fmt.Fprintf(w, "- **%s**: %s\n", s.label, s.built)
+		} else {
+			fmt.Fprintf(w, "- **%s**: `%s`\n", s.label, s.command)
+		}
+	}
+	fmt.Fprintf(w, "\nEach graph has N entities with %d observations each (mixed English, Japanese and Russian text) and 2N relations, "+
+		"generated with seed %d. Latencies are milliseconds from sending `tools/call` to receiving the answer, "+
+		"as a go-sdk MCP client sees them over stdio (protocol %s), after %d warm-up calls per tool; "+
+		"up to %d measured calls per tool, fewer (but at least %d) once a tool has run for %s. "+
+		"Each server command was run once before timing, so npx's download is not counted; "+
+		"start to first answer is process start to the first `open_nodes` answer, median of %d starts. "+
+		"Peak RSS is the VmHWM of the server process (wrappers such as sh and npx not counted).%s\n",
+		observationsPerEntity, r.Seed, r.Settings.client.protocol, r.Settings.warmups,
+		r.Settings.iters, r.Settings.minIters, r.Settings.budget, r.Settings.starts, r.loadNote())
+
+	for _, sz := range r.Sizes {
+		fmt.Fprintf(w, "\n#### %s\n\n", sz.title())
+		head := "| tool |"
+		align := "|---|"
+		for _, l := range labels {
+			head += fmt.Sprintf(" %s p50 | p95 | p99 |", l)
+			align += "--:|--:|--:|"
+		}
+		if len(labels) > 1 {
+			head += fmt.Sprintf(" %s/%s p50 |", labels[1], labels[0])
+			align += "--:|"
+		}
+		fmt.Fprintln(w, head)
+		fmt.Fprintln(w, align)
+		for _, rw := range r.rows(sz, false) {
+			if rw.label == "peak RSS, process tree sum (MB)" {
+				continue // wrappers (sh, npx) included: the text table has it
+			}
+			line := "| " + strings.ReplaceAll(rw.label, "|", `\|`) + " |"
+			for _, l := range labels {
+				cells := rw.cells[l]
+				if cells == nil {
+					cells = []string{"-", "", "", ""}
+				}
+				line += fmt.Sprintf(" %s | %s | %s |", cells[0], cells[1], cells[2])
+			}
+			if len(labels) > 1 {
+				line += " " + rw.ratio + " |"
+			}
+			fmt.Fprintln(w, line)
+		}
+		fmt.Fprintf(w, "\nTime to the answer's last byte (server time, without the go-sdk client's JSON decoding), p50 ms:\n\n")
+		head, align = "| tool |", "|---|"
+		for _, l := range labels {
+			head += " " + l + " |"
+			align += "--:|"
+		}
+		if len(labels) > 1 {
+			head += fmt.Sprintf(" %s/%s |", labels[1], labels[0])
+			align += "--:|"
+		}
+		fmt.Fprintln(w, head)
+		fmt.Fprintln(w, align)
+		for _, rw := range r.rows(sz, true) {
+			line := "| " + strings.ReplaceAll(rw.label, "|", `\|`) + " |"
+			for _, l := range labels {
+				cell := "-"
+				if cells := rw.cells[l]; cells != nil {
+					cell = cells[0]
+				}
+				line += " " + cell + " |"
+			}
+			if len(labels) > 1 {
+				line += " " + rw.ratio + " |"
+			}
+			fmt.Fprintln(w, line)
+		}
+		var problems []string
+		for _, n := range r.notes(sz) {
+			if strings.Contains(n, "ERROR") || strings.Contains(n, "WRONG ANSWER") || strings.Contains(n, "failed") {
+				problems = append(problems, n)
+			}
+		}
+		if len(problems) > 0 {
+			fmt.Fprintln(w)
+			for _, p := range problems {
+				fmt.Fprintf(w, "- %s\n", p)
+			}
+		}
+	}
+}
+
+// loadNote states the range of the machine's load average over the runs,
+// since other work on a small machine moves every number.
+func (r *report) loadNote() string {
+	var loads []string
+	for _, sz := range r.Sizes {
+		for _, run := range sz.Runs {
+			loads = append(loads, run.LoadBefore, run.LoadAfter)
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, l := range loads {
+		if v, err := strconv.ParseFloat(l, 64); err == nil {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return ""
+	}
+	return fmt.Sprintf(" The machine's 1-minute load average was %.1f to %.1f during the runs.", lo, hi)
+}
+
+// JSON output: durations in milliseconds.
+
+type jsonLatency struct {
+	Count     int       `json:"count"`
+	P50       float64   `json:"p50Ms"`
+	P95       float64   `json:"p95Ms"`
+	P99       float64   `json:"p99Ms"`
+	Min       float64   `json:"minMs"`
+	Max       float64   `json:"maxMs"`
+	Mean      float64   `json:"meanMs"`
+	SamplesMs []float64 `json:"samplesMs"`
+}
+
+func toJSONLatency(samples []time.Duration) jsonLatency {
+	s := summarize(samples)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	j := jsonLatency{Count: s.Count, P50: ms(s.P50), P95: ms(s.P95), P99: ms(s.P99), Min: ms(s.Min), Max: ms(s.Max), Mean: ms(s.Mean)}
+	j.SamplesMs = make([]float64, len(samples))
+	for i, d := range samples {
+		j.SamplesMs[i] = ms(d)
+	}
+	return j
+}
+
+func (r *report) writeJSON(w io.Writer) error {
+	type jsonTool struct {
+		*ToolResult
+		Latency jsonLatency `json:"latency"`
+		Wire    jsonLatency `json:"wire"`
+	}
+	type jsonRun struct {
+		Command string      `json:"command"`
+		Start   jsonLatency `json:"startToFirstAnswer"`
+		*RunResult
+		Tools []jsonTool `json:"tools"`
+		// Ratio is theirs p50 / ours p50 per tool label (on the second run).
+		Ratio map[string]float64 `json:"ratioP50,omitempty"`
+	}
+	type jsonSize struct {
+		N            int                 `json:"n"`
+		Entities     int                 `json:"entities"`
+		Observations int                 `json:"observations"`
+		Relations    int                 `json:"relations"`
+		FileBytes    int64               `json:"fileBytes"`
+		Runs         map[string]*jsonRun `json:"runs"`
+	}
+	type jsonServer struct {
+		Label    string  `json:"label"`
+		Command  string  `json:"command"`
+		Built    string  `json:"built,omitempty"`
+		PreRunMs float64 `json:"preRunMs"`
+	}
+	out := struct {
+		Machine     machineInfo  `json:"machine"`
+		CommandLine string       `json:"commandLine"`
+		Seed        uint64       `json:"seed"`
+		Protocol    string       `json:"protocol"`
+		Servers     []jsonServer `json:"servers"`
+		Sizes       []jsonSize   `json:"sizes"`
+	}{Machine: r.Machine, CommandLine: r.CommandLine, Seed: r.Seed, Protocol: r.Settings.client.protocol}
+	for _, s := range r.Servers {
+		out.Servers = append(out.Servers, jsonServer{s.label, s.command, s.built, float64(s.preRun) / float64(time.Millisecond)})
+	}
+	labels := r.labels()
+	for _, sz := range r.Sizes {
+		js := jsonSize{N: sz.N, Entities: sz.Entities, Observations: sz.Observations, Relations: sz.Relations, FileBytes: sz.FileBytes, Runs: map[string]*jsonRun{}}
+		for _, s := range r.Servers {
+			run := sz.Runs[s.label]
+			if run == nil {
+				continue
+			}
+			jr := &jsonRun{Command: s.command, Start: toJSONLatency(run.StartSamples), RunResult: run}
+			for _, t := range run.Tools {
+				jr.Tools = append(jr.Tools, jsonTool{ToolResult: t, Latency: toJSONLatency(t.Samples), Wire: toJSONLatency(t.WireSamples)})
+			}
+			if jr.Tools == nil {
+				jr.Tools = []jsonTool{}
+			}
+			js.Runs[s.label] = jr
+		}
+		if len(labels) > 1 && sz.Runs[labels[0]] != nil && sz.Runs[labels[1]] != nil {
+			ours, theirs := sz.Runs[labels[0]], sz.Runs[labels[1]]
+			ratios := map[string]float64{}
+			for _, t := range theirs.Tools {
+				if o := ours.tool(t.Label); o != nil && o.Latency.P50 > 0 && t.Latency.P50 > 0 {
+					ratios[t.Label] = float64(t.Latency.P50) / float64(o.Latency.P50)
+				}
+			}
+			if ours.Start.P50 > 0 && theirs.Start.P50 > 0 {
+				ratios["start to first answer"] = float64(theirs.Start.P50) / float64(ours.Start.P50)
+			}
+			js.Runs[labels[1]].Ratio = ratios
+		}
+		out.Sizes = append(out.Sizes, js)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
