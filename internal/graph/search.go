@@ -178,7 +178,10 @@ func (st *searchText) hasAllWords(words []folded) bool {
 // observation, compared after Fold; or, for a query of several words, when
 // every word occurs somewhere in those fields. Name matches come first, then
 // type, then observation, then all-words matches; ties in graph order.
-func (g *Graph) SearchNodes(query string) Snapshot {
+func (g *Graph) SearchNodes(query string) Snapshot { return g.Search(query).Snapshot() }
+
+// Search selects what SearchNodes returns.
+func (g *Graph) Search(query string) Selection {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
 	q := newFolded(query)
@@ -206,7 +209,7 @@ func (g *Graph) SearchNodes(query string) Snapshot {
 	for i, h := range hits {
 		ents[i] = h.e
 	}
-	return g.snapshot(ents, g.touching(ents))
+	return Selection{ents, g.touching(ents)}
 }
 
 // searchCandidates returns the entities that may match: from the trigram

@@ -259,14 +259,38 @@ func (g *Graph) DeleteRelations(in []Relation) DeleteResult {
 	return res
 }
 
-// ReadGraph returns every entity and relation.
-func (g *Graph) ReadGraph() Snapshot {
-	return g.snapshot(g.entities, g.relations)
+// Selection is part of the graph as the read tools return it: entities and
+// relations in their result order. It points into the graph, so it is valid
+// only until the next mutation and must not be modified; Snapshot copies it.
+type Selection struct {
+	Entities  []*Entity
+	Relations []*Relation
 }
+
+// Snapshot returns a copy of the selection that shares nothing with the graph.
+func (s Selection) Snapshot() Snapshot {
+	snap := Snapshot{Entities: make([]Entity, len(s.Entities)), Relations: make([]Relation, len(s.Relations))}
+	for i, e := range s.Entities {
+		snap.Entities[i] = e.clone()
+	}
+	for i, r := range s.Relations {
+		snap.Relations[i] = r.clone()
+	}
+	return snap
+}
+
+// ReadGraph returns every entity and relation.
+func (g *Graph) ReadGraph() Snapshot { return g.All().Snapshot() }
+
+// All selects every entity and relation, in graph order.
+func (g *Graph) All() Selection { return Selection{g.entities, g.relations} }
 
 // OpenNodes returns the named entities that exist, in graph order, and the
 // relations whose both ends are among them. Unknown names are skipped.
-func (g *Graph) OpenNodes(names []string) Snapshot {
+func (g *Graph) OpenNodes(names []string) Snapshot { return g.Open(names).Snapshot() }
+
+// Open selects what OpenNodes returns.
+func (g *Graph) Open(names []string) Selection {
 	found := make(map[string]*Entity, len(names))
 	var ents []*Entity
 	for _, n := range names {
@@ -285,7 +309,7 @@ func (g *Graph) OpenNodes(names []string) Snapshot {
 		}
 	}
 	slices.SortFunc(rels, bySeq)
-	return g.snapshot(ents, rels)
+	return Selection{ents, rels}
 }
 
 // touching returns the relations with at least one end among ents, in graph
@@ -305,17 +329,6 @@ func (g *Graph) touching(ents []*Entity) []*Relation {
 	}
 	slices.SortFunc(rels, bySeq)
 	return rels
-}
-
-func (g *Graph) snapshot(ents []*Entity, rels []*Relation) Snapshot {
-	s := Snapshot{Entities: make([]Entity, len(ents)), Relations: make([]Relation, len(rels))}
-	for i, e := range ents {
-		s.Entities[i] = e.clone()
-	}
-	for i, r := range rels {
-		s.Relations[i] = r.clone()
-	}
-	return s
 }
 
 // distinct returns list without repeats, first occurrences kept in order.

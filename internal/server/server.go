@@ -108,13 +108,13 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 }
 
 func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	var snap graph.Snapshot
-	if err := s.store.View(func(g *graph.Graph) { snap = g.ReadGraph() }); err != nil {
+	var text []byte
+	if err := s.store.View(func(g *graph.Graph) { text = encodeJSON(true, writeSelection(g.All())) }); err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI:      ResourceURI,
 		MIMEType: "application/json",
-		Text:     indented(snap),
+		Text:     string(text),
 	}}}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -88,21 +87,14 @@ func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 }
 
-// indented renders v as JSON.stringify(v, null, 2) does: two-space indent and
-// no HTML escaping.
-func indented(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		panic(err) // the results are plain structs of strings
+// jsonReply is a result whose structured content is written by write and
+// whose first text item is the same, indented (the reference's
+// JSON.stringify(result, null, 2)); more text items follow.
+func jsonReply(write func(*jsonWriter), more ...string) reply {
+	return reply{
+		structured: json.RawMessage(encodeJSON(false, write)),
+		texts:      append([]string{string(encodeJSON(true, write))}, more...),
 	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func jsonReply(v any, more ...string) reply {
-	return reply{structured: v, texts: append([]string{indented(v)}, more...)}
 }
 
 type entitiesArgs struct {
@@ -147,10 +139,13 @@ func (s *Server) addTools() {
 			res = g.CreateEntities(a.Entities)
 			return nil
 		})
-		if notice := res.Notice(); notice != "" {
-			return jsonReply(res, notice), err
+		if err != nil {
+			return reply{}, err
 		}
-		return jsonReply(res), err
+		if notice := res.Notice(); notice != "" {
+			return jsonReply(writeCreatedEntities(res), notice), nil
+		}
+		return jsonReply(writeCreatedEntities(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -166,7 +161,10 @@ func (s *Server) addTools() {
 			res, err = g.CreateRelations(a.Relations)
 			return err
 		})
-		return jsonReply(res), err
+		if err != nil {
+			return reply{}, err
+		}
+		return jsonReply(writeCreatedRelations(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -188,7 +186,10 @@ func (s *Server) addTools() {
 			res, err = g.AddObservations(a.Observations)
 			return err
 		})
-		return jsonReply(res), err
+		if err != nil {
+			return reply{}, err
+		}
+		return jsonReply(writeAddedObservations(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -235,7 +236,7 @@ func (s *Server) addTools() {
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
 	}, func(ctx context.Context, _ struct{}) (reply, error) {
-		return s.view(func(g *graph.Graph) graph.Snapshot { return g.ReadGraph() })
+		return s.view(func(g *graph.Graph) graph.Selection { return g.All() })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -249,7 +250,7 @@ func (s *Server) addTools() {
 		if n := utf8.RuneCountInString(a.Query); n > graph.MaxQueryLength {
 			return reply{}, fmt.Errorf("Invalid arguments for tool search_nodes: query is %d characters long; the limit is %d", n, graph.MaxQueryLength)
 		}
-		return s.view(func(g *graph.Graph) graph.Snapshot { return g.SearchNodes(a.Query) })
+		return s.view(func(g *graph.Graph) graph.Selection { return g.Search(a.Query) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -260,7 +261,7 @@ func (s *Server) addTools() {
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
 	}, func(ctx context.Context, a openArgs) (reply, error) {
-		return s.view(func(g *graph.Graph) graph.Snapshot { return g.OpenNodes(a.Names) })
+		return s.view(func(g *graph.Graph) graph.Selection { return g.Open(a.Names) })
 	})
 }
 
@@ -288,13 +289,13 @@ func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteR
 	if err != nil {
 		return reply{}, err
 	}
-	return reply{structured: res, texts: []string{res.Message}}, nil
+	return reply{structured: json.RawMessage(encodeJSON(false, writeDeleted(res))), texts: []string{res.Message}}, nil
 }
 
-func (s *Server) view(fn func(*graph.Graph) graph.Snapshot) (reply, error) {
-	var snap graph.Snapshot
-	if err := s.store.View(func(g *graph.Graph) { snap = fn(g) }); err != nil {
-		return reply{}, err
-	}
-	return jsonReply(snap), nil
+// view runs a read tool. The result is encoded while the graph is held, so
+// nothing is copied first.
+func (s *Server) view(selection func(*graph.Graph) graph.Selection) (reply, error) {
+	var r reply
+	err := s.store.View(func(g *graph.Graph) { r = jsonReply(writeSelection(selection(g))) })
+	return r, err
 }
