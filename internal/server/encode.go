@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
@@ -12,10 +13,12 @@ import (
 // reference server, and the text item must read exactly as the reference's
 // JSON.stringify(result, null, 2) (no HTML escaping, U+2028 raw).
 
-// jsonWriter appends JSON, compact or indented with two spaces.
+// jsonWriter appends JSON, compact or indented with two spaces; quoted, it
+// appends that JSON already escaped as the body of a JSON string.
 type jsonWriter struct {
 	buf      []byte
 	indent   bool
+	quoted   bool
 	first    []bool // per open container: no element written yet
 	afterKey bool
 }
@@ -28,7 +31,11 @@ func encodeJSON(indent bool, write func(*jsonWriter)) []byte {
 }
 
 func (w *jsonWriter) newline() {
-	w.buf = append(w.buf, '\n')
+	if w.quoted {
+		w.buf = append(w.buf, '\\', 'n')
+	} else {
+		w.buf = append(w.buf, '\n')
+	}
 	for range len(w.first) {
 		w.buf = append(w.buf, ' ', ' ')
 	}
@@ -69,7 +76,7 @@ func (w *jsonWriter) close(c byte) {
 
 func (w *jsonWriter) key(k string) {
 	w.element()
-	w.buf = jsonl.AppendString(w.buf, k)
+	w.appendString(k)
 	w.buf = append(w.buf, ':')
 	if w.indent {
 		w.buf = append(w.buf, ' ')
@@ -79,7 +86,33 @@ func (w *jsonWriter) key(k string) {
 
 func (w *jsonWriter) str(s string) {
 	w.element()
-	w.buf = jsonl.AppendString(w.buf, s)
+	w.appendString(s)
+}
+
+func (w *jsonWriter) appendString(s string) {
+	switch {
+	case !w.quoted:
+		w.buf = jsonl.AppendString(w.buf, s)
+	case plain(s):
+		// Escaping s changes nothing, so only its quotes need escaping.
+		w.buf = append(w.buf, '\\', '"')
+		w.buf = append(w.buf, s...)
+		w.buf = append(w.buf, '\\', '"')
+	default:
+		lit := jsonl.AppendString(nil, s)
+		quotedLit := jsonl.AppendString(nil, string(lit))
+		w.buf = append(w.buf, quotedLit[1:len(quotedLit)-1]...)
+	}
+}
+
+// plain reports whether s is valid UTF-8 that JSON writes as it is.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
 }
 
 func (w *jsonWriter) strings(list []string) {

@@ -131,27 +131,3 @@ func wireError(err error) error {
 	}
 	return &jsonrpc.Error{Code: code, Message: msg}
 }
-
-// wireErrorTransport applies wireError to every error response, including
-// those the go-sdk produces before any middleware runs (a request before
-// initialize, unparsable params).
-type wireErrorTransport struct{ mcp.Transport }
-
-func (t *wireErrorTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &wireErrorConn{c}, nil
-}
-
-type wireErrorConn struct{ mcp.Connection }
-
-func (c *wireErrorConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
-		r := *resp
-		r.Error = wireError(resp.Error)
-		msg = &r
-	}
-	return c.Connection.Write(ctx, msg)
-}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -39,6 +40,9 @@ type Server struct {
 	mcp   *mcp.Server
 	store *filestore.Store
 	opts  Options
+
+	results         results  // pre-encoded results waiting for their response (stdio)
+	parkingSessions sync.Map // session IDs of connections that take parked results
 }
 
 // New returns a Server for store.
@@ -76,13 +80,18 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 func (s *Server) logf(format string, args ...any) { s.opts.Logf(format, args...) }
 
-// Run serves one connection over t (stdio in production) until the peer
-// goes away or ctx ends, watching the memory file for other writers meanwhile.
+// Run serves one connection over t until the peer goes away or ctx ends,
+// watching the memory file for other writers meanwhile. For stdio, use
+// RunStdio.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.run(ctx, &transport{inner: t, s: s})
+}
+
+func (s *Server) run(ctx context.Context, t *transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go s.Watch(ctx)
-	return s.mcp.Run(ctx, &wireErrorTransport{t})
+	return s.mcp.Run(ctx, t)
 }
 
 // Watch tells subscribers when another process changes the memory file,

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 func boolPtr(b bool) *bool { return &b }
@@ -33,17 +34,61 @@ var (
 	readOnly    = annotations(true, false, true)
 )
 
-// reply is what a tool returns: the structured result and the text items
-// (the first is the result as indented JSON unless the tool says otherwise).
+// reply is what a tool returns, already encoded: the structured result as
+// compact JSON, and the text items, either as strings or, for sessions that
+// take parked results, as the pre-encoded content array.
 type reply struct {
-	structured any
+	structured []byte
 	texts      []string
+	content    []byte
+}
+
+// replier encodes replies for one call, in the form its session takes.
+type replier struct{ preencoded bool }
+
+// json is a reply whose structured content is written by write and whose
+// first text item is the same, indented (the reference's
+// JSON.stringify(result, null, 2)); more text items follow.
+func (rp replier) json(write func(*jsonWriter), more ...string) reply {
+	r := reply{structured: encodeJSON(false, write)}
+	if !rp.preencoded {
+		r.texts = append([]string{string(encodeJSON(true, write))}, more...)
+		return r
+	}
+	// The text item is written in one pass, already escaped as a JSON
+	// string, rather than indented and then escaped.
+	w := &jsonWriter{indent: true, quoted: true}
+	w.buf = append(make([]byte, 0, len(r.structured)*3/2+64), `[{"type":"text","text":"`...)
+	write(w)
+	b := append(w.buf, `"}`...)
+	for _, t := range more {
+		b = appendTextItem(append(b, ','), t)
+	}
+	r.content = append(b, ']')
+	return r
+}
+
+// message is a reply whose text item is text rather than the JSON.
+func (rp replier) message(write func(*jsonWriter), text string) reply {
+	r := reply{structured: encodeJSON(false, write)}
+	if !rp.preencoded {
+		r.texts = []string{text}
+		return r
+	}
+	r.content = append(appendTextItem([]byte{'['}, text), ']')
+	return r
+}
+
+func appendTextItem(b []byte, text string) []byte {
+	b = append(b, `{"type":"text","text":`...)
+	b = jsonl.AppendString(b, text)
+	return append(b, '}')
 }
 
 // addTool registers a tool whose arguments are checked against its input
 // schema and then decoded into In. Bad arguments and failures of run come
 // back as tool errors (isError), never as protocol errors.
-func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (reply, error)) {
+func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, replier, In) (reply, error)) {
 	in := t.InputSchema.(*jsonschema.Schema)
 	resolved, err := in.Resolve(nil)
 	if err != nil {
@@ -54,11 +99,16 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (repl
 		if err := decodeArguments(req.Params.Arguments, resolved, &args); err != nil {
 			return toolError(fmt.Errorf("Invalid arguments for tool %s: %w", t.Name, err)), nil
 		}
-		r, err := run(ctx, args)
+		_, preencoded := s.parkingSessions.Load(req.Session.ID())
+		r, err := run(ctx, replier{preencoded}, args)
 		if err != nil {
 			return toolError(err), nil
 		}
-		res := &mcp.CallToolResult{StructuredContent: r.structured}
+		if preencoded {
+			tok := s.results.park(preencodedResult{content: r.content, structured: r.structured})
+			return &mcp.CallToolResult{StructuredContent: placeholder{Token: tok}}, nil
+		}
+		res := &mcp.CallToolResult{StructuredContent: json.RawMessage(r.structured)}
 		for _, text := range r.texts {
 			res.Content = append(res.Content, &mcp.TextContent{Text: text})
 		}
@@ -85,16 +135,6 @@ func decodeArguments(raw json.RawMessage, schema *jsonschema.Resolved, dst any) 
 
 func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
-}
-
-// jsonReply is a result whose structured content is written by write and
-// whose first text item is the same, indented (the reference's
-// JSON.stringify(result, null, 2)); more text items follow.
-func jsonReply(write func(*jsonWriter), more ...string) reply {
-	return reply{
-		structured: json.RawMessage(encodeJSON(false, write)),
-		texts:      append([]string{string(encodeJSON(true, write))}, more...),
-	}
 }
 
 type entitiesArgs struct {
@@ -133,7 +173,7 @@ func (s *Server) addTools() {
 			"skipped":  array(str(""), "Names of entities that already existed and were not created"),
 		}, "entities")),
 		Annotations: mutating,
-	}, func(ctx context.Context, a entitiesArgs) (reply, error) {
+	}, func(ctx context.Context, rp replier, a entitiesArgs) (reply, error) {
 		var res graph.CreateEntitiesResult
 		err := s.update(ctx, func(g *graph.Graph) error {
 			res = g.CreateEntities(a.Entities)
@@ -143,9 +183,9 @@ func (s *Server) addTools() {
 			return reply{}, err
 		}
 		if notice := res.Notice(); notice != "" {
-			return jsonReply(writeCreatedEntities(res), notice), nil
+			return rp.json(writeCreatedEntities(res), notice), nil
 		}
-		return jsonReply(writeCreatedEntities(res)), nil
+		return rp.json(writeCreatedEntities(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -155,7 +195,7 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"relations": relations}, "relations"),
 		OutputSchema: closed(object(map[string]*jsonschema.Schema{"relations": array(closed(relationSchema()), "")}, "relations")),
 		Annotations:  mutating,
-	}, func(ctx context.Context, a relationsArgs) (reply, error) {
+	}, func(ctx context.Context, rp replier, a relationsArgs) (reply, error) {
 		var res graph.CreateRelationsResult
 		err := s.update(ctx, func(g *graph.Graph) (err error) {
 			res, err = g.CreateRelations(a.Relations)
@@ -164,7 +204,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return reply{}, err
 		}
-		return jsonReply(writeCreatedRelations(res)), nil
+		return rp.json(writeCreatedRelations(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -180,7 +220,7 @@ func (s *Server) addTools() {
 			"addedObservations": array(str(""), ""),
 		}, "entityName", "addedObservations")), "")}, "results")),
 		Annotations: mutating,
-	}, func(ctx context.Context, a addObservationsArgs) (reply, error) {
+	}, func(ctx context.Context, rp replier, a addObservationsArgs) (reply, error) {
 		var res graph.AddObservationsResult
 		err := s.update(ctx, func(g *graph.Graph) (err error) {
 			res, err = g.AddObservations(a.Observations)
@@ -189,7 +229,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return reply{}, err
 		}
-		return jsonReply(writeAddedObservations(res)), nil
+		return rp.json(writeAddedObservations(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -199,8 +239,8 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"entityNames": array(str(""), "An array of entity names to delete")}, "entityNames"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"notFound": array(str(""), "Names that matched no entity")}),
 		Annotations:  destructive,
-	}, func(ctx context.Context, a deleteEntitiesArgs) (reply, error) {
-		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteEntities(a.EntityNames) })
+	}, func(ctx context.Context, rp replier, a deleteEntitiesArgs) (reply, error) {
+		return s.delete(ctx, rp, func(g *graph.Graph) graph.DeleteResult { return g.DeleteEntities(a.EntityNames) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -213,8 +253,8 @@ func (s *Server) addTools() {
 		}, "entityName", "observations"), "")}, "deletions"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"deletedCount": {Type: "integer"}}, "deletedCount"),
 		Annotations:  destructive,
-	}, func(ctx context.Context, a deleteObservationsArgs) (reply, error) {
-		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteObservations(a.Deletions) })
+	}, func(ctx context.Context, rp replier, a deleteObservationsArgs) (reply, error) {
+		return s.delete(ctx, rp, func(g *graph.Graph) graph.DeleteResult { return g.DeleteObservations(a.Deletions) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -224,8 +264,8 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"relations": array(relationSchema(), "An array of relations to delete")}, "relations"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"deletedCount": {Type: "integer"}}, "deletedCount"),
 		Annotations:  destructive,
-	}, func(ctx context.Context, a relationsArgs) (reply, error) {
-		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteRelations(a.Relations) })
+	}, func(ctx context.Context, rp replier, a relationsArgs) (reply, error) {
+		return s.delete(ctx, rp, func(g *graph.Graph) graph.DeleteResult { return g.DeleteRelations(a.Relations) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -235,8 +275,8 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{}),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
-	}, func(ctx context.Context, _ struct{}) (reply, error) {
-		return s.view(func(g *graph.Graph) graph.Selection { return g.All() })
+	}, func(ctx context.Context, rp replier, _ struct{}) (reply, error) {
+		return s.view(rp, func(g *graph.Graph) graph.Selection { return g.All() })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -246,11 +286,11 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"query": str("The search query to match against entity names, types, and observation content")}, "query"),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
-	}, func(ctx context.Context, a searchArgs) (reply, error) {
+	}, func(ctx context.Context, rp replier, a searchArgs) (reply, error) {
 		if n := utf8.RuneCountInString(a.Query); n > graph.MaxQueryLength {
 			return reply{}, fmt.Errorf("Invalid arguments for tool search_nodes: query is %d characters long; the limit is %d", n, graph.MaxQueryLength)
 		}
-		return s.view(func(g *graph.Graph) graph.Selection { return g.Search(a.Query) })
+		return s.view(rp, func(g *graph.Graph) graph.Selection { return g.Search(a.Query) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -260,8 +300,8 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"names": array(str(""), "An array of entity names to retrieve")}, "names"),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
-	}, func(ctx context.Context, a openArgs) (reply, error) {
-		return s.view(func(g *graph.Graph) graph.Selection { return g.Open(a.Names) })
+	}, func(ctx context.Context, rp replier, a openArgs) (reply, error) {
+		return s.view(rp, func(g *graph.Graph) graph.Selection { return g.Open(a.Names) })
 	})
 }
 
@@ -280,7 +320,7 @@ func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error 
 }
 
 // delete runs one of the delete tools; their text item is the message.
-func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteResult) (reply, error) {
+func (s *Server) delete(ctx context.Context, rp replier, fn func(*graph.Graph) graph.DeleteResult) (reply, error) {
 	var res graph.DeleteResult
 	err := s.update(ctx, func(g *graph.Graph) error {
 		res = fn(g)
@@ -289,13 +329,13 @@ func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteR
 	if err != nil {
 		return reply{}, err
 	}
-	return reply{structured: json.RawMessage(encodeJSON(false, writeDeleted(res))), texts: []string{res.Message}}, nil
+	return rp.message(writeDeleted(res), res.Message), nil
 }
 
 // view runs a read tool. The result is encoded while the graph is held, so
 // nothing is copied first.
-func (s *Server) view(selection func(*graph.Graph) graph.Selection) (reply, error) {
+func (s *Server) view(rp replier, selection func(*graph.Graph) graph.Selection) (reply, error) {
 	var r reply
-	err := s.store.View(func(g *graph.Graph) { r = jsonReply(writeSelection(selection(g))) })
+	err := s.store.View(func(g *graph.Graph) { r = rp.json(writeSelection(selection(g))) })
 	return r, err
 }
