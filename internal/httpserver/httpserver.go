@@ -1,0 +1,367 @@
+// Package httpserver serves the memory server over MCP Streamable HTTP, so
+// that many clients, on this machine or others, share one memory file.
+//
+// One URL, /mcp, speaks both protocol generations: 2026-07-28 statelessly
+// (per-request _meta, server/discover, subscriptions/listen streams) and the
+// 2025 generation with sessions (initialize, Mcp-Session-Id, the GET event
+// stream that carries resources/updated). GET /healthz answers 200 without
+// authentication and says nothing else.
+//
+// Security is on by default:
+//
+//   - A bare port binds 127.0.0.1. Any other address binds what it says, and
+//     is refused without a bearer token.
+//   - A configured token is required on every /mcp request (401 otherwise),
+//     loopback included.
+//   - Host and Origin are checked against DNS rebinding (403).
+//   - Request bodies are limited in size (413) and must arrive within 30 s;
+//     headers within 10 s; idle connections close after 2 minutes. Each
+//     write of a response must complete within 30 s, but a response as a
+//     whole has no deadline: event streams live as long as their client.
+//   - Error responses are fixed texts: no stack traces, no file paths; MCP
+//     error messages lose the memory file's directory.
+//
+// Serve shuts down gracefully when its context ends: it stops accepting,
+// ends event streams, lets in-flight tool calls finish (so every write a
+// client saw acknowledged is in the file and the file lock is released),
+// then closes the sessions.
+package httpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/server"
+)
+
+// Defaults for Config's zero values.
+const (
+	DefaultMaxBodyBytes       = 4 << 20
+	DefaultShutdownTimeout    = 5 * time.Second
+	DefaultIdleSessionTimeout = 30 * time.Minute
+	// MinTokenLength keeps guessable tokens out: 32 hex digits is 128 bits.
+	MinTokenLength = 16
+
+	readHeaderTimeout = 10 * time.Second
+	bodyReadTimeout   = 30 * time.Second
+	writeTimeout      = 30 * time.Second // per write, not per response
+	idleConnTimeout   = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+	// drainGrace is how long tool calls still running after a forced
+	// shutdown get to finish their save.
+	drainGrace = 2 * time.Second
+)
+
+// Config configures a Server. Only Addr is required.
+type Config struct {
+	// Addr is the --http address: a port ("8080" or ":8080", which bind
+	// 127.0.0.1) or HOST:PORT ("0.0.0.0:8080", "[::1]:8080", "myhost:8080").
+	Addr string
+	// Token, when set, is required as "Authorization: Bearer <Token>" on
+	// every /mcp request. It is mandatory unless Addr is loopback.
+	Token string
+	// AllowedHosts are host names (ports ignored) accepted in the Host and
+	// Origin headers besides loopback names and the bound host: the names
+	// clients use to reach the server, e.g. behind a reverse proxy.
+	AllowedHosts []string
+	// MaxBodyBytes limits a request body; 0 means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// ShutdownTimeout bounds how long shutdown waits for in-flight
+	// requests; 0 means DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// IdleSessionTimeout closes 2025-generation sessions that had no request
+	// open for this long (clients that vanished without ending their
+	// session); 0 means DefaultIdleSessionTimeout.
+	IdleSessionTimeout time.Duration
+	// MemoryFile is the memory file's path. Its directory is removed from
+	// error messages sent to clients; empty leaves messages as they are.
+	MemoryFile string
+	// Logf receives the access log and notices; nil writes to stderr.
+	Logf func(format string, args ...any)
+}
+
+// Server is the memory server on Streamable HTTP.
+type Server struct {
+	mem      *server.Server
+	cfg      Config
+	addr     listenAddr
+	handler  http.Handler
+	router   *generationRouter
+	activity *sessionActivity
+
+	// stopStreams ends long-lived responses at shutdown.
+	stopStreams context.CancelFunc
+	// abort cancels in-flight tool calls when shutdown runs out of time.
+	abort    context.Context
+	abortNow context.CancelFunc
+	// toolCalls counts tool calls running, for shutdown to wait on.
+	toolCalls atomic.Int64
+}
+
+// New returns a Server for mem. It refuses a configuration that would
+// expose the memory: a non-loopback address without a token, or a token too
+// short to resist guessing.
+func New(mem *server.Server, cfg Config) (*Server, error) {
+	addr, err := resolveAddr(cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Token != "" && len(cfg.Token) < MinTokenLength {
+		return nil, fmt.Errorf("the HTTP token is %d characters; use at least %d (for example: openssl rand -hex 32)", len(cfg.Token), MinTokenLength)
+	}
+	if cfg.Token == "" && !addr.loopback {
+		return nil, fmt.Errorf("refusing to serve on %s without a token: anyone who can reach it could read and change the memory. Set MEMORY_HTTP_TOKEN or --http-token-file, or bind a loopback address (a bare port such as 8080 binds 127.0.0.1)", addr.hostPort)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.IdleSessionTimeout <= 0 {
+		cfg.IdleSessionTimeout = DefaultIdleSessionTimeout
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+	}
+
+	s := &Server{mem: mem, cfg: cfg, addr: addr, activity: &sessionActivity{sessions: map[string]*activity{}}}
+	var streams context.Context
+	streams, s.stopStreams = context.WithCancel(context.Background())
+	s.abort, s.abortNow = context.WithCancel(context.Background())
+	// Added after internal/server's own middleware, so these run outside
+	// it and see its final errors.
+	mem.MCP().AddReceivingMiddleware(s.trackToolCalls)
+	if cfg.MemoryFile != "" {
+		mem.MCP().AddReceivingMiddleware(hidePaths(cfg.MemoryFile))
+	}
+
+	getServer := func(*http.Request) *mcp.Server { return mem.MCP() }
+	sdkLog := slog.New(slog.NewTextHandler(logfWriter(cfg.Logf), &slog.HandlerOptions{
+		Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // Logf stamps the time
+			}
+			return a
+		},
+	}))
+	common := mcp.StreamableHTTPOptions{
+		// The Host and Origin checks below cover this, and also allow the
+		// names in AllowedHosts (a reverse proxy on this machine).
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        cfg.MaxBodyBytes,
+		Logger:                     sdkLog,
+	}
+	sessions, stateless := common, common
+	// 2025 clients can resume a dropped event stream (Last-Event-ID) and
+	// still get the result of a tool call. The store keeps at most 10 MiB
+	// of recent events across all sessions.
+	sessions.EventStore = mcp.NewMemoryEventStore(nil)
+	stateless.Stateless = true
+	// A 2026 client that goes away cancels its request: a write still
+	// waiting for the file lock is abandoned, never half-done.
+	stateless.PropagateRequestCancellation = true
+
+	s.router = &generationRouter{
+		sessions:     mcp.NewStreamableHTTPHandler(getServer, &sessions),
+		stateless:    mcp.NewStreamableHTTPHandler(getServer, &stateless),
+		maxBody:      cfg.MaxBodyBytes,
+		bodyTimeout:  bodyReadTimeout,
+		writeTimeout: writeTimeout,
+		streams:      streams,
+		activity:     s.activity,
+	}
+	var mcpHandler http.Handler = s.router
+	if cfg.Token != "" {
+		mcpHandler = newBearerAuth(cfg.Token).guard(mcpHandler)
+	}
+	mcpHandler = newHostPolicy(addr, cfg.AllowedHosts).guard(mcpHandler)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.Handle("/mcp", mcpHandler)
+	s.handler = accessLog(cfg.Logf, mux)
+	return s, nil
+}
+
+// Listen opens the listening socket on the configured address.
+func (s *Server) Listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.addr.hostPort)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", s.addr.hostPort, err)
+	}
+	return ln, nil
+}
+
+// Serve serves on ln until ctx ends, then shuts down gracefully (see the
+// package comment). While it runs it watches the memory file, so that
+// subscribers learn of writes by other processes. It returns nil after a
+// graceful shutdown.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleConnTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          log.New(logfWriter(s.cfg.Logf), "http: ", 0),
+	}
+	background, stopBackground := context.WithCancel(context.Background())
+	defer stopBackground()
+	go s.mem.Watch(background)
+	go s.closeIdleSessions(background)
+
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		s.stopStreams()
+		return err
+	case <-ctx.Done():
+	}
+	s.shutdown(hs)
+	<-served
+	return nil
+}
+
+// shutdown stops accepting, lets requests in flight finish (tool calls
+// run to the end of their save and their responses go out), then ends the
+// event streams, which 2025 clients need until their last response is in,
+// and closes the sessions. When that takes longer than ShutdownTimeout,
+// tool calls still waiting for the file lock are cancelled.
+func (s *Server) shutdown(hs *http.Server) {
+	s.cfg.Logf("shutting down: finishing requests in flight")
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- hs.Shutdown(ctx) }() // stops accepting, closes idle connections
+	s.waitFor(ctx, func() bool { return s.router.calls.Load() == 0 && s.toolCalls.Load() == 0 })
+	s.stopStreams()
+	s.waitFor(ctx, func() bool { return s.router.requests.Load() == 0 })
+	if ctx.Err() != nil {
+		s.cfg.Logf("requests still running after %v; closing connections", s.cfg.ShutdownTimeout)
+		s.abortNow()
+	}
+	// What is left are connections without a request, which net/http would
+	// wait seconds for; allow the last responses a moment to flush first.
+	select {
+	case <-stopped:
+	case <-time.After(200 * time.Millisecond):
+		hs.Close()
+		<-stopped
+	}
+	// A tool call outlives its HTTP request when a 2025 client hung up
+	// while waiting; give those a moment to finish saving.
+	grace, cancelGrace := context.WithTimeout(context.Background(), drainGrace)
+	defer cancelGrace()
+	s.waitFor(grace, func() bool { return s.toolCalls.Load() == 0 })
+	if n := s.toolCalls.Load(); n > 0 {
+		s.cfg.Logf("%d tool calls still running at exit", n)
+	}
+	s.abortNow()
+	for ss := range s.mem.MCP().Sessions() {
+		go ss.Close()
+	}
+}
+
+// waitFor polls done until it holds or ctx ends.
+func (s *Server) waitFor(ctx context.Context, done func() bool) {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for !done() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// trackToolCalls is MCP middleware that counts tool calls in flight and
+// cancels them when shutdown gives up waiting.
+func (s *Server) trackToolCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		s.toolCalls.Add(1)
+		defer s.toolCalls.Add(-1)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.abort, cancel)()
+		return next(ctx, method, req)
+	}
+}
+
+// closeIdleSessions closes 2025 sessions idle for IdleSessionTimeout, until
+// ctx ends.
+func (s *Server) closeIdleSessions(ctx context.Context) {
+	t := time.NewTicker(min(s.cfg.IdleSessionTimeout/4, time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			byID := map[string]*mcp.ServerSession{}
+			var live []string
+			for ss := range s.mem.MCP().Sessions() {
+				if id := ss.ID(); id != "" { // stateless sessions have no ID
+					byID[id] = ss
+					live = append(live, id)
+				}
+			}
+			for _, id := range s.activity.idle(live, s.cfg.IdleSessionTimeout, now) {
+				go byID[id].Close()
+			}
+		}
+	}
+}
+
+func healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	io.WriteString(w, `{"status":"ok"}`+"\n")
+}
+
+// logfWriter adapts Logf to the io.Writer that log.Logger and slog want.
+type logfWriter func(format string, args ...any)
+
+func (f logfWriter) Write(p []byte) (int, error) {
+	f("%s", strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// Token returns the bearer token from the MEMORY_HTTP_TOKEN value or from
+// the --http-token-file file (its content, surrounding white space removed),
+// "" when neither is set. Setting both is an error, so that an old variable
+// never silently overrides the file.
+func Token(envValue, file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(envValue), nil
+	}
+	if envValue != "" {
+		return "", errors.New("both MEMORY_HTTP_TOKEN and --http-token-file are set; use one")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("reading the HTTP token file: %w", err)
+	}
+	token := strings.TrimSpace(string(data))
+	if token == "" {
+		return "", fmt.Errorf("the HTTP token file %s is empty", file)
+	}
+	return token, nil
+}

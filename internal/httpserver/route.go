@@ -1,0 +1,255 @@
+package httpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	headerProtocolVersion = "Mcp-Protocol-Version"
+	headerSessionID       = "Mcp-Session-Id"
+	metaProtocolVersion   = "io.modelcontextprotocol/protocolVersion"
+	// modernVersion is the first protocol version without sessions; every
+	// later version is modern too, so comparisons are on the date string.
+	modernVersion = "2026-07-28"
+)
+
+// generationRouter serves both protocol generations at one URL. The go-sdk
+// speaks 2026-07-28 only on a stateless handler and the 2025 generation's
+// sessions (Mcp-Session-Id, the GET event stream) only on a stateful one, so
+// each request goes to the handler of its generation:
+//
+//   - a request in a 2025 session (it carries Mcp-Session-Id) stays in that
+//     session, whatever else it says: the session's generation is pinned,
+//     and the stateful handler refuses 2026-07-28 requests with -32022;
+//   - a request that declares 2026-07-28 or later (Mcp-Protocol-Version, or
+//     for a client that sent no header, the body's _meta or server/discover)
+//     is served statelessly: each request is its own short session, so the
+//     generation pinning in internal/server sees one request per session;
+//   - initialize opens a session; any other request without a session is
+//     refused with 400, as the transport specification asks.
+//
+// It also reads POST bodies whole, under the size limit and a read
+// deadline, before any handler sees them.
+type generationRouter struct {
+	sessions, stateless http.Handler
+	maxBody             int64
+	bodyTimeout         time.Duration
+	writeTimeout        time.Duration
+	// streams ends when the server shuts down: long-lived responses (the
+	// GET event stream, subscriptions/listen) are bound to it so they end
+	// instead of holding shutdown up.
+	streams context.Context
+	// activity records, per session, when it last had a request open.
+	activity *sessionActivity
+	// For shutdown: requests in flight, and those of them that are not
+	// long-lived streams.
+	requests, calls atomic.Int64
+}
+
+func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt.requests.Add(1)
+	defer rt.requests.Add(-1)
+	w = newDeadlineWriter(w, rt.writeTimeout)
+	var msgs peeked
+	if r.Method == http.MethodPost {
+		body, code := rt.readBody(w, r)
+		if code != 0 {
+			http.Error(w, http.StatusText(code), code)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		msgs = peek(body)
+		noteRPC(r.Context(), msgs.method)
+	}
+	if r.Method == http.MethodGet || msgs.listen {
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(rt.streams, cancel)()
+		r = r.WithContext(ctx)
+	} else {
+		rt.calls.Add(1)
+		defer rt.calls.Add(-1)
+	}
+	if id := r.Header.Get(headerSessionID); id != "" {
+		defer rt.activity.open(id)()
+	}
+	switch {
+	case isModern(r, msgs):
+		rt.stateless.ServeHTTP(w, r)
+	case r.Method == http.MethodPost && r.Header.Get(headerSessionID) == "" && !msgs.initialize:
+		// The go-sdk would open a session for the stray request and refuse
+		// it with a JSON-RPC error of code 0. The transport spec: 400.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: no Mcp-Session-Id header; open a session with initialize, or send 2026-07-28 requests (Mcp-Protocol-Version and _meta)"}}`)
+	default:
+		rt.sessions.ServeHTTP(w, r)
+	}
+}
+
+func isModern(r *http.Request, msgs peeked) bool {
+	if r.Header.Get(headerSessionID) != "" {
+		return false
+	}
+	if v := r.Header.Get(headerProtocolVersion); v != "" {
+		return v >= modernVersion
+	}
+	return msgs.modern
+}
+
+// readBody reads the whole request body, or returns the status to refuse it
+// with: 413 over the size limit, 408 when the client sends too slowly.
+func (rt *generationRouter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int) {
+	if r.ContentLength > rt.maxBody {
+		return nil, http.StatusRequestEntityTooLarge
+	}
+	// A deadline for the body only: the response that follows may be a
+	// stream that lives for hours, so the server has no overall timeout.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(rt.bodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, rt.maxBody))
+	_ = rc.SetReadDeadline(time.Time{})
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return body, 0
+	case errors.As(err, &tooLarge):
+		return nil, http.StatusRequestEntityTooLarge
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, http.StatusRequestTimeout
+	default:
+		return nil, http.StatusBadRequest
+	}
+}
+
+// deadlineWriter gives each write of a response its own deadline. A
+// stream may stay open for hours as long as the client keeps reading it,
+// but a client that stops reading cannot block the server: notifications go
+// to all subscribers one after another, and one stuck connection would
+// delay every write's response behind it.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func newDeadlineWriter(w http.ResponseWriter, timeout time.Duration) *deadlineWriter {
+	return &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	// Writes land in a buffer that the go-sdk flushes right after; the
+	// deadline covers both.
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout))
+	return d.ResponseWriter.Write(p)
+}
+
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// peeked is what routing and the access log need to know about a POST body.
+type peeked struct {
+	method     string // of the first message
+	modern     bool   // server/discover, or _meta declaring 2026-07-28 or later
+	listen     bool   // subscriptions/listen: a long-lived stream
+	initialize bool   // opens a 2025 session
+}
+
+// peek looks at a JSON-RPC message or batch without judging it; malformed
+// bodies are the go-sdk's to refuse.
+func peek(body []byte) peeked {
+	type message struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	var batch []message
+	if err := json.Unmarshal(body, &batch); err != nil {
+		var one message
+		if json.Unmarshal(body, &one) != nil {
+			return peeked{}
+		}
+		batch = []message{one}
+	}
+	var p peeked
+	for i, m := range batch {
+		if i == 0 {
+			p.method = m.Method
+		}
+		v, _ := m.Params.Meta[metaProtocolVersion].(string)
+		p.modern = p.modern || m.Method == "server/discover" || v >= modernVersion
+		p.listen = p.listen || m.Method == "subscriptions/listen"
+		p.initialize = p.initialize || m.Method == "initialize"
+	}
+	return p
+}
+
+// sessionActivity tracks, per 2025 session, how many requests are open
+// (the GET event stream counts for as long as it stays open) and when the
+// last one ended, so that sessions whose clients vanished without a DELETE
+// can be closed. The go-sdk's own SessionTimeout counts only POSTs and would
+// close a quiet session whose client is listening on its event stream.
+type sessionActivity struct {
+	mu       sync.Mutex
+	sessions map[string]*activity
+}
+
+type activity struct {
+	open int
+	last time.Time
+}
+
+// open records a request of session id, returning the func that records
+// its end.
+func (a *sessionActivity) open(id string) (done func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[id]
+	if s == nil {
+		s = &activity{}
+		a.sessions[id] = s
+	}
+	s.open++
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		s.open--
+		s.last = time.Now()
+	}
+}
+
+// idle returns, among live, the sessions with nothing open for longer than
+// timeout, and forgets sessions no longer live. A session seen for the
+// first time counts as active now.
+func (a *sessionActivity) idle(live []string, timeout time.Duration, now time.Time) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	alive := make(map[string]bool, len(live))
+	var idle []string
+	for _, id := range live {
+		alive[id] = true
+		s := a.sessions[id]
+		switch {
+		case s == nil:
+			a.sessions[id] = &activity{last: now}
+		case s.open == 0 && now.Sub(s.last) > timeout:
+			idle = append(idle, id)
+		}
+	}
+	for id := range a.sessions {
+		if !alive[id] {
+			delete(a.sessions, id)
+		}
+	}
+	return idle
+}
