@@ -65,7 +65,7 @@ func main() {
 func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp-server-memory", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {} // printed below: --help to stdout, mistakes to stderr
 	showVersion := fs.Bool("version", false, "print the version")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this address")
 	tokenFile := fs.String("http-token-file", "", "file holding the HTTP bearer token")
@@ -76,6 +76,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 			fmt.Fprint(stdout, usage)
 			return 0
 		}
+		fmt.Fprint(stderr, "\n"+usage)
 		return 2
 	}
 	if fs.NArg() > 0 {

@@ -58,8 +58,10 @@ func New(store *filestore.Store, opts Options) *Server {
 	}
 	s := &Server{store: store, opts: opts}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "Knowledge Graph Memory", Version: opts.Version}, &mcp.ServerOptions{
-		// No logging capability: the server never sends log messages.
-		Capabilities:       &mcp.ServerCapabilities{},
+		// No logging capability: the server never sends log messages. The
+		// prompts capability is declared because the SDK answers
+		// prompts/list (with no prompts) whatever is declared.
+		Capabilities:       &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{}},
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
