@@ -110,32 +110,32 @@ func (g *Graph) Relations() []*Relation { return g.relations }
 // LoadEntity adds an entity read from storage. A second entity with a name
 // already present is merged into the first: the first type stays and the
 // observations are united, in order. Repeated observations are stored once.
-// It reports whether the entity was merged into an existing one.
-func (g *Graph) LoadEntity(e Entity) (merged bool) {
+// It returns the graph's entity and reports whether e was merged into it.
+func (g *Graph) LoadEntity(e Entity) (ge *Entity, merged bool) {
 	if old := g.byName[e.Name]; old != nil {
 		for _, o := range e.Observations {
 			old.addObservation(o)
 		}
 		g.entityChanged(old)
-		return true
+		return old, true
 	}
 	ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType, Extra: e.Extra})
 	ne.Observations = make([]string, 0, len(e.Observations))
 	for _, o := range e.Observations {
 		ne.addObservation(o)
 	}
-	return false
+	return ne, false
 }
 
 // LoadRelation adds a relation read from storage. A triple already present is
 // dropped, and LoadRelation reports it. Relations whose ends do not exist are
 // kept: the file is the truth, and deleting the entity later removes them.
-func (g *Graph) LoadRelation(r Relation) (duplicate bool) {
-	if g.relSet[r.key()] != nil {
-		return true
+// It returns the graph's relation with r's triple.
+func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
+	if old := g.relSet[r.key()]; old != nil {
+		return old, true
 	}
-	g.insertRelation(r)
-	return false
+	return g.insertRelation(r), false
 }
 
 func (g *Graph) insertEntity(e Entity) *Entity {

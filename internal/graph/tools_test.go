@@ -788,18 +788,24 @@ func TestOpenNodes(t *testing.T) {
 // type, union of observations) and relations may name missing entities.
 func TestLoadedGraph(t *testing.T) {
 	g := New()
-	if g.LoadEntity(ent("A", "first", "x", "y", "x")) {
-		t.Errorf("first A reported as merged")
+	a, merged := g.LoadEntity(ent("A", "first", "x", "y", "x"))
+	if merged || a != g.Entity("A") {
+		t.Errorf("first A: merged %v, entity %p, want false and the graph's %p", merged, a, g.Entity("A"))
 	}
-	if !g.LoadEntity(ent("A", "second", "y", "z")) {
-		t.Errorf("second A not reported as merged")
+	if a2, merged := g.LoadEntity(ent("A", "second", "y", "z")); !merged || a2 != a {
+		t.Errorf("second A: merged %v, entity %p, want true and the first A %p", merged, a2, a)
 	}
 	g.LoadEntity(ent("B", "t"))
-	if g.LoadRelation(rel("A", "r", "B")) || g.LoadRelation(rel("A", "r", "Ghost")) {
+	ab, dup1 := g.LoadRelation(rel("A", "r", "B"))
+	_, dup2 := g.LoadRelation(rel("A", "r", "Ghost"))
+	if dup1 || dup2 {
 		t.Errorf("new relations reported as duplicates")
 	}
-	if !g.LoadRelation(rel("A", "r", "B")) {
-		t.Errorf("repeated relation not reported as duplicate")
+	if ab != g.Relations()[0] {
+		t.Errorf("LoadRelation returned %p, not the graph's relation %p", ab, g.Relations()[0])
+	}
+	if ab2, dup := g.LoadRelation(rel("A", "r", "B")); !dup || ab2 != ab {
+		t.Errorf("repeated relation: duplicate %v, relation %p, want true and the first %p", dup, ab2, ab)
 	}
 	if got, want := describe(g.ReadGraph()), "A/first[x,y,z] B/t[] | A-r->B A-r->Ghost"; got != want {
 		t.Errorf("loaded graph = %q, want %q", got, want)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -28,8 +29,15 @@ import (
 // merged into the first (see graph.LoadEntity), and a repeated relation is
 // dropped; each is reported as a Problem.
 //
-// Decode does not keep data: the graph's strings and the unreadable lines
-// are copies.
+// Decode takes ownership of data. Decode keeps references into data; the
+// caller must not modify data afterwards, not even after dropping the File:
+// the graph may outlive it. The graph's strings that the file holds without
+// escapes, the unreadable lines, and the cached line (Entity.EncodedLine,
+// Relation.EncodedLine) of every entity and relation whose line is already
+// exactly what Encode writes all point into data instead of copying it.
+// That halves what a big file costs: its text is held once, and the first
+// save copies those lines as they are instead of encoding them again. The
+// price is that data stays in memory as long as any of them does.
 func Decode(data []byte) *File { return decode(data, len(data) >= pipelineMin) }
 
 // Files from pipelineMin bytes up are parsed and loaded in a pipeline of
@@ -46,42 +54,54 @@ func decode(data []byte, pipelined bool) *File {
 		forEachLine(data, func(n int, line []byte) {
 			it := d.parseLine(n, line)
 			f.load(&it)
+			d.strs = d.strs[:0] // the graph copied the observations out
 		})
 		return f
 	}
 
 	// A big file is parsed on a second goroutine while this one loads the
 	// graph: the two take about as long as each other.
-	batches := make(chan []item, 4)
-	free := make(chan []item, 4)
+	batches := make(chan *batch, 4)
+	free := make(chan *batch, 4)
 	go func() {
 		defer close(batches)
 		var d decoder
-		batch := make([]item, 0, batchLen)
+		b := &batch{items: make([]item, 0, batchLen)}
 		forEachLine(data, func(n int, line []byte) {
-			batch = append(batch, d.parseLine(n, line))
-			if len(batch) == batchLen {
-				batches <- batch
+			b.items = append(b.items, d.parseLine(n, line))
+			if len(b.items) == batchLen {
+				b.strs = d.strs
+				batches <- b
 				select {
-				case batch = <-free:
+				case b = <-free:
 				default:
-					batch = make([]item, 0, batchLen)
+					b = &batch{items: make([]item, 0, batchLen)}
 				}
+				d.strs = b.strs
 			}
 		})
-		batches <- batch
+		b.strs = d.strs
+		batches <- b
 	}()
-	for batch := range batches {
-		for i := range batch {
-			f.load(&batch[i])
+	for b := range batches {
+		for i := range b.items {
+			f.load(&b.items[i])
 		}
-		clear(batch)
+		clear(b.items)
+		clear(b.strs)
+		b.items, b.strs = b.items[:0], b.strs[:0]
 		select {
-		case free <- batch[:0]:
+		case free <- b:
 		default:
 		}
 	}
 	return f
+}
+
+// batch is lines parsed on one goroutine to be loaded on another.
+type batch struct {
+	items []item
+	strs  []string // the decoder's strs for the items
 }
 
 // forEachLine calls fn for each line of data that is not blank, with its
@@ -211,9 +231,16 @@ type decoder struct {
 	last    [numKeys]int // index in members of the last member with each key, or -1
 	elems   []span
 	stack   []byte
-	text    []byte // the decoded strings of a line, end to end
-	ends    []int  // where each decoded string ends in text
+	// strs holds the strings of the lines parsed but not yet loaded, end to
+	// end: an entity's observations are a piece of it, so parsing a line
+	// allocates no slice.
+	strs []string
+	text []byte     // the strings of a line that need decoding, end to end
+	cuts []stringAt // where each of them ends in text
 }
+
+// stringAt says that strs[index] is a string decoded into text, up to end.
+type stringAt struct{ index, end int }
 
 // item is what a line holds, parsed but not yet loaded into the graph.
 type item struct {
@@ -221,8 +248,11 @@ type item struct {
 	kind     itemKind
 	entity   graph.Entity
 	relation graph.Relation
-	raw      []byte // an unreadable line, copied
-	reason   string // why it is unreadable
+	// raw is the line, a piece of the file's bytes, when it is unreadable
+	// or when it is exactly what Encode writes for its entity or relation:
+	// then it becomes the cached line. Otherwise it is nil.
+	raw    []byte
+	reason string // why it is unreadable
 }
 
 type itemKind uint8
@@ -236,20 +266,27 @@ const (
 func (d *decoder) parseLine(n int, line []byte) item {
 	it := item{line: n}
 	var typ, reason string
+	var canonical bool
 	if !d.scanObject(line) {
 		reason = notObject(line)
 	} else if typ, reason = d.lineType(line); reason == "" {
 		switch typ {
 		case "entity":
 			it.kind = entityItem
-			it.entity, reason = d.entity(line)
+			it.entity, canonical, reason = d.entity(line)
 		case "relation":
 			it.kind = relationItem
-			it.relation, reason = d.relation(line)
+			it.relation, canonical, reason = d.relation(line)
 		}
 	}
+	// The capacity is cut so that appending to the line cannot write over
+	// the file after it.
+	line = line[:len(line):len(line)]
 	if reason != "" {
-		return item{line: n, kind: unreadableItem, raw: bytes.Clone(line), reason: reason}
+		return item{line: n, kind: unreadableItem, raw: line, reason: reason}
+	}
+	if canonical {
+		it.raw = line
 	}
 	return it
 }
@@ -262,11 +299,18 @@ func (f *File) load(it *item) {
 		f.problem(it.line, it.reason)
 	case entityItem:
 		e := &it.entity
-		if !f.Graph.LoadEntity(*e) {
+		ge, merged := f.Graph.LoadEntity(*e)
+		if !merged {
+			// The line is what Encode writes for ge, unless the graph
+			// dropped a repeated observation. A later line merged into ge
+			// clears the cache again.
+			if it.raw != nil && len(ge.Observations) == len(e.Observations) {
+				ge.SetEncodedLine(it.raw)
+			}
 			return
 		}
 		reason := fmt.Sprintf("merged duplicate entity %s into the first one", quoteShort(e.Name))
-		if first := f.Graph.Entity(e.Name); first.EntityType != e.EntityType {
+		if ge.EntityType != e.EntityType {
 			reason += fmt.Sprintf(", dropping its entityType %s", quoteShort(e.EntityType))
 		}
 		if e.Extra != nil {
@@ -275,10 +319,15 @@ func (f *File) load(it *item) {
 		f.problem(it.line, reason)
 	case relationItem:
 		r := &it.relation
-		if f.Graph.LoadRelation(*r) {
-			f.problem(it.line, fmt.Sprintf("dropped duplicate relation %s -[%s]-> %s",
-				quoteShort(r.From), quoteShort(r.RelationType), quoteShort(r.To)))
+		gr, duplicate := f.Graph.LoadRelation(*r)
+		if !duplicate {
+			if it.raw != nil {
+				gr.SetEncodedLine(it.raw)
+			}
+			return
 		}
+		f.problem(it.line, fmt.Sprintf("dropped duplicate relation %s -[%s]-> %s",
+			quoteShort(r.From), quoteShort(r.RelationType), quoteShort(r.To)))
 	}
 }
 
@@ -488,58 +537,175 @@ func (d *decoder) require(b []byte, typ string, keys ...keyID) string {
 	return ""
 }
 
-// The strings a line keeps are decoded end to end into d.text and made into
-// one string, which is then cut into them: one allocation for the line.
+// A line's strings go to n slots at the end of d.strs, which newStrings
+// makes. A string without escapes in valid UTF-8 is the line's own bytes,
+// not a copy. The others are decoded end to end into d.text, which
+// cutStrings makes into one string and cuts into them: at most one
+// allocation for the line.
 
-func (d *decoder) appendStrings(b []byte, spans ...span) {
-	for _, s := range spans {
-		d.text = appendUnquoted(d.text, b[s.start:s.end], s.flags)
-		d.ends = append(d.ends, len(d.text))
-	}
+// newStrings appends n empty slots to d.strs and returns the first's index.
+func (d *decoder) newStrings(n int) int {
+	k := len(d.strs)
+	d.strs = append(d.strs, make([]string, n)...)
+	d.text, d.cuts = d.text[:0], d.cuts[:0]
+	return k
 }
 
-func (d *decoder) cutStrings(out []string) {
+// str puts in d.strs[k] the string whose content (between the quotes) is
+// b[s.start:s.end], and reports whether AppendString writes that string as
+// it is in b.
+func (d *decoder) str(b []byte, s span, k int) (canonical bool) {
+	raw := b[s.start:s.end]
+	valid := s.flags&strNonASCII == 0 || utf8.Valid(raw)
+	if valid && s.flags&strEscaped == 0 {
+		if len(raw) > 0 {
+			d.strs[k] = unsafe.String(&raw[0], len(raw)) // Decode owns b
+		}
+		return true
+	}
+	d.text = appendUnquoted(d.text, raw, s.flags)
+	d.cuts = append(d.cuts, stringAt{k, len(d.text)})
+	return valid && stringifyEscapes(raw)
+}
+
+func (d *decoder) cutStrings() {
+	if len(d.cuts) == 0 {
+		return
+	}
 	text := string(d.text)
 	start := 0
-	for i, end := range d.ends {
-		out[i] = text[start:end]
-		start = end
+	for _, c := range d.cuts {
+		d.strs[c.index] = text[start:c.end]
+		start = c.end
 	}
-	d.text, d.ends = d.text[:0], d.ends[:0]
 }
 
-func (d *decoder) entity(b []byte) (graph.Entity, string) {
+// stringifyEscapes reports whether every escape in the string content s is
+// the one JSON.stringify writes for the character: \", \\, \b, \f, \n, \r, \t,
+// and \u00xx in lowercase for the other control characters.
+func stringifyEscapes(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		i++ // the scanner checked that a whole escape follows
+		switch s[i] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			c := hex4(s, i+1)
+			if c < 0 || c >= 0x20 || escapes[c] != 'u' || s[i+3] != hexDigits[c>>4] || s[i+4] != hexDigits[c&0xF] {
+				return false
+			}
+			i += 4
+		default: // '/'
+			return false
+		}
+	}
+	return true
+}
+
+// entity returns the entity of the line b and whether b is exactly what
+// AppendEntity writes for it, or why the line is not an entity.
+func (d *decoder) entity(b []byte) (e graph.Entity, canonical bool, reason string) {
 	if reason := d.require(b, "entity", keyName, keyEntityType, keyObservations); reason != "" {
-		return graph.Entity{}, reason
+		return graph.Entity{}, false, reason
 	}
 	extra, err := d.extra(b, entityKeys)
 	if err != nil {
-		return graph.Entity{}, err.Error()
+		return graph.Entity{}, false, err.Error()
 	}
+	name, typ := d.members[d.last[keyName]].str, d.members[d.last[keyEntityType]].str
 	obs := &d.members[d.last[keyObservations]]
-	d.text, d.ends = d.text[:0], d.ends[:0]
-	d.appendStrings(b, d.elems[obs.elems0:obs.elems1]...)
-	d.appendStrings(b, d.members[d.last[keyName]].str, d.members[d.last[keyEntityType]].str)
-	strs := make([]string, len(d.ends))
-	d.cutStrings(strs)
-	k := len(strs) - 2
-	return graph.Entity{Name: strs[k], EntityType: strs[k+1], Observations: strs[:k:k], Extra: extra}, ""
+	elems := d.elems[obs.elems0:obs.elems1]
+	k := d.newStrings(2 + len(elems))
+	canonical = d.str(b, name, k)
+	canonical = d.str(b, typ, k+1) && canonical
+	for i, s := range elems {
+		canonical = d.str(b, s, k+2+i) && canonical
+	}
+	d.cutStrings()
+	e = graph.Entity{Name: d.strs[k], EntityType: d.strs[k+1], Observations: d.strs[k+2 : len(d.strs) : len(d.strs)], Extra: extra}
+	return e, canonical && compactEntity(b, name, typ, elems), ""
 }
 
-func (d *decoder) relation(b []byte) (graph.Relation, string) {
+// relation returns the relation of the line b and whether b is exactly what
+// AppendRelation writes for it, or why the line is not a relation.
+func (d *decoder) relation(b []byte) (r graph.Relation, canonical bool, reason string) {
 	if reason := d.require(b, "relation", keyFrom, keyTo, keyRelationType); reason != "" {
-		return graph.Relation{}, reason
+		return graph.Relation{}, false, reason
 	}
 	extra, err := d.extra(b, relationKeys)
 	if err != nil {
-		return graph.Relation{}, err.Error()
+		return graph.Relation{}, false, err.Error()
 	}
-	d.text, d.ends = d.text[:0], d.ends[:0]
-	d.appendStrings(b, d.members[d.last[keyFrom]].str, d.members[d.last[keyTo]].str, d.members[d.last[keyRelationType]].str)
-	var strs [3]string
-	d.cutStrings(strs[:])
-	return graph.Relation{From: strs[0], To: strs[1], RelationType: strs[2], Extra: extra}, ""
+	from, to, typ := d.members[d.last[keyFrom]].str, d.members[d.last[keyTo]].str, d.members[d.last[keyRelationType]].str
+	k := d.newStrings(3)
+	canonical = d.str(b, from, k)
+	canonical = d.str(b, to, k+1) && canonical
+	canonical = d.str(b, typ, k+2) && canonical
+	d.cutStrings()
+	r = graph.Relation{From: d.strs[k], To: d.strs[k+1], RelationType: d.strs[k+2], Extra: extra}
+	return r, canonical && compactRelation(b, from, to, typ), ""
 }
+
+// compactEntity reports whether the entity line b is laid out as
+// AppendEntity lays out the strings found in it: the four known members
+// only, in its order, the type a plain "entity", no white space. The pieces
+// it checks cover the whole line, so a line with another member, or with a
+// key twice, fails.
+func compactEntity(b []byte, name, typ span, obs []span) bool {
+	l := layout{b: b, ok: true}
+	l.text(entityName)
+	l.str(name)
+	l.text(entityEntityType)
+	l.str(typ)
+	l.text(entityObservations)
+	for i, s := range obs {
+		if i > 0 {
+			l.text(",")
+		}
+		l.str(s)
+	}
+	l.text("]}")
+	return l.done()
+}
+
+// compactRelation is compactEntity for a relation line.
+func compactRelation(b []byte, from, to, typ span) bool {
+	l := layout{b: b, ok: true}
+	l.text(relationFrom)
+	l.str(from)
+	l.text(relationTo)
+	l.str(to)
+	l.text(relationRelationType)
+	l.str(typ)
+	l.text("}")
+	return l.done()
+}
+
+// layout follows a line from its start, checking it piece by piece.
+type layout struct {
+	b  []byte
+	i  int // where the next piece must start
+	ok bool
+}
+
+// text checks that the line goes on with s.
+func (l *layout) text(s string) {
+	if l.ok = l.ok && len(l.b)-l.i >= len(s) && string(l.b[l.i:l.i+len(s)]) == s; l.ok {
+		l.i += len(s)
+	}
+}
+
+// str checks that the line goes on with the string whose content is s.
+func (l *layout) str(s span) {
+	if l.ok = l.ok && s.start == l.i+1; l.ok {
+		l.i = s.end + 1
+	}
+}
+
+// done reports whether every piece was there and the line ends after them.
+func (l *layout) done() bool { return l.ok && l.i == len(l.b) }
 
 // extra returns the members of the line whose keys are not in known, as
 // Entity.Extra holds them: `,"key":value` each, compact, in line order, a

@@ -3,9 +3,12 @@ package jsonl
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -356,16 +359,244 @@ func TestProblemString(t *testing.T) {
 	}
 }
 
-func TestDecodeCopiesItsInput(t *testing.T) {
-	data := []byte(`{"type":"entity","name":"A","entityType":"t","observations":["o"],"x":1}` + "\nbroken\n")
+// TestDecodeOwnsItsInput checks the contract Decode has instead of copying:
+// it leaves data as it is, and what it keeps of it points into it.
+func TestDecodeOwnsItsInput(t *testing.T) {
+	const in = `{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\r\n" +
+		`{"type":"entity","name":"B", "entityType":"t","observations":["o"],"x":1}` + "\nbroken\r\n"
+	data := []byte(in)
 	f := Decode(data)
-	for i := range data {
-		data[i] = '#'
+	out := Encode(nil, f.Graph, f.Unreadable)
+	if string(data) != in {
+		t.Fatalf("Decode and Encode changed their input to %q", data)
 	}
-	want := `{"type":"entity","name":"A","entityType":"t","observations":["o"],"x":1}` + "\nbroken\n"
-	if got := Encode(nil, f.Graph, f.Unreadable); string(got) != want {
-		t.Errorf("after overwriting the input, Encode = %q, want %q", got, want)
+	want := `{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\n" +
+		`{"type":"entity","name":"B","entityType":"t","observations":["o"],"x":1}` + "\nbroken\n"
+	if string(out) != want {
+		t.Errorf("Encode = %q, want %q", out, want)
 	}
+	a, b := f.Graph.Entity("A"), f.Graph.Entity("B")
+	for _, s := range []string{a.Name, a.EntityType, a.Observations[0], b.Name, b.EntityType, b.Observations[0]} {
+		if !stringInto(data, s) {
+			t.Errorf("string %q is a copy, want it in the input", s)
+		}
+	}
+	if !sliceInto(data, a.EncodedLine()) {
+		t.Errorf("A's cached line %q is a copy, want it in the input", a.EncodedLine())
+	}
+	if sliceInto(data, b.EncodedLine()) {
+		t.Errorf("B's cached line %q is in the input, but B's line is not canonical", b.EncodedLine())
+	}
+	broken := f.Unreadable[0]
+	if !sliceInto(data, broken) {
+		t.Errorf("unreadable line %q is a copy, want it in the input", broken)
+	}
+	// Appending to what Decode returns does not write over the input.
+	_ = append(broken, "XX"...)
+	_ = append(a.EncodedLine(), "XX"...)
+	if string(data) != in {
+		t.Errorf("appending to an unreadable or cached line changed the input to %q", data)
+	}
+}
+
+// TestDecodeCachesCanonicalLines checks that a line already in the form
+// Encode writes becomes the cached line, a piece of the input, so the first
+// save copies it instead of encoding it again.
+func TestDecodeCachesCanonicalLines(t *testing.T) {
+	golden, err := os.ReadFile(filepath.Join(goldenDir, goldenReference))
+	if err != nil {
+		t.Fatal(err)
+	}
+	escapes := `{"type":"entity","name":"q\"b\\s\b\f\n\r\t\u0000\u0001\u000b\u001f end","entityType":"` +
+		"DEL\x7f \u2028 <&> / 日本 🧠" + `","observations":["","a","b"]}` + "\n" +
+		`{"type":"entity","name":"","entityType":"","observations":[]}` + "\n" +
+		`{"type":"relation","from":"","to":"\u001e","relationType":"\"x\""}` + "\n" +
+		`{"type":"relation","from":"a","to":"b","relationType":"r"}` + "\n"
+	duplicate := `{"type":"relation","from":"a","to":"b","relationType":"r"}` + "\n" // dropped: the first keeps its line
+	generated, big := benchFile(200, 7), benchFile(3000, 7)
+	for _, tt := range []struct {
+		name      string
+		data      []byte
+		pipelined bool
+		want      string // what Encode writes
+	}{
+		{"reference file", golden, false, string(golden) + "\n"},
+		{"escapes as JSON.stringify writes them", []byte(escapes + duplicate), false, escapes},
+		{"CRLF and byte order marks", []byte("\uFEFF" + strings.ReplaceAll(escapes+duplicate, "\n", "\r\n\uFEFF")), false, escapes},
+		{"generated", generated, false, string(generated)},
+		{"pipelined", big, true, string(big)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.pipelined && len(tt.data) < pipelineMin {
+				t.Fatalf("test file of %d bytes is too small to be pipelined", len(tt.data))
+			}
+			f := decode(tt.data, tt.pipelined)
+			if len(f.Unreadable) != 0 {
+				t.Fatalf("unreadable lines: %q", f.Unreadable)
+			}
+			checkCachedLines(t, tt.data, f.Graph)
+			if got := string(Encode(nil, f.Graph, nil)); got != tt.want {
+				t.Errorf("Encode =\n%s\nwant\n%s", got, tt.want)
+			}
+			// Encode used the lines it found and cached no copy.
+			checkCachedLines(t, tt.data, f.Graph)
+		})
+	}
+}
+
+// checkCachedLines checks that every entity and relation of g has a cached
+// line that is a piece of data and what AppendEntity or AppendRelation writes.
+func checkCachedLines(t *testing.T, data []byte, g *graph.Graph) {
+	t.Helper()
+	for _, e := range g.Entities() {
+		line := e.EncodedLine()
+		if !sliceInto(data, line) || string(line) != string(AppendEntity(nil, e)) {
+			t.Fatalf("entity %q: cached line %q, want %q in the input", e.Name, line, AppendEntity(nil, e))
+		}
+	}
+	for _, r := range g.Relations() {
+		line := r.EncodedLine()
+		if !sliceInto(data, line) || string(line) != string(AppendRelation(nil, r)) {
+			t.Fatalf("relation %q: cached line %q, want %q in the input", r.To, line, AppendRelation(nil, r))
+		}
+	}
+}
+
+// TestDecodeLeavesOtherLinesUncached checks that a line Encode would write
+// differently gets no cached line, and that Encode writes it canonically.
+func TestDecodeLeavesOtherLinesUncached(t *testing.T) {
+	const (
+		entityA = `{"type":"entity","name":"A","entityType":"t","observations":["o"]}`
+		relAB   = `{"type":"relation","from":"A","to":"B","relationType":"r"}`
+	)
+	tests := []struct {
+		name, in string
+		out      string // the line Encode writes
+	}{
+		{"space after a comma", `{"type":"entity", "name":"A","entityType":"t","observations":["o"]}`, entityA},
+		{"space before a colon", `{"type":"entity","name" :"A","entityType":"t","observations":["o"]}`, entityA},
+		{"space in the array", `{"type":"entity","name":"A","entityType":"t","observations":[ "o"]}`, entityA},
+		{"space before the object", ` ` + entityA, entityA},
+		{"space after the object", entityA + "\t", entityA},
+		{"keys in another order", `{"name":"A","type":"entity","entityType":"t","observations":["o"]}`, entityA},
+		{"observations first", `{"type":"entity","observations":["o"],"name":"A","entityType":"t"}`, entityA},
+		{`escaped slash \/`, `{"type":"entity","name":"A\/","entityType":"t","observations":["o"]}`,
+			`{"type":"entity","name":"A/","entityType":"t","observations":["o"]}`},
+		{`needless escape \u0041`, `{"type":"entity","name":"\u0041","entityType":"t","observations":["o"]}`, entityA},
+		{`uppercase hex \u001F`, `{"type":"entity","name":"A","entityType":"t","observations":["\u001F"]}`,
+			`{"type":"entity","name":"A","entityType":"t","observations":["\u001f"]}`},
+		{`long form of a short escape \u000a`, `{"type":"entity","name":"A","entityType":"t","observations":["\u000a"]}`,
+			`{"type":"entity","name":"A","entityType":"t","observations":["\n"]}`},
+		{`escaped DEL \u007f`, `{"type":"entity","name":"A","entityType":"t","observations":["\u007f"]}`,
+			"{\"type\":\"entity\",\"name\":\"A\",\"entityType\":\"t\",\"observations\":[\"\x7f\"]}"},
+		{`escaped non-ASCII \u00e9`, `{"type":"entity","name":"\u00e9","entityType":"t","observations":[]}`,
+			`{"type":"entity","name":"é","entityType":"t","observations":[]}`},
+		{"escaped type", `{"type":"entit\u0079","name":"A","entityType":"t","observations":["o"]}`, entityA},
+		{"escaped key", `{"type":"entity","n\u0061me":"A","entityType":"t","observations":["o"]}`, entityA},
+		{"extra member", `{"type":"entity","name":"A","entityType":"t","observations":["o"],"x":1}`,
+			`{"type":"entity","name":"A","entityType":"t","observations":["o"],"x":1}`},
+		{"duplicate key", `{"type":"entity","name":"Z","name":"A","entityType":"t","observations":["o"]}`, entityA},
+		{"duplicate key, same value", `{"type":"entity","name":"A","entityType":"t","observations":["o"],"name":"A"}`, entityA},
+		{"duplicate type", `{"type":"entity","type":"entity","name":"A","entityType":"t","observations":["o"]}`, entityA},
+		{"repeated observation", `{"type":"entity","name":"A","entityType":"t","observations":["o","o"]}`, entityA},
+		{"invalid UTF-8", "{\"type\":\"entity\",\"name\":\"A\xff\",\"entityType\":\"t\",\"observations\":[\"o\"]}",
+			`{"type":"entity","name":"A�","entityType":"t","observations":["o"]}`},
+		{"invalid UTF-8 beside an escape", "{\"type\":\"entity\",\"name\":\"A\",\"entityType\":\"t\",\"observations\":[\"\\n\xc3\"]}",
+			`{"type":"entity","name":"A","entityType":"t","observations":["\n�"]}`},
+		{"relation with space", `{"type":"relation","from":"A","to":"B","relationType":"r" }`, relAB},
+		{"relation keys in another order", `{"type":"relation","to":"B","from":"A","relationType":"r"}`, relAB},
+		{`relation with \/`, `{"type":"relation","from":"A","to":"B","relationType":"\/r"}`,
+			`{"type":"relation","from":"A","to":"B","relationType":"/r"}`},
+		{"relation with an extra member", `{"type":"relation","from":"A","to":"B","relationType":"r","w":1}`,
+			`{"type":"relation","from":"A","to":"B","relationType":"r","w":1}`},
+		{"relation with a duplicate key", `{"type":"relation","from":"A","to":"B","relationType":"r","to":"B"}`, relAB},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := Decode([]byte(tt.in + "\n"))
+			if len(f.Unreadable) != 0 {
+				t.Fatalf("unreadable: %q %v", f.Unreadable, f.Problems)
+			}
+			g := f.Graph
+			var cached func() []byte
+			if es := g.Entities(); len(es) == 1 {
+				cached = es[0].EncodedLine
+			} else {
+				cached = g.Relations()[0].EncodedLine
+			}
+			if line := cached(); line != nil {
+				t.Errorf("line %q cached as %q", tt.in, line)
+			}
+			if got := string(Encode(nil, g, nil)); got != tt.out+"\n" {
+				t.Errorf("Encode = %q, want %q", got, tt.out+"\n")
+			}
+			if got := string(cached()); got != tt.out {
+				t.Errorf("cached line after Encode = %q, want %q", got, tt.out)
+			}
+		})
+	}
+
+	t.Run("merged duplicate entity", func(t *testing.T) {
+		in := entityA + "\n" + relAB + "\n" + `{"type":"entity","name":"A","entityType":"t","observations":["p"]}` + "\n"
+		f := Decode([]byte(in))
+		a := f.Graph.Entity("A")
+		if line := a.EncodedLine(); line != nil {
+			t.Errorf("merged entity cached as %q", line)
+		}
+		if line := f.Graph.Relations()[0].EncodedLine(); string(line) != relAB {
+			t.Errorf("relation cached as %q, want %q", line, relAB)
+		}
+		want := `{"type":"entity","name":"A","entityType":"t","observations":["o","p"]}` + "\n" + relAB + "\n"
+		if got := string(Encode(nil, f.Graph, nil)); got != want {
+			t.Errorf("Encode = %q, want %q", got, want)
+		}
+	})
+}
+
+// TestDecodeStringsAlias checks that strings without escapes are pieces of
+// the input and strings that needed decoding are not.
+func TestDecodeStringsAlias(t *testing.T) {
+	data := []byte("{\"type\":\"entity\",\"name\":\"plain\",\"entityType\":\"日本\"," +
+		"\"observations\":[\"tab\\there\",\"\",\"bad \xff\",\"\\u00e9\",\"ok\"],\"x\":\"\\/\"}\n" +
+		"{\"type\":\"relation\",\"from\":\"plain\",\"to\":\"\\\"q\\\"\",\"relationType\":\"r\"}\n")
+	f := Decode(data)
+	e, r := f.Graph.Entity("plain"), f.Graph.Relations()[0]
+	for _, tt := range []struct {
+		got, want string
+		alias     bool
+	}{
+		{e.Name, "plain", true},
+		{e.EntityType, "日本", true},
+		{e.Observations[0], "tab\there", false},
+		{e.Observations[1], "", false},
+		{e.Observations[2], "bad \uFFFD", false},
+		{e.Observations[3], "é", false},
+		{e.Observations[4], "ok", true},
+		{r.From, "plain", true},
+		{r.To, `"q"`, false},
+		{r.RelationType, "r", true},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("decoded %q, want %q", tt.got, tt.want)
+		}
+		if stringInto(data, tt.got) != tt.alias {
+			t.Errorf("%q: in the input %v, want %v", tt.got, !tt.alias, tt.alias)
+		}
+	}
+}
+
+// sliceInto and stringInto report whether b or s is a non-empty piece of data.
+func sliceInto(data, b []byte) bool {
+	return len(b) > 0 && pointsInto(data, unsafe.Pointer(unsafe.SliceData(b)), len(b))
+}
+
+func stringInto(data []byte, s string) bool {
+	return len(s) > 0 && pointsInto(data, unsafe.Pointer(unsafe.StringData(s)), len(s))
+}
+
+func pointsInto(data []byte, p unsafe.Pointer, n int) bool {
+	start, q := uintptr(unsafe.Pointer(unsafe.SliceData(data))), uintptr(p)
+	return start <= q && q+uintptr(n) <= start+uintptr(len(data))
 }
 
 func TestEncodeCachesLines(t *testing.T) {

@@ -11,9 +11,11 @@ import (
 )
 
 // FuzzDecode checks that Decode never panics, that it calls a line "not
-// JSON" exactly when encoding/json does, and that what Encode writes for a
-// decoded file decodes to the same graph and unreadable lines and encodes to
-// the same bytes again: a save loses nothing more on the second round.
+// JSON" exactly when encoding/json does, that every line it caches is a
+// piece of the input and what Encode would write, and that what Encode
+// writes for a decoded file decodes to the same graph and unreadable lines
+// and encodes to the same bytes again: a save loses nothing more on the
+// second round.
 func FuzzDecode(f *testing.F) {
 	golden, err := os.ReadFile(filepath.Join(goldenDir, goldenReference))
 	if err != nil {
@@ -34,6 +36,9 @@ func FuzzDecode(f *testing.F) {
 		`{"type":"entity","name":"A","name":"B","entityType":"t","observations":[],"k":1,"k":2}`,
 		"not json\n[1]\n\"s\"\n{}\n{\"type\":7}\n{\"type\":\"x\"}\n{\"type\":\"entity\"}\n{\"type\":\"entity\",\"name\":1}",
 		`{"type":"entity","name":"A","entityType":"t","observations":["a",1]}`,
+		`{"type":"entity","name":"\u001F\u001f\/","entityType":"\u0041","observations":["o","o"]}`,
+		`{"type":"relation","from":"A","to":"B","relationType":"\u000a\n"}` + "\n" +
+			`{"type":"relation","from":"A","to":"B","relationType":"r","to":"B"}`,
 		`{"type":"entity","name":"A","entityType":"t","observations":["a"]} x`,
 		`{"type":"relation","from":"A","to":"B","relationType":"r","deep":[[[[{"a":[{}]}]]]]}`,
 		"\uFEFF\uFEFFgarbage\r\r\n\uFEFF{\"type\":\"relation\",\"from\":\"A\",\"to\":\"B\",\"relationType\":\"r\"}",
@@ -41,7 +46,23 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		in := bytes.Clone(data)
 		file := Decode(data)
+		if !bytes.Equal(data, in) {
+			t.Fatalf("Decode changed its input %q to %q", in, data)
+		}
+
+		// A cached line is a piece of the input, and Encode would write it.
+		for _, e := range file.Graph.Entities() {
+			if line := e.EncodedLine(); line != nil && (!sliceInto(data, line) || !bytes.Equal(line, AppendEntity(nil, e))) {
+				t.Fatalf("entity %q cached as %q, want %q in the input", e.Name, line, AppendEntity(nil, e))
+			}
+		}
+		for _, r := range file.Graph.Relations() {
+			if line := r.EncodedLine(); line != nil && (!sliceInto(data, line) || !bytes.Equal(line, AppendRelation(nil, r))) {
+				t.Fatalf("relation %q -[%q]-> %q cached as %q, want %q in the input", r.From, r.RelationType, r.To, line, AppendRelation(nil, r))
+			}
+		}
 
 		// The verdict "not JSON" agrees with encoding/json, line by line.
 		notJSON := make(map[int]bool)

@@ -42,12 +42,12 @@ func TestGoldenEncode(t *testing.T) {
 	snap := loadGoldenGraph(t)
 	g := graph.New()
 	for _, e := range snap.Entities {
-		if g.LoadEntity(e) {
+		if _, merged := g.LoadEntity(e); merged {
 			t.Fatalf("graph.json repeats entity %q", e.Name)
 		}
 	}
 	for _, r := range snap.Relations {
-		if g.LoadRelation(r) {
+		if _, duplicate := g.LoadRelation(r); duplicate {
 			t.Fatalf("graph.json repeats relation %+v", r)
 		}
 	}

@@ -19,16 +19,20 @@
 // verbatim, with a Problem saying why, so the next save writes it back.
 //
 // Files reach hundreds of megabytes, so both directions are hand-written
-// rather than built on encoding/json's reflection: the reader scans each line
-// once and allocates one string per line for the text it keeps, and for a big
-// file it parses on a second goroutine while the caller's loads the graph;
-// the writer copies runs of bytes that need no escaping, eight at a time, and
-// reuses the lines the graph has cached for what did not change.
+// rather than built on encoding/json's reflection. The reader scans each line
+// once and copies as little as it can: it takes ownership of the file's
+// bytes, and the strings it reads point into them unless they need decoding;
+// a line already in the form the writer writes becomes the cached line of its
+// entity or relation, so the first save after a load copies it instead of
+// encoding it again. For a big file it parses on a second goroutine while the
+// caller's loads the graph. The writer copies runs of bytes that need no
+// escaping, eight at a time, and reuses the lines the graph has cached for
+// what did not change.
 package jsonl
 
 import (
-	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -46,8 +50,9 @@ func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.R
 type File struct {
 	Graph *graph.Graph
 	// Unreadable holds the lines kept out of the graph, verbatim (without
-	// the line end), in file order. Encode writes them back after the
-	// relations, so a line this server cannot read survives a save.
+	// the line end), in file order: pieces of the bytes Decode read. Encode
+	// writes them back after the relations, so a line this server cannot
+	// read survives a save.
 	Unreadable [][]byte
 	// Problems has one entry per unreadable line, and one per merged
 	// duplicate entity or dropped duplicate relation, in line order.
@@ -61,16 +66,19 @@ type File struct {
 // It uses each entity's and relation's cached EncodedLine when non-nil and
 // fills the cache (SetEncodedLine) when nil, so a save re-encodes only what
 // changed. Filling the cache writes to the graph: Encode must not run
-// concurrently with any other use of g. The cached lines are copies, so buf
-// may be reused for the next save.
+// concurrently with any other use of g. Encode only reads cached lines, so
+// they may point into a file Decode read. The lines it caches are copies, so
+// buf may be reused for the next save.
 func Encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
+	var small [16]freshLine // a save usually changes a few lines
+	fresh := small[:0]
 	for _, e := range g.Entities() {
 		if line := e.EncodedLine(); line != nil {
 			buf = append(buf, line...)
 		} else {
 			start := len(buf)
 			buf = AppendEntity(buf, e)
-			e.SetEncodedLine(bytes.Clone(buf[start:]))
+			fresh = appendFresh(fresh, freshLine{e, start, len(buf)})
 		}
 		buf = append(buf, '\n')
 	}
@@ -80,10 +88,11 @@ func Encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
 		} else {
 			start := len(buf)
 			buf = AppendRelation(buf, r)
-			r.SetEncodedLine(bytes.Clone(buf[start:]))
+			fresh = appendFresh(fresh, freshLine{r, start, len(buf)})
 		}
 		buf = append(buf, '\n')
 	}
+	cacheLines(buf, fresh)
 	for _, line := range unreadable {
 		buf = append(buf, line...)
 		buf = append(buf, '\n')
@@ -91,14 +100,62 @@ func Encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
 	return buf
 }
 
+// freshLine is a line Encode wrote afresh: buf[start:end] is owner's line.
+type freshLine struct {
+	owner      interface{ SetEncodedLine([]byte) } // *graph.Entity or *graph.Relation
+	start, end int
+}
+
+// appendFresh appends l to fresh, doubling its capacity when full: it grows
+// to a line per entity and relation when nothing was cached, and append's
+// gentler growth for big slices would leave more garbage behind.
+func appendFresh(fresh []freshLine, l freshLine) []freshLine {
+	if len(fresh) == cap(fresh) {
+		fresh = slices.Grow(fresh, len(fresh))
+	}
+	return append(fresh, l)
+}
+
+// cacheLines caches the fresh lines of buf as their owners' lines. It copies
+// them all into one block rather than each into its own: after a load that
+// could not fill the cache, the first save encodes every line. Like the
+// bytes Decode read, the block stays in memory while any of its lines is
+// cached.
+func cacheLines(buf []byte, fresh []freshLine) {
+	if len(fresh) == 0 {
+		return
+	}
+	n := 0
+	for _, l := range fresh {
+		n += l.end - l.start
+	}
+	block := make([]byte, 0, n)
+	for _, l := range fresh {
+		start := len(block)
+		block = append(block, buf[l.start:l.end]...)
+		l.owner.SetEncodedLine(block[start:len(block):len(block)])
+	}
+}
+
+// The fixed pieces of the lines AppendEntity and AppendRelation write, which
+// the reader also looks for to tell a line that needs no encoding.
+const (
+	entityName           = `{"type":"entity","name":`
+	entityEntityType     = `,"entityType":`
+	entityObservations   = `,"observations":[`
+	relationFrom         = `{"type":"relation","from":`
+	relationTo           = `,"to":`
+	relationRelationType = `,"relationType":`
+)
+
 // AppendEntity appends e's line of the memory file, without the line end:
 // the known members in the reference's order, then e.Extra.
 func AppendEntity(buf []byte, e *graph.Entity) []byte {
-	buf = append(buf, `{"type":"entity","name":`...)
+	buf = append(buf, entityName...)
 	buf = AppendString(buf, e.Name)
-	buf = append(buf, `,"entityType":`...)
+	buf = append(buf, entityEntityType...)
 	buf = AppendString(buf, e.EntityType)
-	buf = append(buf, `,"observations":[`...)
+	buf = append(buf, entityObservations...)
 	for i, o := range e.Observations {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -113,11 +170,11 @@ func AppendEntity(buf []byte, e *graph.Entity) []byte {
 // AppendRelation appends r's line of the memory file, without the line end:
 // the known members in the reference's order, then r.Extra.
 func AppendRelation(buf []byte, r *graph.Relation) []byte {
-	buf = append(buf, `{"type":"relation","from":`...)
+	buf = append(buf, relationFrom...)
 	buf = AppendString(buf, r.From)
-	buf = append(buf, `,"to":`...)
+	buf = append(buf, relationTo...)
 	buf = AppendString(buf, r.To)
-	buf = append(buf, `,"relationType":`...)
+	buf = append(buf, relationRelationType...)
 	buf = AppendString(buf, r.RelationType)
 	buf = append(buf, r.Extra...)
 	return append(buf, '}')
