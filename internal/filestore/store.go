@@ -185,6 +185,8 @@ func (s *Store) loadLocked() error {
 			data = append(data, 0)[:len(data)]
 		}
 	}
+	// Decode keeps references into data (strings, cached lines): data is
+	// never reused or modified.
 	file := jsonl.Decode(data)
 	for _, p := range file.Problems {
 		s.opts.Logf("%s: line %d: %s", s.path, p.Line, p.Reason)
@@ -194,6 +196,10 @@ func (s *Store) loadLocked() error {
 }
 
 func (s *Store) saveLocked(lock *Lock) error {
+	// Size the buffer for the file at once rather than growing it by copies.
+	if want := int(s.stamp.size + s.stamp.size/8 + 4096); cap(s.buf) < want {
+		s.buf = make([]byte, 0, want)
+	}
 	s.buf = jsonl.Encode(s.buf[:0], s.g, s.unreadable)
 	if err := writeFileAtomic(s.path, s.buf, lock.Check); err != nil {
 		return fmt.Errorf("saving %s: %w", s.path, err)
