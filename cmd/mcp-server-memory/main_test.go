@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 // binary is the server built once for the end-to-end tests, which drive it
@@ -54,39 +53,11 @@ func connect(t *testing.T, memoryFile, version string, opts *mcp.ClientOptions) 
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts)
 	cmd := serverCmd(memoryFile)
-	cmd.Stderr = logOnFailure(t)
+	cmd.Stderr = testlog.OnFailure(t, "server stderr")
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connecting at %s: %v", version, err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-// logOnFailure collects a server's stderr and shows it if the test fails.
-func logOnFailure(t *testing.T) io.Writer {
-	w := &syncBuffer{}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", w.String())
-		}
-	})
-	return w
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 // Helpers of the sharing and interop tests, which run several server
@@ -26,7 +28,7 @@ const sharingVersion = "2025-11-25"
 type serverProcess struct {
 	cs     *mcp.ClientSession
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testlog.Buffer
 }
 
 // startServer starts our server on memoryFile with extra environment (the
@@ -45,7 +47,7 @@ func startServer(t *testing.T, memoryFile, version string, opts *mcp.ClientOptio
 // error the returned process still carries the stderr collected so far.
 func startProcess(t *testing.T, cmd *exec.Cmd, version string, opts *mcp.ClientOptions, connectTimeout time.Duration) (*serverProcess, error) {
 	t.Helper()
-	p := &serverProcess{cmd: cmd, stderr: &syncBuffer{}}
+	p := &serverProcess{cmd: cmd, stderr: &testlog.Buffer{}}
 	cmd.Stderr = p.stderr
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 var update = flag.Bool("update", false, "rewrite the server sections of testdata/transcripts/*.txtar")
@@ -61,7 +63,7 @@ func runTranscript(t *testing.T, file string) {
 		}
 	}
 	cmd := serverCmd(memory)
-	cmd.Stderr = logOnFailure(t)
+	cmd.Stderr = testlog.OnFailure(t, "server stderr")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

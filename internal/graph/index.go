@@ -77,6 +77,13 @@ func (g *Graph) index() *searchIndex {
 		for _, e := range g.entities {
 			x.add(e)
 		}
+		// Appending left up to half of each list unused; a full build is
+		// the moment to give that memory back.
+		for t, p := range x.postings {
+			if cap(p)-len(p) > 4 {
+				x.postings[t] = slices.Clip(slices.Clone(p))
+			}
+		}
 		return x
 	}
 	for _, e := range x.pending {

@@ -25,6 +25,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 const (
@@ -42,7 +43,7 @@ type testServer struct {
 	url  string // http://127.0.0.1:PORT/mcp
 	base string // http://127.0.0.1:PORT
 	file string // the memory file
-	logs *syncBuffer
+	logs *testlog.Buffer
 	stop func() error // shuts down and returns what Serve returned
 }
 
@@ -57,7 +58,7 @@ func startServer(t *testing.T, cfg httpserver.Config, file string) *testServer {
 		cfg.Addr = "127.0.0.1:0"
 	}
 	cfg.MemoryFile = file
-	logs := logOnFailure(t)
+	logs := testlog.OnFailure(t, "server log")
 	cfg.Logf = logs.Printf
 	store := filestore.Open(file, filestore.Options{Logf: logs.Printf})
 	mem := server.New(store, server.Options{Version: "test", WatchInterval: watchEvery, Logf: logs.Printf})
@@ -636,7 +637,7 @@ func TestGracefulShutdownDuringWrites(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	logs := logOnFailure(t)
+	logs := testlog.OnFailure(t, "server log")
 	urls := make(chan string, 1)
 	copied := make(chan struct{})
 	go func() {
@@ -726,36 +727,4 @@ func TestGracefulShutdownDuringWrites(t *testing.T) {
 		t.Errorf("the lock file is left behind (stat: %v)", err)
 	}
 	t.Logf("%d writes acknowledged before and during shutdown, %d in the file", len(acked), len(got))
-}
-
-// logOnFailure collects a server's log and shows it if the test fails.
-func logOnFailure(t *testing.T) *syncBuffer {
-	b := &syncBuffer{}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("server log:\n%s", b.String())
-		}
-	})
-	return b
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Printf(format string, args ...any) {
-	fmt.Fprintf(b, format+"\n", args...)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

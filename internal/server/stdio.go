@@ -142,24 +142,39 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			r := *resp
 			r.Error = wireError(resp.Error)
 			msg = &r
-		} else if line, ok := c.t.s.expand(resp); ok {
+		} else if e, ok := c.t.s.expand(resp); ok {
 			if c.t.batch.seen.Load() {
 				// Responses to a batch go out together; let the SDK
 				// collect this one with the real result.
 				r := *resp
-				r.Result = line.result
+				r.Result = e.result()
 				return c.Connection.Write(ctx, &r)
 			}
-			_, err := c.t.out.Write(line.message)
-			return err
+			return e.writeTo(c.t.out)
 		}
 	}
 	return c.Connection.Write(ctx, msg)
 }
 
+// expanded is a response rebuilt around a parked result, in pieces so the
+// megabytes of content and structured result are not copied again.
 type expanded struct {
-	result  json.RawMessage // the tool result
-	message []byte          // the whole response line, "\n" included
+	pieces [][]byte // the whole response line, "\n" included
+}
+
+// result joins the pieces of the tool result alone, for a batch.
+func (e expanded) result() json.RawMessage {
+	return json.RawMessage(bytes.Join(e.pieces[1:len(e.pieces)-1], nil))
+}
+
+// writeTo writes the response line piece by piece.
+func (e expanded) writeTo(w io.Writer) error {
+	for _, p := range e.pieces {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // expand rebuilds a response whose result is a placeholder.
@@ -185,33 +200,26 @@ func (s *Server) expand(resp *jsonrpc.Response) (expanded, bool) {
 	if err != nil {
 		return expanded{}, false
 	}
-	var b bytes.Buffer
-	b.Grow(len(r.content) + len(r.structured) + 256)
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.Write(id)
-	b.WriteString(`,"result":`)
-	start := b.Len()
-	b.WriteString(`{"content":`)
-	b.Write(r.content)
-	b.WriteString(`,"structuredContent":`)
-	b.Write(r.structured)
+	head := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	head = append(head, `,"result":`...)
+	// The pieces between the first and the last are the result.
+	var tail []byte
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		b.WriteByte(',')
 		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(fields[k])
+		tail = append(append(append(tail, ','), kb...), ':')
+		tail = append(tail, fields[k]...)
 	}
-	b.WriteByte('}')
-	end := b.Len()
-	b.WriteString("}\n")
-	all := b.Bytes()
-	return expanded{result: all[start:end], message: all}, true
+	tail = append(tail, '}')
+	return expanded{pieces: [][]byte{
+		head,
+		[]byte(`{"content":`), r.content, []byte(`,"structuredContent":`), r.structured, tail,
+		[]byte("}\n"),
+	}}, true
 }
 
 // batchSniffer watches the client's input for a JSON-RPC batch (an array at

@@ -174,10 +174,8 @@ func (s *Server) addTools() {
 		}, "entities")),
 		Annotations: mutating,
 	}, func(ctx context.Context, rp replier, a entitiesArgs) (reply, error) {
-		var res graph.CreateEntitiesResult
-		err := s.update(ctx, func(g *graph.Graph) error {
-			res = g.CreateEntities(a.Entities)
-			return nil
+		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.CreateEntitiesResult, error) {
+			return g.CreateEntities(a.Entities), nil
 		})
 		if err != nil {
 			return reply{}, err
@@ -196,10 +194,8 @@ func (s *Server) addTools() {
 		OutputSchema: closed(object(map[string]*jsonschema.Schema{"relations": array(closed(relationSchema()), "")}, "relations")),
 		Annotations:  mutating,
 	}, func(ctx context.Context, rp replier, a relationsArgs) (reply, error) {
-		var res graph.CreateRelationsResult
-		err := s.update(ctx, func(g *graph.Graph) (err error) {
-			res, err = g.CreateRelations(a.Relations)
-			return err
+		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.CreateRelationsResult, error) {
+			return g.CreateRelations(a.Relations)
 		})
 		if err != nil {
 			return reply{}, err
@@ -221,10 +217,8 @@ func (s *Server) addTools() {
 		}, "entityName", "addedObservations")), "")}, "results")),
 		Annotations: mutating,
 	}, func(ctx context.Context, rp replier, a addObservationsArgs) (reply, error) {
-		var res graph.AddObservationsResult
-		err := s.update(ctx, func(g *graph.Graph) (err error) {
-			res, err = g.AddObservations(a.Observations)
-			return err
+		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.AddObservationsResult, error) {
+			return g.AddObservations(a.Observations)
 		})
 		if err != nil {
 			return reply{}, err
@@ -319,13 +313,19 @@ func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error 
 	return err
 }
 
+// mutate runs apply as a write (see update) and returns its result.
+func mutate[R any](ctx context.Context, s *Server, apply func(*graph.Graph) (R, error)) (R, error) {
+	var res R
+	err := s.update(ctx, func(g *graph.Graph) (err error) {
+		res, err = apply(g)
+		return err
+	})
+	return res, err
+}
+
 // delete runs one of the delete tools; their text item is the message.
 func (s *Server) delete(ctx context.Context, rp replier, fn func(*graph.Graph) graph.DeleteResult) (reply, error) {
-	var res graph.DeleteResult
-	err := s.update(ctx, func(g *graph.Graph) error {
-		res = fn(g)
-		return nil
-	})
+	res, err := mutate(ctx, s, func(g *graph.Graph) (graph.DeleteResult, error) { return fn(g), nil })
 	if err != nil {
 		return reply{}, err
 	}
