@@ -18,6 +18,7 @@ type runSettings struct {
 	warmups     int           // unmeasured calls per tool first
 	callTimeout time.Duration // one call longer than this fails
 	starts      int           // process starts timed (start-to-first-answer)
+	skip        []string      // labels of tool rows not to run (substrings)
 	client      clientOptions
 }
 
