@@ -38,6 +38,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 const usage = `memory-bench: latency and memory of MCP memory servers, as a client sees them.
@@ -112,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *writeGraph != "" {
-		g, _ := Generate(sizes[0], *seed)
+		g, _ := testgraph.Generate(sizes[0], *seed)
 		if err := writeGraphFile(*writeGraph, g); err != nil {
 			fmt.Fprintf(stderr, "memory-bench: %v\n", err)
 			return 1
@@ -220,7 +222,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // in order, each on a fresh copy of the file.
 func runSize(ctx context.Context, n int, seed uint64, tmp string, servers []*benchServer, s runSettings, progress func(string, ...any)) (*sizeResult, error) {
 	progress("N=%d: generating graph", n)
-	g, q := Generate(n, seed)
+	g, q := testgraph.Generate(n, seed)
 	file := filepath.Join(tmp, fmt.Sprintf("graph-%d.jsonl", n))
 	if err := writeGraphFile(file, g); err != nil {
 		return nil, err
@@ -255,7 +257,7 @@ func runSize(ctx context.Context, n int, seed uint64, tmp string, servers []*ben
 
 // runServer measures one server on one graph: s.starts timed starts (the
 // last one is the session the tools are measured in), then every tool.
-func runServer(ctx context.Context, command, graphFile, dir string, g *Graph, q Queries, seed uint64, s runSettings, progress func(string, ...any)) (*RunResult, error) {
+func runServer(ctx context.Context, command, graphFile, dir string, g *testgraph.Graph, q testgraph.Queries, seed uint64, s runSettings, progress func(string, ...any)) (*RunResult, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -322,7 +324,7 @@ func runServer(ctx context.Context, command, graphFile, dir string, g *Graph, q 
 	return res, nil
 }
 
-func writeGraphFile(path string, g *Graph) error {
+func writeGraphFile(path string, g *testgraph.Graph) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

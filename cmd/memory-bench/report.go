@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/text/width"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 // report is everything one benchmark run measured.
@@ -446,7 +448,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 		"Each server command was run once before timing, so npx's download is not counted; "+
 		"start to first answer is process start to the first `open_nodes` answer, median of %d starts. "+
 		"Peak RSS is the VmHWM of the server process (wrappers such as sh and npx not counted).%s\n",
-		observationsPerEntity, r.Seed, r.Settings.client.protocol, r.Settings.warmups,
+		testgraph.ObservationsPerEntity, r.Seed, r.Settings.client.protocol, r.Settings.warmups,
 		r.Settings.iters, r.Settings.minIters, r.Settings.budget, r.Settings.starts, r.loadNote())
 
 	for _, sz := range r.Sizes {

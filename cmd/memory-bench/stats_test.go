@@ -56,3 +56,24 @@ func TestSummarizeLeavesSamplesAlone(t *testing.T) {
 		t.Errorf("min/max/mean = %v/%v/%v, want 1/3/2", s.Min, s.Max, s.Mean)
 	}
 }
+
+func TestParseSizes(t *testing.T) {
+	got, err := parseSizes("1000, 10k,1M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{1000, 10000, 1000000}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	for _, bad := range []string{"", "1", "ten", "10,,20", "-5"} {
+		if _, err := parseSizes(bad); err == nil {
+			t.Errorf("parseSizes(%q) accepted", bad)
+		}
+	}
+}

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 // runSettings bound how long each tool is measured.
@@ -65,8 +68,8 @@ type RunResult struct {
 // fresh names, create_relations fresh relation types, and
 // delete_observations removes what add_observations added.
 type workload struct {
-	graph   *Graph
-	queries Queries
+	graph   *testgraph.Graph
+	queries testgraph.Queries
 	rng     *rand.Rand
 
 	added           []observationRef // by add_observations, not yet deleted
@@ -78,7 +81,7 @@ type workload struct {
 
 type observationRef struct{ entity, text string }
 
-func newWorkload(g *Graph, q Queries, seed uint64) *workload {
+func newWorkload(g *testgraph.Graph, q testgraph.Queries, seed uint64) *workload {
 	return &workload{graph: g, queries: q, rng: rand.New(rand.NewPCG(seed, 0x776f726b6c6f6164))}
 }
 
@@ -249,7 +252,7 @@ func (w *workload) pickNames(k int) []string {
 	names := make([]string, 0, k)
 	for len(names) < k {
 		name := w.graph.Entities[w.rng.IntN(len(w.graph.Entities))].Name
-		if !containsString(names, name) {
+		if !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
@@ -286,7 +289,7 @@ func measure(ctx context.Context, p *serverProcess, tc toolCase, s runSettings) 
 		r.Checked++
 		if problem != "" {
 			r.WrongAnswers++
-			if len(r.Problems) < 3 && !containsString(r.Problems, problem) {
+			if len(r.Problems) < 3 && !slices.Contains(r.Problems, problem) {
 				r.Problems = append(r.Problems, problem)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,14 +17,14 @@ import (
 // removes it: a live writer finishes far sooner.
 const staleTempAge = time.Minute
 
-// writeFileAtomic replaces path with data: a reader sees either the old file
+// writeFileAtomic replaces path with what write writes: a reader sees either the old file
 // or the new one, and after it returns the new one survives a crash.
 // beforeRename, if not nil, runs when the new content is durable but not yet
 // in place; an error from it abandons the save.
 // An existing file keeps its mode; a new one gets 0600. The directory must
 // exist. On failure the old file is untouched and no
 // temporary file is left.
-func writeFileAtomic(path string, data []byte, beforeRename func() error) (err error) {
+func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func() error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -51,7 +52,7 @@ func writeFileAtomic(path string, data []byte, beforeRename func() error) (err e
 	if err := f.Chmod(mode); err != nil {
 		return fmt.Errorf("setting the mode of %s: %w", tmp, err)
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
 	// Without this fsync the rename could reach the disk before the data,

@@ -37,7 +37,6 @@ type Store struct {
 	stamp      stamp    // the file g was read from or saved as
 	loaded     bool     // false: g must be read from the file first
 	saved      stamp    // the file as this Store last saved it
-	buf        []byte   // reused encode buffer
 }
 
 // stamp tells whether the file changed since it was last read.
@@ -196,17 +195,9 @@ func (s *Store) loadLocked() error {
 }
 
 func (s *Store) saveLocked(lock *Lock) error {
-	// Size the buffer for the file at once rather than growing it by copies.
-	if want := int(s.stamp.size + s.stamp.size/8 + 4096); cap(s.buf) < want {
-		s.buf = make([]byte, 0, want)
-	}
-	s.buf = jsonl.Encode(s.buf[:0], s.g, s.unreadable)
-	if err := writeFileAtomic(s.path, s.buf, lock.Check); err != nil {
+	write := func(w io.Writer) error { return jsonl.Write(w, s.g, s.unreadable) }
+	if err := writeFileAtomic(s.path, write, lock.Check); err != nil {
 		return fmt.Errorf("saving %s: %w", s.path, err)
-	}
-	// Do not keep a buffer the size of a huge graph alive between saves.
-	if cap(s.buf) > 64<<20 {
-		s.buf = nil
 	}
 	st, err := s.statFile()
 	if err != nil {

@@ -1,51 +1,21 @@
 package jsonl
 
 import (
-	"fmt"
-	"math/rand/v2"
-	"strings"
+	"bytes"
 	"testing"
 
-	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
-// benchWords mix the scripts a memory file holds in practice.
-var benchWords = [...][]string{
-	strings.Fields("the user prefers short answers works at acme corp lives in berlin likes tea and hiking project deadline is friday uses go and typescript"),
-	strings.Fields("ユーザーは 東京 に 住んでいる 寿司 が 好き 会社 で エンジニア として 働いている 週末 は 山登り を する 締め切り は 金曜日"),
-	strings.Fields("пользователь живёт в москве работает программистом любит чай и длинные прогулки дедлайн в пятницу пишет на go"),
-}
-
-// benchFile builds a memory file of n entities with three to eight
-// observations each in mixed English, Japanese and Russian, and about two
-// relations per entity, through Encode so it is canonical.
+// benchFile is a memory file of n entities in the reference format, as
+// the side-by-side benchmark generates it.
 func benchFile(n int, seed uint64) []byte {
-	rng := rand.New(rand.NewPCG(seed, seed))
-	sentence := func() string {
-		words := benchWords[rng.IntN(len(benchWords))]
-		var b strings.Builder
-		for i := range 4 + rng.IntN(12) {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(words[rng.IntN(len(words))])
-		}
-		return b.String()
+	g, _ := testgraph.Generate(n, seed)
+	var b bytes.Buffer
+	if err := g.WriteJSONL(&b); err != nil {
+		panic(err)
 	}
-	g := graph.New()
-	names := make([]string, n)
-	for i := range n {
-		names[i] = fmt.Sprintf("%s %d", benchWords[i%3][i%7], i)
-		obs := make([]string, 3+rng.IntN(6))
-		for j := range obs {
-			obs[j] = fmt.Sprintf("%s (%d)", sentence(), j)
-		}
-		g.LoadEntity(graph.Entity{Name: names[i], EntityType: benchWords[rng.IntN(3)][rng.IntN(5)], Observations: obs})
-	}
-	for i := range 2 * n {
-		g.LoadRelation(graph.Relation{From: names[rng.IntN(n)], To: names[rng.IntN(n)], RelationType: fmt.Sprintf("rel_%d", i%13)})
-	}
-	return Encode(nil, g, nil)
+	return b.Bytes()
 }
 
 func BenchmarkDecode(b *testing.B) {

@@ -31,8 +31,10 @@
 package jsonl
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
-	"slices"
+	"io"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -59,82 +61,67 @@ type File struct {
 	Problems []Problem
 }
 
-// Encode appends the memory file for g to buf: entity lines in graph order,
+// Write writes the memory file for g to w: entity lines in graph order,
 // then relation lines, then the unreadable lines unchanged, "\n" after every
-// line.
+// line. It streams: memory stays flat however big the graph.
 //
 // It uses each entity's and relation's cached EncodedLine when non-nil and
 // fills the cache (SetEncodedLine) when nil, so a save re-encodes only what
-// changed. Filling the cache writes to the graph: Encode must not run
-// concurrently with any other use of g. Encode only reads cached lines, so
-// they may point into a file Decode read. The lines it caches are copies, so
-// buf may be reused for the next save.
-func Encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
-	var small [16]freshLine // a save usually changes a few lines
-	fresh := small[:0]
+// changed. Filling the cache writes to the graph: Write must not run
+// concurrently with any other use of g. Write only reads cached lines, so
+// they may point into a file Decode read.
+func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var a lineArena
 	for _, e := range g.Entities() {
-		if line := e.EncodedLine(); line != nil {
-			buf = append(buf, line...)
-		} else {
-			start := len(buf)
-			buf = AppendEntity(buf, e)
-			fresh = appendFresh(fresh, freshLine{e, start, len(buf)})
+		line := e.EncodedLine()
+		if line == nil {
+			line = a.add(func(b []byte) []byte { return AppendEntity(b, e) })
+			e.SetEncodedLine(line)
 		}
-		buf = append(buf, '\n')
+		bw.Write(line)
+		bw.WriteByte('\n')
 	}
 	for _, r := range g.Relations() {
-		if line := r.EncodedLine(); line != nil {
-			buf = append(buf, line...)
-		} else {
-			start := len(buf)
-			buf = AppendRelation(buf, r)
-			fresh = appendFresh(fresh, freshLine{r, start, len(buf)})
+		line := r.EncodedLine()
+		if line == nil {
+			line = a.add(func(b []byte) []byte { return AppendRelation(b, r) })
+			r.SetEncodedLine(line)
 		}
-		buf = append(buf, '\n')
+		bw.Write(line)
+		bw.WriteByte('\n')
 	}
-	cacheLines(buf, fresh)
 	for _, line := range unreadable {
-		buf = append(buf, line...)
-		buf = append(buf, '\n')
+		bw.Write(line)
+		bw.WriteByte('\n')
 	}
-	return buf
+	return bw.Flush() // bufio keeps the first write error
 }
 
-// freshLine is a line Encode wrote afresh: buf[start:end] is owner's line.
-type freshLine struct {
-	owner      interface{ SetEncodedLine([]byte) } // *graph.Entity or *graph.Relation
-	start, end int
+// Encode appends the memory file for g to buf, as Write writes it.
+func Encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
+	b := bytes.NewBuffer(buf)
+	Write(b, g, unreadable) // a bytes.Buffer never fails
+	return b.Bytes()
 }
 
-// appendFresh appends l to fresh, doubling its capacity when full: it grows
-// to a line per entity and relation when nothing was cached, and append's
-// gentler growth for big slices would leave more garbage behind.
-func appendFresh(fresh []freshLine, l freshLine) []freshLine {
-	if len(fresh) == cap(fresh) {
-		fresh = slices.Grow(fresh, len(fresh))
-	}
-	return append(fresh, l)
-}
+// lineArena holds the lines Write encodes afresh, many to an allocation:
+// after a load that could not fill the cache, the first save encodes every
+// line. Like the bytes Decode read, a chunk stays in memory while any of its
+// lines is cached.
+type lineArena struct{ chunk []byte }
 
-// cacheLines caches the fresh lines of buf as their owners' lines. It copies
-// them all into one block rather than each into its own: after a load that
-// could not fill the cache, the first save encodes every line. Like the
-// bytes Decode read, the block stays in memory while any of its lines is
-// cached.
-func cacheLines(buf []byte, fresh []freshLine) {
-	if len(fresh) == 0 {
-		return
+const arenaChunk = 256 << 10
+
+// add appends a line with appendLine and returns it, capacity clipped so no
+// later append can overwrite its neighbour.
+func (a *lineArena) add(appendLine func([]byte) []byte) []byte {
+	if cap(a.chunk)-len(a.chunk) < 4096 {
+		a.chunk = make([]byte, 0, arenaChunk)
 	}
-	n := 0
-	for _, l := range fresh {
-		n += l.end - l.start
-	}
-	block := make([]byte, 0, n)
-	for _, l := range fresh {
-		start := len(block)
-		block = append(block, buf[l.start:l.end]...)
-		l.owner.SetEncodedLine(block[start:len(block):len(block)])
-	}
+	start := len(a.chunk)
+	a.chunk = appendLine(a.chunk)
+	return a.chunk[start:len(a.chunk):len(a.chunk)]
 }
 
 // The fixed pieces of the lines AppendEntity and AppendRelation write, which

@@ -1,4 +1,8 @@
-package main
+// Package testgraph generates realistic knowledge graphs for benchmarks and
+// tests: N entities with five observations each in mixed English, Japanese
+// and Russian, 2N relations, written in the reference server's file format.
+// The same size and seed always give the same graph.
+package testgraph
 
 import (
 	"bufio"
@@ -6,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -36,19 +41,19 @@ type Queries struct {
 	Japanese string
 }
 
-// defaultQueries are the search terms every generated graph is built around.
+// DefaultQueries are the search terms every generated graph is built around.
 // None of them occurs in an entity name, so the hit counts depend on the
 // observation text alone.
-var defaultQueries = Queries{
+var DefaultQueries = Queries{
 	Rare:     "quetzalcoatlite",
 	Common:   "work",
 	TwoWords: "machine learning",
 	Japanese: "東京",
 }
 
-// observationsPerEntity is fixed by the benchmark's definition of a graph of
+// ObservationsPerEntity is fixed by the benchmark's definition of a graph of
 // size N: N entities with five observations each and 2N relations.
-const observationsPerEntity = 5
+const ObservationsPerEntity = 5
 
 // Generate builds a graph of n entities (n >= 2), five distinct observations
 // each, and 2n distinct relations between existing entities. The same n and
@@ -69,8 +74,8 @@ func Generate(n int, seed uint64) (*Graph, Queries) {
 
 	// Plant the rare term in exactly one entity, replacing one observation.
 	rare := &g.Entities[r.IntN(n)]
-	rare.Observations[r.IntN(observationsPerEntity)] =
-		"Collects minerals; the pride of the collection is a " + defaultQueries.Rare + " specimen"
+	rare.Observations[r.IntN(ObservationsPerEntity)] =
+		"Collects minerals; the pride of the collection is a " + DefaultQueries.Rare + " specimen"
 
 	type triple struct {
 		from, to int32
@@ -89,7 +94,7 @@ func Generate(n int, seed uint64) (*Graph, Queries) {
 			RelationType: relationTypes[t.kind],
 		})
 	}
-	return g, defaultQueries
+	return g, DefaultQueries
 }
 
 // CountMatches counts the entities that the reference search rule matches:
@@ -192,9 +197,9 @@ func generateEntity(r *rand.Rand, i int) Entity {
 	e := Entity{
 		Name:         entityName(r, lang, typ, i),
 		EntityType:   typ,
-		Observations: make([]string, 0, observationsPerEntity),
+		Observations: make([]string, 0, ObservationsPerEntity),
 	}
-	for len(e.Observations) < observationsPerEntity {
+	for len(e.Observations) < ObservationsPerEntity {
 		// Most observations are in the entity's language; users mix.
 		obsLang := lang
 		if r.IntN(10) >= 7 {
@@ -202,7 +207,7 @@ func generateEntity(r *rand.Rand, i int) Entity {
 		}
 		v := vocabularies[obsLang]
 		o := v.expand(r, v.templates[r.IntN(len(v.templates))])
-		if !containsString(e.Observations, o) {
+		if !slices.Contains(e.Observations, o) {
 			e.Observations = append(e.Observations, o)
 		}
 	}
@@ -226,15 +231,6 @@ func pickWeighted(r *rand.Rand, weights []int) int {
 		x -= w
 	}
 	return len(weights) - 1
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // entityName makes a readable, unique name: the index suffix keeps names

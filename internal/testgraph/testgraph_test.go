@@ -1,4 +1,4 @@
-package main
+package testgraph
 
 import (
 	"bufio"
@@ -78,8 +78,8 @@ func TestGeneratedFileIsAValidReferenceGraph(t *testing.T) {
 				t.Errorf("line %d: duplicate entity name %q", line, rec.Name)
 			}
 			names[rec.Name] = true
-			if rec.Observations == nil || len(*rec.Observations) != observationsPerEntity {
-				t.Errorf("line %d: want %d observations: %s", line, observationsPerEntity, text)
+			if rec.Observations == nil || len(*rec.Observations) != ObservationsPerEntity {
+				t.Errorf("line %d: want %d observations: %s", line, ObservationsPerEntity, text)
 			} else {
 				seen := map[string]bool{}
 				for _, o := range *rec.Observations {
@@ -124,26 +124,5 @@ func TestGeneratedFileIsAValidReferenceGraph(t *testing.T) {
 	}
 	if !bytes.Contains(data, []byte("東京")) || !bytes.Contains(data, []byte("Живёт")) {
 		t.Error("no Japanese or Russian text in the graph")
-	}
-}
-
-func TestParseSizes(t *testing.T) {
-	got, err := parseSizes("1000, 10k,1M")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []int{1000, 10000, 1000000}
-	if len(got) != len(want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("got %v, want %v", got, want)
-		}
-	}
-	for _, bad := range []string{"", "1", "ten", "10,,20", "-5"} {
-		if _, err := parseSizes(bad); err == nil {
-			t.Errorf("parseSizes(%q) accepted", bad)
-		}
 	}
 }
