@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -69,21 +71,8 @@ func (x *searchIndex) forget(e *Entity) {
 func (g *Graph) index() *searchIndex {
 	x := g.idx
 	if x == nil || x.stale > len(x.byID)/2+rebuildSlack {
-		for _, e := range g.entities {
-			e.sid = 0
-		}
-		x = &searchIndex{byID: make([]*Entity, 1, len(g.entities)+1), postings: make(map[uint32][]uint32)}
+		x = g.buildIndex()
 		g.idx = x
-		for _, e := range g.entities {
-			x.add(e)
-		}
-		// Appending left up to half of each list unused; a full build is
-		// the moment to give that memory back.
-		for t, p := range x.postings {
-			if cap(p)-len(p) > 4 {
-				x.postings[t] = slices.Clip(slices.Clone(p))
-			}
-		}
 		return x
 	}
 	for _, e := range x.pending {
@@ -95,37 +84,88 @@ func (g *Graph) index() *searchIndex {
 	return x
 }
 
+// parallelBuildMin is the graph size from which a full build uses every
+// core; a variable so tests can exercise the parallel build on small graphs.
+var parallelBuildMin = 8192
+
+// buildIndex indexes every entity, entity i as id i+1. Large graphs are cut
+// into one part per core; each part posts its ids into a map of its own, and
+// the parts' lists are joined in order, so every list stays sorted.
+func (g *Graph) buildIndex() *searchIndex {
+	n := len(g.entities)
+	x := &searchIndex{byID: make([]*Entity, n+1)}
+	parts := 1
+	if n >= parallelBuildMin {
+		parts = min(runtime.GOMAXPROCS(0), 8)
+	}
+	partial := make([]map[uint32][]uint32, parts)
+	size := (n + parts - 1) / parts
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			m := make(map[uint32][]uint32)
+			for i := p * size; i < min(n, (p+1)*size); i++ {
+				e, id := g.entities[i], uint32(i+1)
+				x.byID[id] = e
+				e.sid = id
+				postEntity(m, id, e)
+			}
+			partial[p] = m
+		})
+	}
+	wg.Wait()
+	x.postings = partial[0]
+	for _, m := range partial[1:] {
+		for t, ids := range m {
+			x.postings[t] = append(x.postings[t], ids...)
+		}
+	}
+	// Appending left up to half of each list unused; a full build is the
+	// moment to give that memory back.
+	for t, ids := range x.postings {
+		if cap(ids)-len(ids) > 4 {
+			x.postings[t] = slices.Clip(slices.Clone(ids))
+		}
+	}
+	return x
+}
+
 func (x *searchIndex) add(e *Entity) {
 	id := uint32(len(x.byID))
 	x.byID = append(x.byID, e)
 	e.sid = id
+	postEntity(x.postings, id, e)
+}
+
+// postEntity posts id under the trigrams of every folded text of e.
+func postEntity(postings map[uint32][]uint32, id uint32, e *Entity) {
 	st := e.searchText()
-	x.addText(id, st.name)
-	x.addText(id, st.entityType)
+	postText(postings, id, st.name)
+	postText(postings, id, st.entityType)
 	for _, o := range st.observations {
-		x.addText(id, o)
+		postText(postings, id, o)
 	}
 }
 
-func (x *searchIndex) addText(id uint32, f folded) {
-	x.addString(id, f.nfkc)
+func postText(postings map[uint32][]uint32, id uint32, f folded) {
+	postString(postings, id, f.nfkc)
 	if f.plain != f.nfkc {
-		x.addString(id, f.plain)
+		postString(postings, id, f.plain)
 	}
 }
 
-// addString posts id under every trigram of s that starts a character: a
+// postString posts id under every trigram of s that starts a character: a
 // match of valid UTF-8 text can only start at a character, so the others
 // would add nothing. Ids only grow, so a list already ending in id has it.
-func (x *searchIndex) addString(id uint32, s string) {
+func postString(postings map[uint32][]uint32, id uint32, s string) {
 	for i := 0; i+3 <= len(s); i++ {
 		if !utf8.RuneStart(s[i]) {
 			continue
 		}
 		t := trigram(s, i)
-		p := x.postings[t]
+		p := postings[t]
 		if len(p) == 0 || p[len(p)-1] != id {
-			x.postings[t] = append(p, id)
+			postings[t] = append(p, id)
 		}
 	}
 }

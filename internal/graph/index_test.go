@@ -39,8 +39,8 @@ func bruteForceSearch(g *Graph, query string) []string {
 // against a scan of all entities.
 func TestIndexMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(*quickSeed), 7))
-	defer func(old int) { rebuildSlack = old }(rebuildSlack)
-	rebuildSlack = 16
+	defer func(slack, parallel int) { rebuildSlack, parallelBuildMin = slack, parallel }(rebuildSlack, parallelBuildMin)
+	rebuildSlack, parallelBuildMin = 16, 50
 	vocab := []string{"alpha", "beta", "Gamma", "дельта", "ЭПСИЛОН", "東京都", "ｶﾀｶﾅ", "カタカナ", "straße", "STRASSE", "cafe\u0301", "ǅemal", "ꭰꭱ", "ᎠᎡ", "zeta eta"}
 	text := func() string {
 		n := 1 + rng.IntN(3)
