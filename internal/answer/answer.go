@@ -1,0 +1,532 @@
+// Package answer lays out what the read tools return so that every answer
+// fits the assistant that asked (SPEC §8).
+//
+// An Answer is the whole of what a call asked for: entities in answer order
+// and relations in graph order. Page cuts it into parts whose text stays
+// within a byte limit. Each part but the last carries a cursor; calling Page
+// again with it gives the next part. Following the cursors yields every
+// entity and relation of the answer exactly once.
+//
+// The parts are cut from one sequence: each entity, followed by the
+// relations whose earliest end in the answer it is, then the relations with
+// no end in the answer. A page is a run of that sequence, so a relation
+// comes with the first entity it touches. An entity too big for a page on
+// its own is split by its observations and says how many each part leaves
+// out.
+//
+// A cursor carries no server state: it names the request it belongs to and a
+// digest of everything before its position. A cursor used after the memory
+// changed still works when everything before it is unchanged (the rest is
+// read from the memory as it is now); otherwise Page refuses it with an
+// error that says to start over. It never returns wrong data silently.
+package answer
+
+import (
+	"cmp"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+// View is one entity of an answer as it is to be shown.
+type View struct {
+	Entity *graph.Entity
+	// First lists indexes of observations shown before the others, in
+	// order (a search shows what matched first). Nil: stored order.
+	First []int
+}
+
+// Answer is the whole answer of a read tool, before it is cut into parts.
+type Answer struct {
+	// Tool names the tool in the text that says how to get the rest.
+	Tool string
+	// Request identifies the call's arguments other than the cursor; a
+	// cursor is good only for the request that issued it.
+	Request string
+	// Outline shows each entity's name, type and number of observations
+	// instead of its observations.
+	Outline   bool
+	Entities  []View
+	Relations []*graph.Relation // graph order
+	// Notes are further text items shown after the JSON on every part.
+	Notes []string
+	// Hint ends the sentence that says how to get the rest, naming
+	// narrower requests (", or …"); it may be empty.
+	Hint string
+}
+
+// Page is one part of an answer.
+type Page struct {
+	Structured []byte   // the result as compact JSON
+	Texts      []string // the text items: the result indented, then notes
+	NextCursor string   // empty on the last part
+}
+
+// ResourceURI is the resource that holds the whole graph, uncut.
+const ResourceURI = "memory://knowledge-graph"
+
+// MinLimit is the smallest limit Page accepts: room for one entity with a
+// few observations and the text that says how to go on.
+const MinLimit = 2000
+
+// ErrCursor is wrapped by every error about a cursor.
+var ErrCursor = errors.New("bad cursor")
+
+// item is one element of the answer's sequence: an entity (ent ≥ 0, an index
+// into Entities) or a relation (rel, an index into Relations).
+type item struct{ ent, rel int32 }
+
+func (a *Answer) sequence() []item {
+	seq := make([]item, 0, len(a.Entities)+len(a.Relations))
+	if len(a.Relations) == 0 {
+		for i := range a.Entities {
+			seq = append(seq, item{int32(i), -1})
+		}
+		return seq
+	}
+	pos := make(map[string]int32, len(a.Entities))
+	for i, v := range a.Entities {
+		if _, dup := pos[v.Entity.Name]; !dup {
+			pos[v.Entity.Name] = int32(i)
+		}
+	}
+	// anchor[i]: the entity a relation follows; len(Entities) for none.
+	n := int32(len(a.Entities))
+	anchor := make([]int32, len(a.Relations))
+	count := make([]int32, n+2)
+	for i, r := range a.Relations {
+		at := n
+		if p, ok := pos[r.From]; ok {
+			at = p
+		}
+		if p, ok := pos[r.To]; ok && p < at {
+			at = p
+		}
+		anchor[i] = at
+		count[at+1]++
+	}
+	for i := int32(1); i < n+2; i++ {
+		count[i] += count[i-1]
+	}
+	// A stable counting sort keeps graph order within each anchor.
+	byAnchor := make([]int32, len(a.Relations))
+	next := slices.Clone(count[:n+1])
+	for i, at := range anchor {
+		byAnchor[next[at]] = int32(i)
+		next[at]++
+	}
+	for i := int32(0); i <= n; i++ {
+		if i < n {
+			seq = append(seq, item{i, -1})
+		}
+		for _, r := range byAnchor[count[i]:count[i+1]] {
+			seq = append(seq, item{-1, r})
+		}
+	}
+	return seq
+}
+
+// cursor is a position in an answer's sequence: item k, and for an entity
+// split across parts the first observation (in shown order) still to show.
+type cursor struct {
+	request uint64
+	k, obs  int
+	prefix  uint64 // digest of the sequence up to and including item k
+}
+
+const cursorVersion = 1
+
+func (c cursor) String() string {
+	b := []byte{cursorVersion}
+	b = binary.BigEndian.AppendUint64(b, c.request)
+	b = binary.AppendUvarint(b, uint64(c.k))
+	b = binary.AppendUvarint(b, uint64(c.obs))
+	b = binary.BigEndian.AppendUint64(b, c.prefix)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func parseCursor(s string) (cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) < 1+8+1+1+8 || b[0] != cursorVersion {
+		return cursor{}, fmt.Errorf("%w: it is not one this server gave", ErrCursor)
+	}
+	c := cursor{request: binary.BigEndian.Uint64(b[1:])}
+	rest := b[9:]
+	k, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return cursor{}, fmt.Errorf("%w: it is not one this server gave", ErrCursor)
+	}
+	rest = rest[n:]
+	obs, n := binary.Uvarint(rest)
+	if n <= 0 || len(rest[n:]) != 8 || k > 1<<31 || obs > 1<<31 {
+		return cursor{}, fmt.Errorf("%w: it is not one this server gave", ErrCursor)
+	}
+	c.k, c.obs = int(k), int(obs)
+	c.prefix = binary.BigEndian.Uint64(rest[n:])
+	return c, nil
+}
+
+func digest(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// prefixDigest digests the identities of seq[:k+1].
+func (a *Answer) prefixDigest(seq []item, k int) uint64 {
+	h := fnv.New64a()
+	sep := []byte{0}
+	for _, it := range seq[:k+1] {
+		if it.ent >= 0 {
+			h.Write([]byte{'e'})
+			h.Write([]byte(a.Entities[it.ent].Entity.Name))
+		} else {
+			r := a.Relations[it.rel]
+			h.Write([]byte{'r'})
+			h.Write([]byte(r.From))
+			h.Write(sep)
+			h.Write([]byte(r.To))
+			h.Write(sep)
+			h.Write([]byte(r.RelationType))
+		}
+		h.Write(sep)
+	}
+	return h.Sum64()
+}
+
+// start finds where cursor text points in seq.
+func (a *Answer) start(seq []item, text string) (k, obs int, err error) {
+	if text == "" {
+		return 0, 0, nil
+	}
+	c, err := parseCursor(text)
+	if err != nil {
+		return 0, 0, err
+	}
+	if c.request != digest(a.Request) {
+		return 0, 0, fmt.Errorf("%w: it belongs to a call with other arguments; repeat that call's arguments with it, or leave cursor out to start over", ErrCursor)
+	}
+	changed := fmt.Errorf("%w: the memory changed since this cursor was given, so the rest of that answer is gone; call %s again without cursor to start over", ErrCursor, a.Tool)
+	if c.k >= len(seq) || a.prefixDigest(seq, c.k) != c.prefix {
+		return 0, 0, changed
+	}
+	if it := seq[c.k]; c.obs > 0 && (it.ent < 0 || c.obs >= len(a.Entities[it.ent].Entity.Observations)) {
+		return 0, 0, changed
+	}
+	return c.k, c.obs, nil
+}
+
+// shown returns v's observations in the order they are shown.
+func (v View) shown() []string {
+	obs := v.Entity.Observations
+	if len(v.First) == 0 {
+		return obs
+	}
+	out := make([]string, 0, len(obs))
+	picked := make([]bool, len(obs))
+	for _, i := range v.First {
+		if i >= 0 && i < len(obs) && !picked[i] {
+			picked[i] = true
+			out = append(out, obs[i])
+		}
+	}
+	for i, o := range obs {
+		if !picked[i] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// part is an entity shown in part: observations [from, to) of those shown.
+type part struct {
+	ent      int
+	from, to int
+	cut      string // the last observation shown was cut to this
+}
+
+// layout is the content of one page.
+type layout struct {
+	entities  []part
+	relations []int32 // indexes into Relations, graph order once sorted
+	next      int     // sequence position after the page; len(seq): none
+	nextObs   int
+}
+
+func (a *Answer) writeEntity(w *JSON, p part) {
+	e := a.Entities[p.ent].Entity
+	w.Open('{')
+	w.Key("name")
+	w.String(e.Name)
+	w.Key("entityType")
+	w.String(e.EntityType)
+	if a.Outline {
+		w.Key("observationCount")
+		w.Int(len(e.Observations))
+		w.Close('}')
+		return
+	}
+	obs := a.Entities[p.ent].shown()
+	w.Key("observations")
+	w.Open('[')
+	for i := p.from; i < p.to; i++ {
+		if i == p.to-1 && p.cut != "" {
+			w.String(p.cut)
+		} else {
+			w.String(obs[i])
+		}
+	}
+	w.Close(']')
+	if omitted := len(obs) - (p.to - p.from); omitted > 0 {
+		w.Key("omittedObservations")
+		w.Int(omitted)
+	}
+	w.Close('}')
+}
+
+func (a *Answer) write(l *layout, next string) func(*JSON) {
+	return func(w *JSON) {
+		w.Open('{')
+		w.Key("entities")
+		w.Open('[')
+		for _, p := range l.entities {
+			a.writeEntity(w, p)
+		}
+		w.Close(']')
+		w.Key("relations")
+		w.Open('[')
+		for _, r := range l.relations {
+			w.Relation(a.Relations[r])
+		}
+		w.Close(']')
+		if next != "" {
+			w.Key("nextCursor")
+			w.String(next)
+		}
+		w.Close('}')
+	}
+}
+
+// itemSize is what item adds to the indented text, separators included.
+func (a *Answer) itemSize(w *JSON, it item, p part) int {
+	w.buf = w.buf[:0]
+	w.first = append(w.first[:0], false, false)
+	if it.ent >= 0 {
+		a.writeEntity(w, p)
+	} else {
+		w.Relation(a.Relations[it.rel])
+	}
+	return len(w.buf)
+}
+
+// Page returns the part of the answer that cursor points to ("" for the
+// first), cut to limit bytes of text (0: no limit). It fails, wrapping
+// ErrCursor, when the cursor is not one of this answer's.
+func (a *Answer) Page(limit int, cursorText string) (Page, error) {
+	if limit > 0 && limit < MinLimit {
+		limit = MinLimit
+	}
+	seq := a.sequence()
+	k, obs, err := a.start(seq, cursorText)
+	if err != nil {
+		return Page{}, err
+	}
+	l := a.fill(seq, k, obs, limit)
+	for {
+		p := a.render(seq, k, l)
+		if limit == 0 || textSize(p.Texts) <= limit || !l.shrink(a, seq) {
+			return p, nil
+		}
+	}
+}
+
+func textSize(texts []string) int {
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	return n
+}
+
+// fill lays out as much of seq from k (observation obs) as fits limit,
+// counting the skeleton and notes but not the cursor and the notice, which
+// shrink makes room for.
+func (a *Answer) fill(seq []item, k, obs, limit int) *layout {
+	l := &layout{next: len(seq)}
+	if limit == 0 {
+		for i := k; i < len(seq); i++ {
+			a.add(l, seq[i], part{ent: int(seq[i].ent), from: obs, to: a.obsCount(seq[i])})
+			obs = 0
+		}
+		return l
+	}
+	size := len(Encode(true, a.write(&layout{}, ""))) + textSize(a.Notes)
+	scratch := &JSON{indent: true}
+	for i := k; i < len(seq); i++ {
+		it := seq[i]
+		p := part{ent: int(it.ent), from: obs, to: a.obsCount(it)}
+		s := a.itemSize(scratch, it, p)
+		if it.ent >= 0 && len(l.entities) == 0 || it.ent < 0 && len(l.relations) == 0 {
+			// The first element of an array has no comma before it, but
+			// the array's closing bracket moves to a line of its own.
+			s += 2
+		}
+		if size+s > limit {
+			if i == k && it.ent >= 0 {
+				// Alone it does not fit: show what fits of it, leaving
+				// room for the text that says how to go on.
+				e := a.Entities[it.ent].Entity
+				reserve := 400 + 2*len(e.Name) + len(a.Hint) + len(a.Tool)
+				p = a.split(scratch, p, limit-size-reserve)
+				a.add(l, it, p)
+				switch {
+				case p.to < a.obsCount(it):
+					l.next, l.nextObs = i, p.to
+				case i+1 < len(seq):
+					l.next, l.nextObs = i+1, 0
+				}
+				return l
+			}
+			l.next, l.nextObs = i, 0
+			return l
+		}
+		size += s
+		a.add(l, it, p)
+		obs = 0
+	}
+	return l
+}
+
+func (a *Answer) obsCount(it item) int {
+	if it.ent < 0 || a.Outline {
+		return 0
+	}
+	return len(a.Entities[it.ent].Entity.Observations)
+}
+
+func (a *Answer) add(l *layout, it item, p part) {
+	if it.ent >= 0 {
+		l.entities = append(l.entities, p)
+	} else {
+		l.relations = append(l.relations, it.rel)
+	}
+}
+
+// split shows as many of p's observations as fit room; when not even one
+// fits, the first is cut.
+func (a *Answer) split(scratch *JSON, p part, room int) part {
+	lo, hi := p.from, p.to // the count that fits lies in [lo, hi)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if a.itemSize(scratch, item{ent: int32(p.ent)}, part{ent: p.ent, from: p.from, to: mid}) <= room {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo > p.from {
+		return part{ent: p.ent, from: p.from, to: lo}
+	}
+	if p.from == p.to {
+		return p
+	}
+	// Not even one observation fits: cut the first to what fits, on a rune
+	// boundary, and say so in the text.
+	text := a.Entities[p.ent].shown()[p.from]
+	cutAt := len(text)
+	for cutAt > 0 {
+		cutAt = max(0, cutAt-max(64, cutAt/8))
+		for cutAt > 0 && !utf8.RuneStart(text[cutAt]) {
+			cutAt--
+		}
+		c := part{ent: p.ent, from: p.from, to: p.from + 1, cut: text[:cutAt] + cutMark}
+		if a.itemSize(scratch, item{ent: int32(p.ent)}, c) <= room {
+			return c
+		}
+	}
+	return part{ent: p.ent, from: p.from, to: p.from + 1, cut: cutMark}
+}
+
+const cutMark = " … [cut: too long for one answer]"
+
+// shrink gives back the last item of the page (or the last observation of
+// a split entity), so the cursor and the notice fit. It reports false when
+// nothing is left to give back.
+func (l *layout) shrink(a *Answer, seq []item) bool {
+	// The page's last item is seq[l.next-1], or the split entity at l.next.
+	if l.nextObs > 0 {
+		p := &l.entities[len(l.entities)-1]
+		if p.to-p.from > 1 {
+			p.to--
+			p.cut = ""
+			l.nextObs = p.to
+			return true
+		}
+		return false
+	}
+	if len(l.entities)+len(l.relations) <= 1 {
+		// One whole entity: split it instead.
+		if len(l.entities) == 1 && l.entities[0].to-l.entities[0].from > 1 {
+			p := &l.entities[0]
+			p.to--
+			l.next--
+			l.nextObs = p.to
+			return true
+		}
+		return false
+	}
+	it := seq[l.next-1]
+	if it.ent >= 0 {
+		l.entities = l.entities[:len(l.entities)-1]
+	} else {
+		l.relations = l.relations[:len(l.relations)-1]
+	}
+	l.next--
+	return true
+}
+
+// render writes the page laid out in l, which started at seq[k].
+func (a *Answer) render(seq []item, k int, l *layout) Page {
+	rels := slices.Clone(l.relations)
+	slices.SortFunc(rels, cmp.Compare)
+	shown := &layout{entities: l.entities, relations: rels}
+	var next string
+	if l.next < len(seq) {
+		next = cursor{request: digest(a.Request), k: l.next, obs: l.nextObs, prefix: a.prefixDigest(seq, l.next)}.String()
+	}
+	write := a.write(shown, next)
+	p := Page{Structured: Encode(false, write), NextCursor: next}
+	p.Texts = append([]string{string(Encode(true, write))}, a.Notes...)
+	if next != "" {
+		p.Texts = append(p.Texts, a.notice(seq, k, l, next))
+	}
+	return p
+}
+
+func (a *Answer) notice(seq []item, k int, l *layout, next string) string {
+	before := 0 // entities wholly shown on earlier parts
+	for _, it := range seq[:k] {
+		if it.ent >= 0 {
+			before++
+		}
+	}
+	text := fmt.Sprintf("This answer was cut to fit the answer limit: this part has %d of its %d entities (from entity %d on) and %d of its %d relations. For the next part call %s again with the same arguments and \"cursor\": %q%s.",
+		len(l.entities), len(a.Entities), before+1, len(l.relations), len(a.Relations), a.Tool, next, a.Hint)
+	for _, p := range l.entities {
+		if p.cut != "" {
+			text += fmt.Sprintf(" One observation of entity %q is longer than an answer may be and was cut; the resource %s holds it whole.", a.Entities[p.ent].Entity.Name, ResourceURI)
+		}
+	}
+	if l.nextObs > 0 {
+		p := l.entities[len(l.entities)-1]
+		e := a.Entities[p.ent].Entity
+		text += fmt.Sprintf(" Entity %q is too big for one part: this part shows %d of its %d observations; the next part goes on with the rest.", e.Name, p.to-p.from, len(e.Observations))
+	}
+	return text
+}

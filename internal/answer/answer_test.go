@@ -1,0 +1,335 @@
+package answer
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+var seed = flag.Uint64("seed", 0, "seed for the randomised tests (0: a fixed set of seeds)")
+
+type pageEntity struct {
+	Name                string   `json:"name"`
+	EntityType          string   `json:"entityType"`
+	Observations        []string `json:"observations"`
+	ObservationCount    *int     `json:"observationCount"`
+	OmittedObservations int      `json:"omittedObservations"`
+}
+
+type pageJSON struct {
+	Entities   []pageEntity     `json:"entities"`
+	Relations  []graph.Relation `json:"relations"`
+	NextCursor string           `json:"nextCursor"`
+}
+
+func decodePage(t *testing.T, p Page) pageJSON {
+	t.Helper()
+	var s, txt pageJSON
+	if err := json.Unmarshal(p.Structured, &s); err != nil {
+		t.Fatalf("structured result is not JSON: %v\n%s", err, p.Structured)
+	}
+	if err := json.Unmarshal([]byte(p.Texts[0]), &txt); err != nil {
+		t.Fatalf("first text item is not JSON: %v\n%s", err, p.Texts[0])
+	}
+	a, _ := json.Marshal(s)
+	b, _ := json.Marshal(txt)
+	if string(a) != string(b) {
+		t.Fatalf("text and structured result differ:\n%s\n%s", a, b)
+	}
+	if s.NextCursor != p.NextCursor {
+		t.Fatalf("nextCursor %q, Page.NextCursor %q", s.NextCursor, p.NextCursor)
+	}
+	return s
+}
+
+func randomGraph(r *rand.Rand) *graph.Graph {
+	g := graph.New()
+	n := r.IntN(40)
+	var ents []graph.Entity
+	for i := range n {
+		e := graph.Entity{Name: fmt.Sprintf("e%d-%s", i, strings.Repeat("x", r.IntN(30))), EntityType: []string{"person", "place", "Ёлка", "東京"}[r.IntN(4)]}
+		for j := range r.IntN(12) * (1 + r.IntN(2)*r.IntN(20)) {
+			e.Observations = append(e.Observations, fmt.Sprintf("obs %d of %d: %s", j, i, strings.Repeat("word \"q\" ", r.IntN(40))))
+		}
+		ents = append(ents, e)
+	}
+	g.CreateEntities(ents)
+	var rels []graph.Relation
+	for range r.IntN(3 * (n + 1)) {
+		if n == 0 {
+			break
+		}
+		rels = append(rels, graph.Relation{From: ents[r.IntN(n)].Name, To: ents[r.IntN(n)].Name, RelationType: []string{"knows", "works_at", "likes"}[r.IntN(3)]})
+	}
+	if _, err := g.CreateRelations(rels); err != nil {
+		panic(err)
+	}
+	return g
+}
+
+func seeds() []uint64 {
+	if *seed != 0 {
+		return []uint64{*seed}
+	}
+	s := make([]uint64, 200)
+	for i := range s {
+		s[i] = uint64(i + 1)
+	}
+	return s
+}
+
+// follow pages through a, checking each page's size, and returns the
+// entities (observations joined across parts) and relations seen.
+func follow(t *testing.T, a *Answer, limit int) (ents []pageEntity, rels []graph.Relation, pages int) {
+	t.Helper()
+	cur := ""
+	for {
+		p, err := a.Page(limit, cur)
+		if err != nil {
+			t.Fatalf("page %d: %v", pages, err)
+		}
+		pages++
+		if limit > 0 && textSize(p.Texts) > limit {
+			t.Fatalf("page %d: %d bytes of text, limit %d", pages, textSize(p.Texts), limit)
+		}
+		pj := decodePage(t, p)
+		for _, e := range pj.Entities {
+			// A split entity's parts each omit what the others show.
+			if n := len(ents); n > 0 && ents[n-1].Name == e.Name && ents[n-1].OmittedObservations > 0 {
+				prev := &ents[n-1]
+				total := len(prev.Observations) + prev.OmittedObservations
+				if len(e.Observations)+e.OmittedObservations != total {
+					t.Fatalf("parts of %s disagree on its size", e.Name)
+				}
+				prev.Observations = append(prev.Observations, e.Observations...)
+				prev.OmittedObservations = total - len(prev.Observations)
+				continue
+			}
+			ents = append(ents, e)
+		}
+		rels = append(rels, pj.Relations...)
+		if p.NextCursor == "" {
+			if len(p.Texts) != 1+len(a.Notes) {
+				t.Fatalf("last page has %d text items, want %d", len(p.Texts), 1+len(a.Notes))
+			}
+			return ents, rels, pages
+		}
+		if len(p.Texts) != 2+len(a.Notes) || !strings.Contains(p.Texts[len(p.Texts)-1], p.NextCursor) {
+			t.Fatalf("a cut page must end with a notice naming the cursor: %q", p.Texts[len(p.Texts)-1])
+		}
+		if pages > 10000 {
+			t.Fatal("cursors do not end")
+		}
+		cur = p.NextCursor
+	}
+}
+
+func allOf(g *graph.Graph) *Answer {
+	a := &Answer{Tool: "read_graph", Request: "read_graph", Relations: g.Relations()}
+	for _, e := range g.Entities() {
+		a.Entities = append(a.Entities, View{Entity: e})
+	}
+	return a
+}
+
+// Following the cursors yields every entity and relation exactly once, with
+// every observation, whatever the limit.
+func TestPagesCoverTheAnswerOnce(t *testing.T) {
+	for _, s := range seeds() {
+		r := rand.New(rand.NewPCG(s, 0))
+		g := randomGraph(r)
+		a := allOf(g)
+		limit := MinLimit + r.IntN(8000)
+		ents, rels, _ := follow(t, a, limit)
+		if len(ents) != len(a.Entities) {
+			t.Fatalf("seed %d: %d entities, want %d", s, len(ents), len(a.Entities))
+		}
+		for i, e := range ents {
+			want := a.Entities[i].Entity
+			if e.Name != want.Name || e.EntityType != want.EntityType || !slices.Equal(e.Observations, want.Observations) && !(len(e.Observations) == 0 && len(want.Observations) == 0) {
+				t.Fatalf("seed %d: entity %d is %+v, want %+v", s, i, e, *want)
+			}
+			if e.OmittedObservations != 0 {
+				t.Fatalf("seed %d: entity %s still omits %d", s, e.Name, e.OmittedObservations)
+			}
+		}
+		var want []graph.Relation
+		for _, r := range a.Relations {
+			want = append(want, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType})
+		}
+		key := func(r graph.Relation) string { return r.From + "\x00" + r.To + "\x00" + r.RelationType }
+		got := make([]string, len(rels))
+		for i, r := range rels {
+			got[i] = key(r)
+		}
+		wantKeys := make([]string, len(want))
+		for i, r := range want {
+			wantKeys[i] = key(r)
+		}
+		slices.Sort(got)
+		slices.Sort(wantKeys)
+		if !slices.Equal(got, wantKeys) {
+			t.Fatalf("seed %d: relations differ:\n got %q\nwant %q", s, got, wantKeys)
+		}
+	}
+}
+
+// An answer that fits is the whole answer, exactly as with no limit.
+func TestSmallAnswerIsUncut(t *testing.T) {
+	for _, s := range seeds()[:50] {
+		g := randomGraph(rand.New(rand.NewPCG(s, 0)))
+		a := allOf(g)
+		whole, err := a.Page(0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole.NextCursor != "" || len(whole.Texts) != 1 {
+			t.Fatalf("no limit: %+v", whole)
+		}
+		p, err := a.Page(len(whole.Texts[0]), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Texts[0] != whole.Texts[0] || string(p.Structured) != string(whole.Structured) || len(p.Texts) != 1 {
+			t.Fatalf("seed %d: an answer that fits exactly was changed", s)
+		}
+	}
+}
+
+func TestOutline(t *testing.T) {
+	g := graph.New()
+	g.CreateEntities([]graph.Entity{{Name: "Alice", EntityType: "person", Observations: []string{"a", "b"}}, {Name: "Bob", EntityType: "person"}})
+	g.CreateRelations([]graph.Relation{{From: "Alice", To: "Bob", RelationType: "knows"}})
+	a := allOf(g)
+	a.Outline = true
+	p, err := a.Page(0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "entities": [
+    {
+      "name": "Alice",
+      "entityType": "person",
+      "observationCount": 2
+    },
+    {
+      "name": "Bob",
+      "entityType": "person",
+      "observationCount": 0
+    }
+  ],
+  "relations": [
+    {
+      "from": "Alice",
+      "to": "Bob",
+      "relationType": "knows"
+    }
+  ]
+}`
+	if p.Texts[0] != want {
+		t.Fatalf("outline:\n%s", p.Texts[0])
+	}
+}
+
+func TestFirstObservationsShownFirst(t *testing.T) {
+	g := graph.New()
+	g.CreateEntities([]graph.Entity{{Name: "A", EntityType: "t", Observations: []string{"o0", "o1", "o2", "o3"}}})
+	a := &Answer{Tool: "search_nodes", Entities: []View{{Entity: g.Entity("A"), First: []int{2, 0, 2, 9}}}}
+	p, _ := a.Page(0, "")
+	pj := decodePage(t, p)
+	if !slices.Equal(pj.Entities[0].Observations, []string{"o2", "o0", "o1", "o3"}) {
+		t.Fatalf("got %q", pj.Entities[0].Observations)
+	}
+}
+
+// A huge entity is split across parts; each part says what it leaves out.
+func TestBigEntitySplit(t *testing.T) {
+	g := graph.New()
+	var obs []string
+	for i := range 500 {
+		obs = append(obs, fmt.Sprintf("observation number %d, with some words to take room", i))
+	}
+	g.CreateEntities([]graph.Entity{{Name: "Big", EntityType: "t", Observations: obs}, {Name: "Small", EntityType: "t", Observations: []string{"s"}}})
+	a := allOf(g)
+	p, err := a.Page(MinLimit*2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pj := decodePage(t, p)
+	if len(pj.Entities) != 1 || pj.Entities[0].OmittedObservations == 0 || pj.Entities[0].OmittedObservations+len(pj.Entities[0].Observations) != 500 {
+		t.Fatalf("first part: %+v", pj.Entities)
+	}
+	if !strings.Contains(p.Texts[1], `Entity "Big" is too big for one part`) {
+		t.Fatalf("notice: %s", p.Texts[1])
+	}
+	ents, _, pages := follow(t, a, MinLimit*2)
+	if pages < 3 || len(ents) != 2 || !slices.Equal(ents[0].Observations, obs) {
+		t.Fatalf("%d pages, entities %d", pages, len(ents))
+	}
+}
+
+// An observation longer than any answer is cut, and the text says so.
+func TestHugeObservationCut(t *testing.T) {
+	g := graph.New()
+	g.CreateEntities([]graph.Entity{{Name: "Huge", EntityType: "t", Observations: []string{strings.Repeat("東京", 5000), "after"}}, {Name: "Next", EntityType: "t"}})
+	a := allOf(g)
+	p, err := a.Page(MinLimit, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if textSize(p.Texts) > MinLimit {
+		t.Fatalf("%d bytes", textSize(p.Texts))
+	}
+	pj := decodePage(t, p)
+	if !strings.HasSuffix(pj.Entities[0].Observations[0], cutMark) || !strings.Contains(p.Texts[1], "was cut") {
+		t.Fatalf("part: %+v\n%s", pj.Entities[0], p.Texts[1])
+	}
+	p2, err := a.Page(MinLimit, p.NextCursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pj2 := decodePage(t, p2); pj2.Entities[0].Observations[0] != "after" || pj2.Entities[1].Name != "Next" {
+		t.Fatalf("next part: %+v", pj2.Entities)
+	}
+}
+
+func TestCursorErrors(t *testing.T) {
+	g := randomGraph(rand.New(rand.NewPCG(7, 0)))
+	for len(g.Entities()) < 20 {
+		g = randomGraph(rand.New(rand.NewPCG(uint64(len(g.Entities())+100), 0)))
+	}
+	a := allOf(g)
+	p, err := a.Page(MinLimit, "")
+	if err != nil || p.NextCursor == "" {
+		t.Fatalf("want a cut first page: %v", err)
+	}
+	for _, bad := range []string{"!!", "AAAA", p.NextCursor[:len(p.NextCursor)-2]} {
+		if _, err := a.Page(MinLimit, bad); !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), "not one this server gave") {
+			t.Errorf("cursor %q: %v", bad, err)
+		}
+	}
+	other := allOf(g)
+	other.Request = "read_graph outline"
+	if _, err := other.Page(MinLimit, p.NextCursor); !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), "other arguments") {
+		t.Errorf("other request: %v", err)
+	}
+
+	// Appending changes nothing before the cursor: it still works.
+	g.CreateEntities([]graph.Entity{{Name: "zz-new", EntityType: "t"}})
+	if _, err := allOf(g).Page(MinLimit, p.NextCursor); err != nil {
+		t.Errorf("after an append: %v", err)
+	}
+	// Deleting what came before it: refused, never wrong data.
+	g.DeleteEntities([]string{g.Entities()[0].Name})
+	if _, err := allOf(g).Page(MinLimit, p.NextCursor); !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), "memory changed") {
+		t.Errorf("after a delete: %v", err)
+	}
+}
