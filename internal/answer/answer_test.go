@@ -333,3 +333,12 @@ func TestCursorErrors(t *testing.T) {
 		t.Errorf("after a delete: %v", err)
 	}
 }
+
+func TestShorten(t *testing.T) {
+	render := func(n int) []string { return []string{strings.Repeat("x", 10*n), fmt.Sprintf("%d left out", 100-n)} }
+	for _, c := range []struct{ limit, want int }{{0, 100}, {5000, 100}, {1010, 100}, {1009, 99}, {515, 50}, {3, 0}} {
+		if got := Shorten(c.limit, 100, render); got != c.want {
+			t.Errorf("limit %d: kept %d, want %d", c.limit, got, c.want)
+		}
+	}
+}
