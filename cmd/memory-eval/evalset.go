@@ -47,6 +47,7 @@ type memory struct {
 	Relations    int
 	observations map[string][]string // entity name -> observations
 	types        map[string]string   // entity name -> entityType
+	relations    [][3]string         // from, to, relationType in file order
 }
 
 // evalSet is a loaded evaluation set.
@@ -210,6 +211,7 @@ func loadMemory(path string) (*memory, error) {
 				return nil, fmt.Errorf("%s:%d: relation %v repeated", path, n, key)
 			}
 			relations[key] = true
+			m.relations = append(m.relations, key)
 			m.Relations++
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown type %q", path, n, l.Type)
