@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// An evaluation set is a directory holding memories/NAME.jsonl (memory
+// files in the reference format) and questions.jsonl (one question a line).
+const (
+	memoriesDir   = "memories"
+	questionsFile = "questions.jsonl"
+)
+
+// question is one line of questions.jsonl: a question as a person would ask
+// it, and the entity and observation (exact string) that answer it.
+type question struct {
+	ID          string `json:"id"`
+	Memory      string `json:"memory"`   // NAME of memories/NAME.jsonl
+	Language    string `json:"language"` // en, ja, ru
+	Kind        string `json:"kind"`     // see questionKinds
+	Question    string `json:"question"`
+	Entity      string `json:"entity"`
+	Observation string `json:"observation"`
+}
+
+// questionKinds says what each kind of question tests.
+var questionKinds = map[string]string{
+	"paraphrase": "the user's own words for a fact stored in other words",
+	"rare":       "shares only one or two rare words with the answer",
+	"relation":   "about how two entities are related",
+	"neighbour":  "the answer sits on an entity related to the one named",
+}
+
+// memory is one memory file of the set, read enough to check answers.
+type memory struct {
+	Name         string
+	Path         string
+	Entities     int
+	Observations int
+	Relations    int
+	observations map[string][]string // entity name -> observations
+	types        map[string]string   // entity name -> entityType
+	relations    [][3]string         // from, to, relationType in file order
+}
+
+// evalSet is a loaded evaluation set.
+type evalSet struct {
+	Dir       string
+	Memories  []*memory // sorted by name
+	Questions []question
+}
+
+func (s *evalSet) memory(name string) *memory {
+	for _, m := range s.Memories {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// loadSet reads an evaluation set and checks that it hangs together: every
+// memory file is well formed, every question names a memory, an entity and
+// an observation that exist. It does not judge the questions' quality; the
+// set's own test does (evalset_test.go).
+func loadSet(dir string) (*evalSet, error) {
+	files, err := filepath.Glob(filepath.Join(dir, memoriesDir, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no memory files in %s", filepath.Join(dir, memoriesDir))
+	}
+	set := &evalSet{Dir: dir}
+	for _, f := range files {
+		m, err := loadMemory(f)
+		if err != nil {
+			return nil, err
+		}
+		set.Memories = append(set.Memories, m)
+	}
+	slices.SortFunc(set.Memories, func(a, b *memory) int { return strings.Compare(a.Name, b.Name) })
+
+	qpath := filepath.Join(dir, questionsFile)
+	data, err := os.ReadFile(qpath)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var q question
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&q); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", qpath, i+1, err)
+		}
+		if err := set.checkQuestion(q, seen); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", qpath, i+1, err)
+		}
+		seen[q.ID] = true
+		set.Questions = append(set.Questions, q)
+	}
+	if len(set.Questions) == 0 {
+		return nil, fmt.Errorf("%s holds no questions", qpath)
+	}
+	return set, nil
+}
+
+func (s *evalSet) checkQuestion(q question, seen map[string]bool) error {
+	switch {
+	case q.ID == "":
+		return fmt.Errorf("question without id")
+	case seen[q.ID]:
+		return fmt.Errorf("id %q used twice", q.ID)
+	case strings.TrimSpace(q.Question) == "":
+		return fmt.Errorf("%s: empty question", q.ID)
+	case q.Language == "":
+		return fmt.Errorf("%s: no language", q.ID)
+	}
+	if _, ok := questionKinds[q.Kind]; !ok {
+		return fmt.Errorf("%s: unknown kind %q", q.ID, q.Kind)
+	}
+	m := s.memory(q.Memory)
+	if m == nil {
+		return fmt.Errorf("%s: no memory %q", q.ID, q.Memory)
+	}
+	obs, ok := m.observations[q.Entity]
+	if !ok {
+		return fmt.Errorf("%s: memory %s has no entity %q", q.ID, q.Memory, q.Entity)
+	}
+	if !slices.Contains(obs, q.Observation) {
+		return fmt.Errorf("%s: entity %q in %s has no observation %q", q.ID, q.Entity, q.Memory, q.Observation)
+	}
+	return nil
+}
+
+// memoryLine is one line of a reference memory file.
+type memoryLine struct {
+	Type         string   `json:"type"`
+	Name         string   `json:"name"`
+	EntityType   string   `json:"entityType"`
+	Observations []string `json:"observations"`
+	From         string   `json:"from"`
+	To           string   `json:"to"`
+	RelationType string   `json:"relationType"`
+}
+
+// loadMemory reads a memory file strictly: the set is ours, so a line the
+// server would only tolerate is a mistake in the set.
+func loadMemory(path string) (*memory, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := &memory{
+		Name:         strings.TrimSuffix(filepath.Base(path), ".jsonl"),
+		Path:         path,
+		observations: map[string][]string{},
+		types:        map[string]string{},
+	}
+	relations := map[[3]string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		var l memoryLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		switch l.Type {
+		case "entity":
+			if l.Name == "" || l.EntityType == "" || len(l.Observations) == 0 {
+				return nil, fmt.Errorf("%s:%d: entity needs name, entityType and observations", path, n)
+			}
+			if _, dup := m.observations[l.Name]; dup {
+				return nil, fmt.Errorf("%s:%d: entity %q defined twice", path, n, l.Name)
+			}
+			if m.Relations > 0 {
+				return nil, fmt.Errorf("%s:%d: entity after relations (the reference writes entities first)", path, n)
+			}
+			for i, o := range l.Observations {
+				if slices.Contains(l.Observations[:i], o) {
+					return nil, fmt.Errorf("%s:%d: entity %q repeats observation %q", path, n, l.Name, o)
+				}
+			}
+			m.observations[l.Name] = l.Observations
+			m.types[l.Name] = l.EntityType
+			m.Entities++
+			m.Observations += len(l.Observations)
+		case "relation":
+			if l.RelationType == "" {
+				return nil, fmt.Errorf("%s:%d: relation without relationType", path, n)
+			}
+			for _, end := range []string{l.From, l.To} {
+				if _, ok := m.observations[end]; !ok {
+					return nil, fmt.Errorf("%s:%d: relation names unknown entity %q", path, n, end)
+				}
+			}
+			key := [3]string{l.From, l.To, l.RelationType}
+			if relations[key] {
+				return nil, fmt.Errorf("%s:%d: relation %v repeated", path, n, key)
+			}
+			relations[key] = true
+			m.relations = append(m.relations, key)
+			m.Relations++
+		default:
+			return nil, fmt.Errorf("%s:%d: unknown type %q", path, n, l.Type)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %v", path, err)
+	}
+	if m.Entities == 0 {
+		return nil, fmt.Errorf("%s holds no entities", path)
+	}
+	return m, nil
+}
+
+// selectQuestions keeps the questions of the named memories (all when
+// memories is empty) whose id, kind or text contains filter (case-insensitive).
+func selectQuestions(qs []question, memories []string, filter string) []question {
+	filter = strings.ToLower(filter)
+	var out []question
+	for _, q := range qs {
+		if len(memories) > 0 && !slices.Contains(memories, q.Memory) {
+			continue
+		}
+		if filter != "" && !strings.Contains(strings.ToLower(q.ID+"\x00"+q.Kind+"\x00"+q.Question), filter) {
+			continue
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+func (s *evalSet) memoryNames() []string {
+	names := make([]string, len(s.Memories))
+	for i, m := range s.Memories {
+		names[i] = m.Name
+	}
+	return names
+}

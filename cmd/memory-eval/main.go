@@ -1,0 +1,305 @@
+// Command memory-eval measures how well knowledge-graph memory servers
+// answer questions asked in people's own words. It reads an evaluation set
+// (testdata/eval: memories in the reference's JSONL format and questions,
+// each naming the entity and observation that answer it), starts each server
+// command over stdio with MEMORY_FILE_PATH pointing at a fresh copy of each
+// memory, calls search_nodes with every question verbatim as the query, and
+// prints per memory and language:
+//
+//   - recall@5 and recall@10: the share of questions whose answering entity
+//     is among the first 5 (10) entities of the structured result;
+//
+//   - MRR: the mean of 1/rank of the answering entity (0 when absent);
+//
+//   - evidence@4000B: the share whose answering observation lies wholly
+//     within the first 4,000 bytes of the answer's text items, concatenated
+//     in order, the observation looked for as JSON encodes it there;
+//
+//   - p50 and p95 of the answer's size in bytes of text.
+//
+//     go run ./cmd/memory-eval --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
+//
+// Without --cmd it builds ./cmd/mcp-server-memory into a temporary
+// directory and measures that. The table goes to stdout, or to stderr when
+// --json or --markdown put their output on stdout.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const usage = `memory-eval: how well MCP memory servers answer questions asked in people's own words.
+
+Usage:
+  go run ./cmd/memory-eval [flags]
+
+Examples:
+  go run ./cmd/memory-eval --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
+  go run ./cmd/memory-eval --memory russian --per-question
+
+Flags:
+`
+
+// ourServerPackage is built when --cmd is not given.
+const ourServerPackage = "github.com/kgmemory/mcp-server-memory/cmd/mcp-server-memory"
+
+// serverUnderTest is one command measured.
+type serverUnderTest struct {
+	Label   string `json:"label"`   // "ours" or "theirs"
+	Command string `json:"command"` // run with sh -c
+	Built   string `json:"built,omitempty"`
+}
+
+type settings struct {
+	protocol    string
+	callTimeout time.Duration
+	perQuestion io.Writer // nil: no per-question lines
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("memory-eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	setDir := fs.String("set", "testdata/eval", "evaluation set directory (memories/*.jsonl and questions.jsonl)")
+	cmdFlag := fs.String("cmd", "", "server command to measure, run with sh -c (default: go build ./cmd/mcp-server-memory and run it)")
+	vsFlag := fs.String("vs", "", "second server command to compare against, e.g. 'npx -y @modelcontextprotocol/server-memory@2026.8.31'")
+	memoryFlag := fs.String("memory", "", "comma-separated memory names to run (default: all)")
+	filter := fs.String("questions", "", "run only questions whose id, kind or text contains this (case-insensitive)")
+	perQuestion := fs.Bool("per-question", false, "print each question's rank and evidence to stderr")
+	protocol := fs.String("protocol", "2025-06-18", "MCP protocol version the client asks for in initialize")
+	callTimeout := fs.Duration("call-timeout", time.Minute, "a single search taking longer fails")
+	startTimeout := fs.Duration("start-timeout", 10*time.Minute, "time allowed for a server to start and answer the handshake (npx may download first)")
+	jsonOut := fs.Bool("json", false, "write machine-readable results to stdout (the table goes to stderr)")
+	markdown := fs.Bool("markdown", false, "print a markdown section (to stdout, or stderr with --json)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "memory-eval: unexpected argument %q (flags only; see --help)\n", fs.Arg(0))
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "memory-eval: %v\n", err)
+		return 1
+	}
+
+	set, err := loadSet(*setDir)
+	if err != nil {
+		return fail(fmt.Errorf("evaluation set: %w", err))
+	}
+	var memories []string
+	for name := range strings.SplitSeq(*memoryFlag, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		if set.memory(name) == nil {
+			fmt.Fprintf(stderr, "memory-eval: --memory: no memory %q in %s (have: %s)\n", name, *setDir, strings.Join(set.memoryNames(), ", "))
+			return 2
+		}
+		memories = append(memories, name)
+	}
+	questions := selectQuestions(set.Questions, memories, *filter)
+	if len(questions) == 0 {
+		fmt.Fprintln(stderr, "memory-eval: no question matches --memory and --questions")
+		return 2
+	}
+
+	s := settings{protocol: *protocol, callTimeout: *callTimeout}
+	if *perQuestion {
+		s.perQuestion = stderr
+	}
+	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "memory-eval: "+format+"\n", a...) }
+
+	tmp, err := os.MkdirTemp("", "memory-eval-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(tmp)
+
+	servers := []*serverUnderTest{{Label: "ours", Command: *cmdFlag}}
+	if servers[0].Command == "" {
+		progress("building %s", ourServerPackage)
+		bin, err := buildOurServer(ctx, tmp)
+		if err != nil {
+			return fail(err)
+		}
+		servers[0].Command = shellQuote(bin)
+		servers[0].Built = "./cmd/mcp-server-memory built with go build" + serverVersion(bin)
+	}
+	if *vsFlag != "" {
+		servers = append(servers, &serverUnderTest{Label: "theirs", Command: *vsFlag})
+	}
+
+	rep := &report{
+		CommandLine: commandLine(append([]string{os.Args[0]}, args...)),
+		Date:        time.Now().UTC().Format("2006-01-02"),
+		Set:         *setDir,
+		Servers:     servers,
+		Outcomes:    map[string][]outcome{},
+	}
+	for _, m := range set.Memories {
+		qs := slices.DeleteFunc(slices.Clone(questions), func(q question) bool { return q.Memory != m.Name })
+		if len(qs) == 0 {
+			continue
+		}
+		rep.Memories = append(rep.Memories, memoryInfo{Name: m.Name, Entities: m.Entities, Observations: m.Observations, Relations: m.Relations})
+		for _, srv := range servers {
+			progress("%s: %d questions to %s", m.Name, len(qs), srv.Label)
+			outs, err := askAll(ctx, srv, m, qs, filepath.Join(tmp, srv.Label), *startTimeout, s)
+			if err != nil {
+				return fail(fmt.Errorf("%s on %s: %w", srv.Label, m.Name, err))
+			}
+			rep.Outcomes[srv.Label] = append(rep.Outcomes[srv.Label], outs...)
+		}
+	}
+	rep.summarize(questions)
+
+	tableOut, markdownOut := stdout, stdout
+	if *jsonOut || *markdown {
+		tableOut = stderr
+	}
+	if *jsonOut {
+		markdownOut = stderr
+	}
+	rep.writeTable(tableOut)
+	if *markdown {
+		rep.writeMarkdown(markdownOut)
+	}
+	if *jsonOut {
+		if err := rep.writeJSON(stdout); err != nil {
+			return fail(err)
+		}
+	}
+	return 0
+}
+
+// askAll asks one server every question of one memory, on a fresh copy of
+// the memory file. A question that fails is recorded as a miss with its
+// error; a server that cannot be started, or is interrupted, fails the run.
+func askAll(ctx context.Context, srv *serverUnderTest, m *memory, qs []question, dir string, startTimeout time.Duration, s settings) ([]outcome, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	file := filepath.Join(dir, m.Name+".jsonl")
+	if err := copyFile(m.Path, file); err != nil {
+		return nil, err
+	}
+	defer os.Remove(file)
+	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
+	p, err := startServer(startCtx, srv.Command, file, s.protocol)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	defer p.close()
+
+	outs := make([]outcome, 0, len(qs))
+	for _, q := range qs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		callCtx, cancel := context.WithTimeout(ctx, s.callTimeout)
+		res, err := p.search(callCtx, q.Question)
+		cancel()
+		var o outcome
+		if err != nil {
+			o = outcome{ID: q.ID, Error: err.Error()}
+		} else {
+			o = judge(q, res)
+		}
+		if s.perQuestion != nil {
+			fmt.Fprintf(s.perQuestion, "%s\t%s\trank=%d\tevidence=%v\tbytes=%d\t%s%s\n",
+				srv.Label, q.ID, o.Rank, o.Evidence, o.AnswerBytes, q.Question, errorNote(o.Error))
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+func errorNote(e string) string {
+	if e == "" {
+		return ""
+	}
+	return "\terror: " + firstLine(e)
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o600)
+}
+
+// buildOurServer builds this repository's server into dir. It must run
+// inside the module (the repository checkout).
+func buildOurServer(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "mcp-server-memory")
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ourServerPackage).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build %s failed (run from the repository, or pass --cmd): %v\n%s", ourServerPackage, err, out)
+	}
+	return bin, nil
+}
+
+// serverVersion is " (<version>)" from the binary's --version, or "".
+func serverVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	return " (" + strings.TrimSpace(string(out)) + ")"
+}
+
+// commandLine rebuilds the command line as a user would type it again.
+func commandLine(args []string) string {
+	prog := args[0]
+	if strings.Contains(prog, "go-build") { // go run's temporary binary
+		prog = "go run ./cmd/memory-eval"
+	}
+	parts := []string{prog}
+	for _, a := range args[1:] {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=,@%+-]+$`)
+
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
