@@ -303,3 +303,81 @@ func (g *Graph) Neighbourhood(name string, depth, limit int) (sel Selection, tru
 func (g *Graph) RelationsOf(name string) (out, in []*Relation) {
 	return g.out[name], g.in[name]
 }
+
+// ImportResult reports what Import added and what it skipped because the
+// graph already held it.
+type ImportResult struct {
+	AddedEntities []string `json:"addedEntities"`
+	// AddedObservations lists, per entity that already existed, the
+	// observations added to it.
+	AddedObservations []AddedObservations `json:"addedObservations"`
+	AddedRelations    []Relation          `json:"addedRelations"`
+	// SkippedObservations and SkippedRelations count what was already there.
+	SkippedObservations int `json:"skippedObservations"`
+	SkippedRelations    int `json:"skippedRelations"`
+	// TypesKept lists entities that existed with another type: the graph's
+	// type stays.
+	TypesKept []TypeKept `json:"typesKept"`
+}
+
+// TypeKept is an entity whose imported type differed from the graph's.
+type TypeKept struct {
+	Name     string `json:"name"`
+	Kept     string `json:"kept"`
+	Imported string `json:"imported"`
+}
+
+// Import merges src into g by the rules of the tools: a new entity is
+// created with its observations (create_entities), an existing one gains
+// the observations it lacks (add_observations) and keeps its type, and new
+// relations are added (create_relations). As create_relations does, it
+// returns a *NotFoundError, and changes nothing, when a relation names an
+// entity that is in neither graph.
+func (g *Graph) Import(src Snapshot) (ImportResult, error) {
+	incoming := make(map[string]bool, len(src.Entities))
+	for _, e := range src.Entities {
+		incoming[e.Name] = true
+	}
+	for _, r := range src.Relations {
+		for _, name := range [2]string{r.From, r.To} {
+			if g.byName[name] == nil && !incoming[name] {
+				return ImportResult{}, &NotFoundError{name}
+			}
+		}
+	}
+	res := ImportResult{AddedEntities: []string{}, AddedObservations: []AddedObservations{}, AddedRelations: []Relation{}, TypesKept: []TypeKept{}}
+	for _, e := range src.Entities {
+		old := g.byName[e.Name]
+		if old == nil {
+			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType})
+			for _, o := range e.Observations {
+				ne.addObservation(o)
+			}
+			res.AddedEntities = append(res.AddedEntities, e.Name)
+			continue
+		}
+		if old.EntityType != e.EntityType {
+			res.TypesKept = append(res.TypesKept, TypeKept{e.Name, old.EntityType, e.EntityType})
+		}
+		added := []string{}
+		for _, o := range e.Observations {
+			if old.addObservation(o) {
+				added = append(added, o)
+			} else {
+				res.SkippedObservations++
+			}
+		}
+		if len(added) > 0 {
+			g.entityChanged(old)
+			res.AddedObservations = append(res.AddedObservations, AddedObservations{EntityName: e.Name, AddedObservations: added})
+		}
+	}
+	for _, r := range src.Relations {
+		if g.relSet[r.key()] != nil {
+			res.SkippedRelations++
+			continue
+		}
+		res.AddedRelations = append(res.AddedRelations, g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType}).clone())
+	}
+	return res, nil
+}

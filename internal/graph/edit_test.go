@@ -285,3 +285,33 @@ func TestNeighbourhood(t *testing.T) {
 		t.Error("a missing entity has a neighbourhood")
 	}
 }
+
+func TestImport(t *testing.T) {
+	g := newGraph(t, []Entity{ent("Alice", "person", "a1"), ent("Acme", "org")}, []Relation{rel("Alice", "works_at", "Acme")})
+	g.Search("a1")
+	src := Snapshot{
+		Entities:  []Entity{ent("Alice", "human", "a1", "a2"), ent("Борис", "person", "b1", "b1"), ent("東京", "city")},
+		Relations: []Relation{rel("Alice", "works_at", "Acme"), rel("Борис", "lives_in", "東京"), rel("Alice", "knows", "Борис")},
+	}
+	res, err := g.Import(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, g)
+	want := "Alice/person[a1,a2] Acme/org[] Борис/person[b1] 東京/city[] | Alice-works_at->Acme Борис-lives_in->東京 Alice-knows->Борис"
+	if got := describe(g.ReadGraph()); got != want {
+		t.Errorf("graph:\n got %s\nwant %s", got, want)
+	}
+	assertJSON(t, "result", res, `{"addedEntities":["Борис","東京"],"addedObservations":[{"entityName":"Alice","addedObservations":["a2"]}],"addedRelations":[{"from":"Борис","to":"東京","relationType":"lives_in"},{"from":"Alice","to":"Борис","relationType":"knows"}],"skippedObservations":1,"skippedRelations":1,"typesKept":[{"name":"Alice","kept":"person","imported":"human"}]}`)
+	if got := names(g.SearchNodes("a2").Entities); !slices.Equal(got, []string{"Alice"}) {
+		t.Errorf("search a2 = %v", got)
+	}
+
+	// A relation to an entity in neither graph: nothing is imported.
+	v := g.Version()
+	_, err = g.Import(Snapshot{Entities: []Entity{ent("New", "t")}, Relations: []Relation{rel("New", "r", "Ghost")}})
+	assertNotFound(t, err, "Ghost")
+	if g.Version() != v || g.Entity("New") != nil {
+		t.Error("a failed import changed the graph")
+	}
+}
