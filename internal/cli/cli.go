@@ -48,7 +48,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		cmdStats, cmdSearch, cmdShow, cmdExport, cmdImport, cmdCheck, cmdRename, cmdMerge, cmdHelp,
+		cmdStats, cmdSearch, cmdShow, cmdExport, cmdImport, cmdCheck, cmdRename, cmdMerge, cmdUI, cmdHelp,
 	}
 }
 

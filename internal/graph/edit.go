@@ -19,6 +19,15 @@ func (e *ExistsError) Error() string {
 	return fmt.Sprintf("Entity with name %s already exists", e.Name)
 }
 
+// RefusedError is a correction the graph refuses as it stands (an
+// observation that is not there, or text already present). Nothing was
+// changed.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+func refused(format string, args ...any) error { return &RefusedError{fmt.Sprintf(format, args...)} }
+
 // RenameResult reports what Rename changed.
 type RenameResult struct {
 	From string `json:"from"`
@@ -46,7 +55,7 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 		return RenameResult{}, &ExistsError{to}
 	}
 	if to == "" {
-		return RenameResult{}, fmt.Errorf("the new name is empty")
+		return RenameResult{}, refused("the new name is empty")
 	}
 	rels := g.touching([]*Entity{e})
 	delete(g.byName, from)
@@ -116,7 +125,7 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 		}
 	}
 	if keep == gone {
-		return MergeResult{}, fmt.Errorf("cannot merge %s into itself", into)
+		return MergeResult{}, refused("cannot merge %s into itself", into)
 	}
 	res := MergeResult{Into: into, Merged: merged, AddedObservations: []string{}, MovedRelations: []Relation{}, DroppedRelations: []Relation{}}
 	if gone.EntityType != keep.EntityType {
@@ -202,13 +211,13 @@ func (g *Graph) ReplaceObservation(entity, old, new string) error {
 	}
 	i := slices.Index(e.Observations, old)
 	if i < 0 {
-		return fmt.Errorf("%s has no observation %q (it may have been changed meanwhile)", entity, old)
+		return refused("%s has no observation %q (it may have been changed meanwhile)", entity, old)
 	}
 	if old == new {
 		return nil
 	}
 	if e.hasObservation(new) {
-		return fmt.Errorf("%s already has the observation %q", entity, new)
+		return refused("%s already has the observation %q", entity, new)
 	}
 	e.Observations[i] = new
 	if e.obsSet != nil {
