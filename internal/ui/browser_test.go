@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"image"
 	"image/png"
@@ -20,11 +21,13 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 // These tests drive the page in real headless Chromium (Debian's chromium)
 // as a person would: type, click, look. They skip when chromium is missing,
-// except in CI, where they fail.
+// except in CI (CI or MCP_SERVER_MEMORY_REQUIRE_CHROMIUM set), where they
+// fail.
 
 const seedMemory = `{"type":"entity","name":"Москва","entityType":"город","observations":["Столица России","Население около 13 миллионов"]}
 {"type":"entity","name":"東京","entityType":"都市","observations":["日本の首都","人口は約1400万人"]}
@@ -44,7 +47,7 @@ func findChromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CI") != "" {
+	if os.Getenv("CI") != "" || os.Getenv("MCP_SERVER_MEMORY_REQUIRE_CHROMIUM") != "" {
 		t.Fatal("chromium is not installed; CI must install it (apt-get install -y chromium fonts-noto-cjk)")
 	}
 	t.Skip("chromium is not installed: apt-get install -y chromium fonts-noto-cjk to run the browser tests")
@@ -392,4 +395,37 @@ func TestScreenshot(t *testing.T) {
 	do(t, ctx, "search", typeInto("#q", "東京")...)
 	waitFor(t, ctx, "the hits", `document.querySelectorAll("#hits li").length === 2`)
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "readme.png"), 1280, 760)
+}
+
+var big = flag.Bool("ui.big", false, "also drive the page on a generated memory of 100k entities (slow)")
+
+// TestPageOnBigMemory opens the page on 100k entities: search, an entity's
+// page and its neighbourhood stay usable, and the whole-graph picture is
+// refused with a reason. Run with -ui.big.
+func TestPageOnBigMemory(t *testing.T) {
+	if !*big {
+		t.Skip("run with -ui.big")
+	}
+	ctx := browser(t)
+	g, q := testgraph.Generate(100_000, 1)
+	var b bytes.Buffer
+	if err := g.WriteJSONL(&b); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := serve(t, b.String())
+	start := time.Now()
+	do(t, ctx, "open", chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the first entities", textHas("#count", "100000 entities, the first 50 shown"))
+	waitFor(t, ctx, "the refusal to draw everything", textHas("#picNote", "The memory holds 100000 entities"))
+	t.Logf("opened in %v", time.Since(start))
+	start = time.Now()
+	do(t, ctx, "search", typeInto("#q", q.Japanese)...)
+	waitFor(t, ctx, "Japanese matches", textHas("#count", "the best 50 shown"))
+	t.Logf("first search answered in %v", time.Since(start))
+	do(t, ctx, "open the first", chromedp.Click(chromedp.CSS("#hits a")))
+	waitFor(t, ctx, "its page and picture", `document.querySelector("#ename").textContent !== "" && document.querySelectorAll("#pic circle").length > 1`)
+	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
+	waitFor(t, ctx, "depth 2", textHas("#picTitle", "depth 2"))
+	do(t, ctx, "laptop", chromedp.EmulateViewport(1280, 800))
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "big.png"), 1280, 800)
 }

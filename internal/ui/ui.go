@@ -11,7 +11,7 @@
 // Security: every request must carry the secret as the first segment of its
 // path (the page lives at /SECRET/ and uses relative URLs only, so the
 // secret never leaves the origin; Referrer-Policy keeps it out of Referer
-// headers). A request that changes the memory must be a same-origin POST of
+// headers), or, beside MCP under --http, the HTTP token (Options.Token). A request that changes the memory must be a same-origin POST of
 // JSON: Origin, when sent, must be the page's own, Sec-Fetch-Site, when
 // sent, "same-origin", and no CORS header is ever sent, so no page of
 // another origin can change the memory.
@@ -19,8 +19,10 @@ package ui
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +49,13 @@ type Options struct {
 	// at /SECRET/. Empty serves the page at / with no secret, for use behind
 	// another check.
 	Secret string
+	// Token, for the page served beside MCP under --http: the page is at /
+	// and every request must carry the HTTP token, as "Authorization:
+	// Bearer TOKEN" or as the cookie a first visit to /?token=TOKEN sets
+	// (HttpOnly, SameSite=Strict, so other sites' requests never carry it).
+	Token string
+	// Authorize, when set, must also accept every request.
+	Authorize func(*http.Request) bool
 	// WatchInterval is how often the memory file is checked for changes by
 	// other processes while a page is open; 0 means one second.
 	WatchInterval time.Duration
@@ -110,6 +119,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		path = "/" + rest
 	}
+	if h.opts.Token != "" && !h.tokenOK(w, r, path) {
+		return
+	}
+	if h.opts.Authorize != nil && !h.opts.Authorize(r) {
+		http.Error(w, "Unauthorized.", http.StatusUnauthorized)
+		return
+	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 		// A page of another origin: navigation to the page itself is
 		// fine, nothing else is.
@@ -129,6 +145,37 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r2 := r.Clone(r.Context())
 	r2.URL.Path = path
 	h.static.ServeHTTP(w, r2)
+}
+
+// tokenCookie holds a hash of the token, not the token itself.
+const tokenCookie = "mcp_memory_ui"
+
+func (h *Handler) cookieValue() string {
+	sum := sha256.Sum256([]byte("mcp-server-memory ui\x00" + h.opts.Token))
+	return hex.EncodeToString(sum[:])
+}
+
+// tokenOK checks the HTTP token on r, or answers and returns false. A first
+// visit with ?token= gets the cookie and is sent to the same page without
+// the token in its address.
+func (h *Handler) tokenOK(w http.ResponseWriter, r *http.Request, path string) bool {
+	equal := func(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(auth, h.opts.Token) {
+		return true
+	}
+	if c, err := r.Cookie(tokenCookie); err == nil && equal(c.Value, h.cookieValue()) {
+		return true
+	}
+	if q := r.URL.Query(); r.Method == http.MethodGet && equal(q.Get("token"), h.opts.Token) {
+		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: h.cookieValue(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		q.Del("token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return false
+	}
+	http.Error(w, "Unauthorized. Open /?token=YOUR_TOKEN once (the token the server was started with).", http.StatusUnauthorized)
+	return false
 }
 
 func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
