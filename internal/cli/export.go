@@ -331,7 +331,7 @@ var exportPage string
 func exportHTML(w *bufio.Writer, g *graph.Graph) {
 	head, tail, _ := strings.Cut(exportPage, "/*DATA*/")
 	e, r := g.Len()
-	w.WriteString(strings.Replace(head, "{{COUNTS}}", strconv.Itoa(e)+" entities, "+strconv.Itoa(r)+" relations", 1))
+	w.WriteString(strings.ReplaceAll(head, "{{COUNTS}}", strconv.Itoa(e)+" entities, "+strconv.Itoa(r)+" relations"))
 	writeGraphJSON(w, g, "", true)
 	w.WriteString(tail)
 }
