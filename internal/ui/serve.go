@@ -22,8 +22,9 @@ type Server struct {
 	// URL is the page's address, secret included.
 	URL string
 
-	ln  net.Listener
-	srv *http.Server
+	ln     net.Listener
+	srv    *http.Server
+	cancel context.CancelFunc // ends the requests' context: open event streams
 }
 
 // Listen binds 127.0.0.1:port (0: a free port) and makes a random secret.
@@ -36,10 +37,16 @@ func Listen(store *filestore.Store, port int, opts Options) (*Server, error) {
 	rand.Read(b)
 	opts.Secret = hex.EncodeToString(b)
 	h := NewHandler(store, opts)
+	base, cancel := context.WithCancel(context.Background())
 	return &Server{
-		URL: fmt.Sprintf("http://%s/%s/", ln.Addr(), opts.Secret),
-		ln:  ln,
-		srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		URL:    fmt.Sprintf("http://%s/%s/", ln.Addr(), opts.Secret),
+		ln:     ln,
+		cancel: cancel,
+		srv: &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: 10 * time.Second,
+			BaseContext:       func(net.Listener) context.Context { return base },
+		},
 	}, nil
 }
 
@@ -52,9 +59,11 @@ func (s *Server) Serve(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	// Open event streams never end by themselves: end them, then wait for
+	// the requests in flight.
+	s.cancel()
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	// Open event streams never end by themselves: close them.
 	if err := s.srv.Shutdown(shut); err != nil {
 		s.srv.Close()
 	}
