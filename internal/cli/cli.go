@@ -21,6 +21,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -90,7 +91,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case errors.Is(err, errReported):
 			return exitFailed
 		default:
-			fmt.Fprintf(stderr, "mcp-server-memory %s: %v\n", cmd.name, err)
+			fmt.Fprintf(stderr, "mcp-server-memory %s: %s\n", cmd.name, terminalSafe(err.Error()))
 			return exitFailed
 		}
 	}
@@ -184,7 +185,7 @@ func (c *context_) path() (string, error) {
 }
 
 func (c *context_) logf(format string, args ...any) {
-	fmt.Fprintf(c.stderr, "mcp-server-memory %s: %s\n", c.cmd.name, fmt.Sprintf(format, args...))
+	fmt.Fprintf(c.stderr, "mcp-server-memory %s: %s\n", c.cmd.name, terminalSafe(fmt.Sprintf(format, args...)))
 }
 
 // store opens the memory file. Unreadable lines are reported on stderr, as
@@ -244,7 +245,30 @@ func (c *context_) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-func (c *context_) printf(format string, args ...any) { fmt.Fprintf(c.stdout, format, args...) }
+// printf writes text for a terminal. Memory content may hold control
+// characters (an escape sequence in a name could reprogram the terminal), so
+// every control character but the line ends printf's callers write is
+// shown escaped, as Go quotes it: \t, \x1b.
+func (c *context_) printf(format string, args ...any) {
+	io.WriteString(c.stdout, terminalSafe(fmt.Sprintf(format, args...)))
+}
+
+func terminalSafe(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r != '\n' && (r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0) }
 
 var cmdHelp = &command{
 	name:    "help",

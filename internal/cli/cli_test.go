@@ -28,7 +28,17 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("MEMORY_FILE_PATH", filepath.Join(env.WorkDir, "memory.jsonl"))
-			return nil
+			// The file the reference server wrote for a graph of hard
+			// cases (control characters, separators, emoji, markup), and
+			// the same as this server writes it: "\n" after the last line.
+			ref, err := os.ReadFile("../../testdata/golden/reference-2026.8.31.jsonl")
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(env.WorkDir, "reference-2026.8.31.jsonl"), ref, 0o600); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(env.WorkDir, "reference-2026.8.31-lf.jsonl"), append(ref, '\n'), 0o600)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// livelock FILE: FILE.lock held by a live process of this host

@@ -74,7 +74,7 @@ func runImport(c *context_, args []string) error {
 		plural(res.SkippedObservations, "observation", "observations"),
 		plural(res.SkippedRelations, "relation", "relations"))
 	for _, t := range res.TypesKept {
-		c.printf("  kept %s's type %q (the file says %q)\n", t.Name, t.Kept, t.Imported)
+		c.printf("  kept %s's type %q (the file says %q)\n", oneLine(t.Name), t.Kept, t.Imported)
 	}
 	return nil
 }
@@ -298,7 +298,7 @@ func countKind(fs []Finding, kind string) int {
 }
 
 func describeRelation(r graph.Relation) string {
-	return fmt.Sprintf("%q -[%s]-> %q", r.From, r.RelationType, r.To)
+	return fmt.Sprintf("%q -[%s]-> %q", r.From, oneLine(r.RelationType), r.To)
 }
 
 // missingEnds says which end of a dangling relation is missing; it is told

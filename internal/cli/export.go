@@ -233,15 +233,36 @@ func newNodeIDs(g *graph.Graph) *nodeIDs {
 	return n
 }
 
+// pictureText prepares s for a label in a picture: control characters and
+// Unicode line separators, which Graphviz refuses and Mermaid mangles,
+// become spaces (line breaks are left to the format's escaping).
+func pictureText(s string) string {
+	if !strings.ContainsFunc(s, unprintable) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unprintable(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func unprintable(r rune) bool {
+	return r != '\n' && r != '\r' && (r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0 || r == 0x2028 || r == 0x2029)
+}
+
 // mermaidText escapes s for a quoted Mermaid label: Mermaid reads "#name;"
 // and "#number;" as entity codes, so every character that could end the
 // label, start markup or an entity is written as one. Line breaks become
 // spaces.
-var mermaidText = strings.NewReplacer(
+func mermaidText(s string) string { return mermaidEscape.Replace(pictureText(s)) }
+
+var mermaidEscape = strings.NewReplacer(
 	`#`, "#35;", `"`, "#quot;", `<`, "#lt;", `>`, "#gt;", `&`, "#amp;",
 	"`", "#96;", `|`, "#124;", `[`, "#91;", `]`, "#93;", `{`, "#123;", `}`, "#125;",
-	`(`, "#40;", `)`, "#41;", "\r\n", " ", "\n", " ", "\r", " ", "\t", " ",
-).Replace
+	`(`, "#40;", `)`, "#41;", "\r\n", " ", "\n", " ", "\r", " ",
+)
 
 func exportMermaid(w *bufio.Writer, g *graph.Graph) {
 	ids := newNodeIDs(g)
@@ -259,7 +280,7 @@ func exportMermaid(w *bufio.Writer, g *graph.Graph) {
 
 // dotString quotes s as a Graphviz string: backslash and quote escaped,
 // line breaks as \n (which labels show as a break).
-func dotString(s string) string { return `"` + dotEscape.Replace(s) + `"` }
+func dotString(s string) string { return `"` + dotEscape.Replace(pictureText(s)) + `"` }
 
 var dotEscape = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r\n", `\n`, "\n", `\n`, "\r", `\n`)
 

@@ -108,7 +108,11 @@ func topTypes(types []TypeCount, n int) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(types)-n))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %d", t.Type, t.Count))
+		name := oneLine(t.Type)
+		if name == "" {
+			name = `""`
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", name, t.Count))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -173,7 +177,7 @@ func runSearch(c *context_, args []string) error {
 	}
 	folded := graph.Fold(query)
 	for _, e := range shown {
-		c.printf("%s (%s)\n", e.Name, e.EntityType)
+		c.printf("%s (%s)\n", oneLine(e.Name), oneLine(e.EntityType))
 		// The observations that hold the query first, as search_nodes
 		// shows them.
 		obs := slices.Clone(e.Observations)
@@ -249,7 +253,7 @@ func runShow(c *context_, args []string) error {
 				continue
 			}
 			out.Entities = append(out.Entities, graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)})
-			fmt.Fprintf(&text, "%s (%s)\n", e.Name, e.EntityType)
+			fmt.Fprintf(&text, "%s (%s)\n", oneLine(e.Name), oneLine(e.EntityType))
 			if len(e.Observations) == 0 {
 				text.WriteString("  no observations\n")
 			}
@@ -258,13 +262,13 @@ func runShow(c *context_, args []string) error {
 			}
 			outRels, inRels := g.RelationsOf(e.Name)
 			for _, r := range outRels {
-				fmt.Fprintf(&text, "  → %s %s%s\n", r.RelationType, r.To, missingMark(g, r.To))
+				fmt.Fprintf(&text, "  → %s %s%s\n", oneLine(r.RelationType), oneLine(r.To), missingMark(g, r.To))
 			}
 			for _, r := range inRels {
 				if r.From == r.To {
 					continue // a self-relation was shown as outgoing
 				}
-				fmt.Fprintf(&text, "  ← %s %s%s\n", r.RelationType, r.From, missingMark(g, r.From))
+				fmt.Fprintf(&text, "  ← %s %s%s\n", oneLine(r.RelationType), oneLine(r.From), missingMark(g, r.From))
 			}
 			text.WriteString("\n")
 			for _, list := range [2][]*graph.Relation{outRels, inRels} {
