@@ -198,13 +198,7 @@ func TestPageInChromium(t *testing.T) {
 	screenshot(t, ctx, filepath.Join(shots, "entity-laptop.png"), 1280, 800)
 
 	// A change by another process appears without a reload.
-	other := filestore.Open(path, filestore.Options{Logf: t.Logf})
-	if _, err := other.Update(context.Background(), func(g *graph.Graph) error {
-		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Москва", Contents: []string{"Добавлено другим процессом"}}})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	writeFromAnotherProcess(t, path, "Москва", "Добавлено другим процессом")
 	waitFor(t, ctx, "the other process's observation", textHas("#obs", "Добавлено другим процессом"))
 
 	// Rename: relations follow, in the file too.
@@ -428,4 +422,33 @@ func TestPageOnBigMemory(t *testing.T) {
 	waitFor(t, ctx, "depth 2", textHas("#picTitle", "depth 2"))
 	do(t, ctx, "laptop", chromedp.EmulateViewport(1280, 800))
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "big.png"), 1280, 800)
+}
+
+// writeFromAnotherProcess runs this test binary again as a separate process
+// that adds an observation through its own Store, under the lock, as a
+// server or a command sharing the file would.
+func writeFromAnotherProcess(t *testing.T, path, entity, observation string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "UI_TEST_WRITE="+path, "UI_TEST_ENTITY="+entity, "UI_TEST_OBSERVATION="+observation)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the other process failed: %v\n%s", err, out)
+	}
+}
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv("UI_TEST_WRITE"); path != "" {
+		store := filestore.Open(path, filestore.Options{})
+		_, err := store.Update(context.Background(), func(g *graph.Graph) error {
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: os.Getenv("UI_TEST_ENTITY"), Contents: []string{os.Getenv("UI_TEST_OBSERVATION")}}})
+			return err
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	flag.Parse()
+	os.Exit(m.Run())
 }
