@@ -22,9 +22,8 @@ type Server struct {
 	// URL is the page's address, secret included.
 	URL string
 
-	ln     net.Listener
-	srv    *http.Server
-	cancel context.CancelFunc // ends the requests' context: open event streams
+	ln  net.Listener
+	srv *http.Server
 }
 
 // Listen binds 127.0.0.1:port (0: a free port) and makes a random secret.
@@ -37,17 +36,9 @@ func Listen(store *filestore.Store, port int, opts Options) (*Server, error) {
 	rand.Read(b)
 	opts.Secret = hex.EncodeToString(b)
 	h := NewHandler(store, opts)
-	base, cancel := context.WithCancel(context.Background())
-	return &Server{
-		URL:    fmt.Sprintf("http://%s/%s/", ln.Addr(), opts.Secret),
-		ln:     ln,
-		cancel: cancel,
-		srv: &http.Server{
-			Handler:           h,
-			ReadHeaderTimeout: 10 * time.Second,
-			BaseContext:       func(net.Listener) context.Context { return base },
-		},
-	}, nil
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(h.Close)
+	return &Server{URL: fmt.Sprintf("http://%s/%s/", ln.Addr(), opts.Secret), ln: ln, srv: srv}, nil
 }
 
 // Serve serves until ctx ends.
@@ -59,9 +50,6 @@ func (s *Server) Serve(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Open event streams never end by themselves: end them, then wait for
-	// the requests in flight.
-	s.cancel()
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := s.srv.Shutdown(shut); err != nil {

@@ -69,6 +69,9 @@ type Handler struct {
 	opts   Options
 	static http.Handler
 	hub    hub
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: event streams end
 }
 
 // NewHandler returns the page for store.
@@ -83,12 +86,17 @@ func NewHandler(store *filestore.Store, opts Options) *Handler {
 	if err != nil {
 		panic(err)
 	}
-	h := &Handler{store: store, opts: opts, static: http.FileServerFS(sub)}
+	h := &Handler{store: store, opts: opts, static: http.FileServerFS(sub), closed: make(chan struct{})}
 	h.hub.watch = func(ctx context.Context) {
 		store.Watch(ctx, opts.WatchInterval, func() { h.hub.broadcast() })
 	}
 	return h
 }
+
+// Close ends the open event streams, which otherwise last as long as their
+// pages: call it when the HTTP server shuts down
+// (http.Server.RegisterOnShutdown), so that shutdown need not wait for them.
+func (h *Handler) Close() { h.closeOnce.Do(func() { close(h.closed) }) }
 
 // Limits of what one answer holds, so the page stays fast on a memory of
 // 100k entities.
@@ -323,6 +331,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-h.closed:
 			return
 		case <-ch:
 			io.WriteString(w, "event: change\ndata: {}\n\n")
