@@ -1,0 +1,358 @@
+package cli
+
+import (
+	"bufio"
+	_ "embed"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+var cmdExport = &command{
+	name:    "export",
+	args:    "--format FORMAT",
+	summary: "write the memory as jsonl, json, mermaid, dot, graphml or html",
+	help: `Formats:
+  jsonl     the memory file's own format (what the reference server reads)
+  json      {"entities": [...], "relations": [...]}, as read_graph returns it
+  mermaid   a Mermaid flowchart (paste into Markdown)
+  dot       a Graphviz digraph (dot -Tsvg memory.dot > memory.svg)
+  graphml   GraphML for Gephi, yEd, Cytoscape; observations as a JSON array
+  html      one self-contained page to read and search the memory offline
+
+  --format FORMAT   required
+  --output PATH     write to PATH instead of standard output
+
+jsonl and json exports can be imported again (mcp-server-memory import).
+Export streams: memory stays flat however big the graph.
+`,
+	run: runExport,
+}
+
+var exporters = map[string]func(w *bufio.Writer, g *graph.Graph){
+	"jsonl":   exportJSONL,
+	"json":    exportJSON,
+	"mermaid": exportMermaid,
+	"dot":     exportDOT,
+	"graphml": exportGraphML,
+	"html":    exportHTML,
+}
+
+func runExport(c *context_, args []string) error {
+	format := c.flags.String("format", "", "")
+	output := c.flags.String("output", "", "")
+	args, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return usagef("export takes no arguments, only options")
+	}
+	export := exporters[*format]
+	if export == nil {
+		return usagef("--format must be one of jsonl, json, mermaid, dot, graphml, html")
+	}
+	if c.json {
+		return usagef("--json does not apply to export; use --format json")
+	}
+	s, err := c.store(false)
+	if err != nil {
+		return err
+	}
+	var out io.Writer = c.stdout
+	var f *os.File
+	if *output != "" {
+		f, err = os.Create(*output)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	w := bufio.NewWriterSize(out, 256<<10)
+	if err := s.View(func(g *graph.Graph) { export(w, g) }); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("writing the export: %w", err)
+	}
+	if f != nil {
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", *output, err)
+		}
+	}
+	return nil
+}
+
+// exportJSONL writes the memory file's lines. It encodes into its own
+// buffer rather than through jsonl.Write, which fills the graph's line
+// cache: a View may not change the graph.
+func exportJSONL(w *bufio.Writer, g *graph.Graph) {
+	var buf []byte
+	for _, e := range g.Entities() {
+		line := e.EncodedLine()
+		if line == nil {
+			buf = jsonl.AppendEntity(buf[:0], e)
+			line = buf
+		}
+		w.Write(line)
+		w.WriteByte('\n')
+	}
+	for _, r := range g.Relations() {
+		line := r.EncodedLine()
+		if line == nil {
+			buf = jsonl.AppendRelation(buf[:0], r)
+			line = buf
+		}
+		w.Write(line)
+		w.WriteByte('\n')
+	}
+}
+
+// exportJSON writes the graph as read_graph returns it, indented by two
+// spaces as JSON.stringify(graph, null, 2) does.
+func exportJSON(w *bufio.Writer, g *graph.Graph) { writeGraphJSON(w, g, "  ", false) }
+
+// writeGraphJSON writes {"entities": [...], "relations": [...]} with the
+// given indent ("" for compact). safeHTML escapes "<" so the JSON can sit in
+// an HTML script element.
+func writeGraphJSON(w *bufio.Writer, g *graph.Graph, indent string, safeHTML bool) {
+	nl := func(depth int) {
+		if indent != "" {
+			w.WriteByte('\n')
+			w.WriteString(strings.Repeat(indent, depth))
+		}
+	}
+	sp := ""
+	if indent != "" {
+		sp = " "
+	}
+	var buf []byte
+	str := func(s string) {
+		buf = jsonl.AppendString(buf[:0], s)
+		if safeHTML {
+			w.WriteString(strings.ReplaceAll(string(buf), "<", `\u003c`))
+			return
+		}
+		w.Write(buf)
+	}
+	member := func(depth int, key string, first bool) {
+		if !first {
+			w.WriteByte(',')
+		}
+		nl(depth)
+		str(key)
+		w.WriteString(":" + sp)
+	}
+	w.WriteByte('{')
+	member(1, "entities", true)
+	w.WriteByte('[')
+	ents := g.Entities()
+	for i, e := range ents {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		nl(2)
+		w.WriteByte('{')
+		member(3, "name", true)
+		str(e.Name)
+		member(3, "entityType", false)
+		str(e.EntityType)
+		member(3, "observations", false)
+		w.WriteByte('[')
+		for j, o := range e.Observations {
+			if j > 0 {
+				w.WriteByte(',')
+			}
+			nl(4)
+			str(o)
+		}
+		if len(e.Observations) > 0 {
+			nl(3)
+		}
+		w.WriteByte(']')
+		nl(2)
+		w.WriteByte('}')
+	}
+	if len(ents) > 0 {
+		nl(1)
+	}
+	w.WriteByte(']')
+	member(1, "relations", false)
+	w.WriteByte('[')
+	rels := g.Relations()
+	for i, r := range rels {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		nl(2)
+		w.WriteByte('{')
+		member(3, "from", true)
+		str(r.From)
+		member(3, "to", false)
+		str(r.To)
+		member(3, "relationType", false)
+		str(r.RelationType)
+		nl(2)
+		w.WriteByte('}')
+	}
+	if len(rels) > 0 {
+		nl(1)
+	}
+	w.WriteByte(']')
+	nl(0)
+	w.WriteString("}\n")
+}
+
+// nodeIDs numbers the entities in graph order, and the missing ends of
+// dangling relations after them, so pictures can draw every relation.
+type nodeIDs struct {
+	ids     map[string]int
+	missing []string
+}
+
+func newNodeIDs(g *graph.Graph) *nodeIDs {
+	n := &nodeIDs{ids: make(map[string]int, len(g.Entities()))}
+	for i, e := range g.Entities() {
+		n.ids[e.Name] = i
+	}
+	for _, r := range g.Relations() {
+		for _, end := range [2]string{r.From, r.To} {
+			if _, ok := n.ids[end]; !ok {
+				n.ids[end] = len(n.ids)
+				n.missing = append(n.missing, end)
+			}
+		}
+	}
+	return n
+}
+
+// pictureText prepares s for a label in a picture: control characters and
+// Unicode line separators, which Graphviz refuses and Mermaid mangles,
+// become spaces (line breaks are left to the format's escaping).
+func pictureText(s string) string {
+	if !strings.ContainsFunc(s, unprintable) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unprintable(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func unprintable(r rune) bool {
+	return r != '\n' && r != '\r' && (r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0 || r == 0x2028 || r == 0x2029)
+}
+
+// mermaidText escapes s for a quoted Mermaid label: Mermaid reads "#name;"
+// and "#number;" as entity codes, so every character that could end the
+// label, start markup or an entity is written as one. Line breaks become
+// spaces.
+func mermaidText(s string) string { return mermaidEscape.Replace(pictureText(s)) }
+
+var mermaidEscape = strings.NewReplacer(
+	`#`, "#35;", `"`, "#quot;", `<`, "#lt;", `>`, "#gt;", `&`, "#amp;",
+	"`", "#96;", `|`, "#124;", `[`, "#91;", `]`, "#93;", `{`, "#123;", `}`, "#125;",
+	`(`, "#40;", `)`, "#41;", "\r\n", " ", "\n", " ", "\r", " ",
+)
+
+func exportMermaid(w *bufio.Writer, g *graph.Graph) {
+	ids := newNodeIDs(g)
+	w.WriteString("flowchart LR\n")
+	for i, e := range g.Entities() {
+		fmt.Fprintf(w, "  n%d[\"%s<br/>(%s)\"]\n", i, mermaidText(e.Name), mermaidText(e.EntityType))
+	}
+	for _, name := range ids.missing {
+		fmt.Fprintf(w, "  n%d[/\"%s (missing)\"/]\n", ids.ids[name], mermaidText(name))
+	}
+	for _, r := range g.Relations() {
+		fmt.Fprintf(w, "  n%d -->|\"%s\"| n%d\n", ids.ids[r.From], mermaidText(r.RelationType), ids.ids[r.To])
+	}
+}
+
+// dotString quotes s as a Graphviz string: backslash and quote escaped,
+// line breaks as \n (which labels show as a break).
+func dotString(s string) string { return `"` + dotEscape.Replace(pictureText(s)) + `"` }
+
+var dotEscape = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r\n", `\n`, "\n", `\n`, "\r", `\n`)
+
+func exportDOT(w *bufio.Writer, g *graph.Graph) {
+	ids := newNodeIDs(g)
+	w.WriteString("digraph memory {\n  node [shape=box, style=rounded, fontname=\"sans-serif\"];\n  edge [fontname=\"sans-serif\", fontsize=10];\n")
+	for i, e := range g.Entities() {
+		fmt.Fprintf(w, "  n%d [label=%s];\n", i, dotString(e.Name+"\n("+e.EntityType+")"))
+	}
+	for _, name := range ids.missing {
+		fmt.Fprintf(w, "  n%d [label=%s, style=dashed];\n", ids.ids[name], dotString(name+"\n(missing)"))
+	}
+	for _, r := range g.Relations() {
+		fmt.Fprintf(w, "  n%d -> n%d [label=%s];\n", ids.ids[r.From], ids.ids[r.To], dotString(r.RelationType))
+	}
+	w.WriteString("}\n")
+}
+
+func xmlText(w *bufio.Writer, s string) { xml.EscapeText(w, []byte(s)) }
+
+func exportGraphML(w *bufio.Writer, g *graph.Graph) {
+	ids := newNodeIDs(g)
+	w.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="name" for="node" attr.name="name" attr.type="string"/>
+  <key id="entityType" for="node" attr.name="entityType" attr.type="string"/>
+  <key id="observations" for="node" attr.name="observations" attr.type="string"/>
+  <key id="relationType" for="edge" attr.name="relationType" attr.type="string"/>
+  <graph id="memory" edgedefault="directed">
+`)
+	var buf []byte
+	node := func(id int, name, typ string, obs []string) {
+		fmt.Fprintf(w, "    <node id=\"n%d\">\n      <data key=\"name\">", id)
+		xmlText(w, name)
+		w.WriteString("</data>\n      <data key=\"entityType\">")
+		xmlText(w, typ)
+		w.WriteString("</data>\n      <data key=\"observations\">")
+		buf = append(buf[:0], '[')
+		for i, o := range obs {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = jsonl.AppendString(buf, o)
+		}
+		buf = append(buf, ']')
+		xml.EscapeText(w, buf)
+		w.WriteString("</data>\n    </node>\n")
+	}
+	for i, e := range g.Entities() {
+		node(i, e.Name, e.EntityType, e.Observations)
+	}
+	for _, name := range ids.missing {
+		node(ids.ids[name], name, "", nil)
+	}
+	for i, r := range g.Relations() {
+		fmt.Fprintf(w, "    <edge id=\"e%d\" source=\"n%d\" target=\"n%d\">\n      <data key=\"relationType\">", i, ids.ids[r.From], ids.ids[r.To])
+		xmlText(w, r.RelationType)
+		w.WriteString("</data>\n    </edge>\n")
+	}
+	w.WriteString("  </graph>\n</graphml>\n")
+}
+
+//go:embed export.html
+var exportPage string
+
+// exportHTML writes one page holding the graph as JSON (with "<" escaped,
+// so no content can close the script element) and a small script that
+// shows it with textContent only.
+func exportHTML(w *bufio.Writer, g *graph.Graph) {
+	head, tail, _ := strings.Cut(exportPage, "/*DATA*/")
+	e, r := g.Len()
+	w.WriteString(strings.ReplaceAll(head, "{{COUNTS}}", strconv.Itoa(e)+" entities, "+strconv.Itoa(r)+" relations"))
+	writeGraphJSON(w, g, "", true)
+	w.WriteString(tail)
+}

@@ -1,0 +1,392 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+)
+
+// This file holds the corrections people make to their memory by hand (the
+// commands and the web page of SPEC §9), beyond the nine tools: renaming,
+// merging, changing an observation, and finding and repairing what a file
+// edited by hand or by older servers may hold. Like the tools, each method
+// validates its whole input before it changes anything.
+
+// ExistsError is returned when a call would create an entity whose name is
+// already taken.
+type ExistsError struct{ Name string }
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("Entity with name %s already exists", e.Name)
+}
+
+// RefusedError is a correction the graph refuses as it stands (an
+// observation that is not there, or text already present). Nothing was
+// changed.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+func refused(format string, args ...any) error { return &RefusedError{fmt.Sprintf(format, args...)} }
+
+// RenameResult reports what Rename changed.
+type RenameResult struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Relations is the number of relations that now point from or to the
+	// new name.
+	Relations int `json:"relations"`
+}
+
+// Rename gives the entity named from the name to, and carries every relation
+// from or to it along, keeping graph order. It returns a *NotFoundError when
+// from does not exist and an *ExistsError when to is taken (merge the two
+// instead); renaming an entity to its own name changes nothing.
+func (g *Graph) Rename(from, to string) (RenameResult, error) {
+	e := g.byName[from]
+	if e == nil {
+		return RenameResult{}, &NotFoundError{from}
+	}
+	res := RenameResult{From: from, To: to}
+	if from == to {
+		res.Relations = len(g.touching([]*Entity{e}))
+		return res, nil
+	}
+	if g.byName[to] != nil {
+		return RenameResult{}, &ExistsError{to}
+	}
+	if to == "" {
+		return RenameResult{}, refused("the new name is empty")
+	}
+	rels := g.touching([]*Entity{e})
+	delete(g.byName, from)
+	e.Name = to
+	g.byName[to] = e
+	g.entityChanged(e)
+
+	for _, r := range rels {
+		delete(g.relSet, r.key())
+	}
+	for _, r := range rels {
+		if r.From == from {
+			r.From = to
+		}
+		if r.To == from {
+			r.To = to
+		}
+		r.encoded = nil
+		g.relSet[r.key()] = r
+	}
+	if out := g.out[from]; out != nil {
+		g.out[to] = out
+		delete(g.out, from)
+	}
+	if in := g.in[from]; in != nil {
+		g.in[to] = in
+		delete(g.in, from)
+	}
+	g.version++
+	res.Relations = len(rels)
+	return res, nil
+}
+
+// MergeResult reports what Merge changed.
+type MergeResult struct {
+	Into   string `json:"into"`
+	Merged string `json:"merged"`
+	// AddedObservations are the merged entity's observations that the kept
+	// one did not hold, in order.
+	AddedObservations []string `json:"addedObservations"`
+	// MovedRelations now point from or to the kept entity instead.
+	MovedRelations []Relation `json:"movedRelations"`
+	// DroppedRelations were removed: they already existed on the kept
+	// entity, or ran between the two entities and would have pointed the
+	// kept entity at itself.
+	DroppedRelations []Relation `json:"droppedRelations"`
+	// TypeDropped is the merged entity's type when it differed from the kept
+	// one's (the kept entity's type stays), else "".
+	TypeDropped string `json:"typeDropped,omitempty"`
+}
+
+// Merge folds the entity named merged into the one named into, by the rule
+// the file's duplicate lines follow: into keeps its type and gains the
+// observations it lacks, in order; every relation from or to merged now runs
+// from or to into, except those already there and those between the two
+// (which would point into at itself); then merged is removed. It returns a
+// *NotFoundError when either does not exist, and an error when they are the
+// same entity.
+func (g *Graph) Merge(into, merged string) (MergeResult, error) {
+	keep, gone := g.byName[into], g.byName[merged]
+	for _, n := range []struct {
+		e    *Entity
+		name string
+	}{{keep, into}, {gone, merged}} {
+		if n.e == nil {
+			return MergeResult{}, &NotFoundError{n.name}
+		}
+	}
+	if keep == gone {
+		return MergeResult{}, refused("cannot merge %s into itself", into)
+	}
+	res := MergeResult{Into: into, Merged: merged, AddedObservations: []string{}, MovedRelations: []Relation{}, DroppedRelations: []Relation{}}
+	if gone.EntityType != keep.EntityType {
+		res.TypeDropped = gone.EntityType
+	}
+	for _, o := range gone.Observations {
+		if keep.addObservation(o) {
+			res.AddedObservations = append(res.AddedObservations, o)
+		}
+	}
+	if len(res.AddedObservations) > 0 {
+		g.entityChanged(keep)
+	}
+
+	// Decide every relation of the merged entity first, then apply.
+	rels := g.touching([]*Entity{gone})
+	dead := make(map[*Relation]bool)
+	type move struct {
+		r      *Relation
+		target relationKey
+	}
+	var moves []move
+	taken := make(map[relationKey]bool)
+	for _, r := range rels {
+		k := r.key()
+		if k.from == merged {
+			k.from = into
+		}
+		if k.to == merged {
+			k.to = into
+		}
+		between := k.from == into && k.to == into && !(r.From == merged && r.To == merged)
+		if between || g.relSet[k] != nil || taken[k] {
+			dead[r] = true
+			res.DroppedRelations = append(res.DroppedRelations, r.clone())
+			continue
+		}
+		taken[k] = true
+		moves = append(moves, move{r, k})
+	}
+	g.removeRelations(dead)
+	for _, m := range moves {
+		r := m.r
+		delete(g.relSet, r.key())
+		if r.From != m.target.from {
+			g.out[r.From] = dropRelation(g.out[r.From], r)
+			if len(g.out[r.From]) == 0 {
+				delete(g.out, r.From)
+			}
+			r.From = m.target.from
+			g.out[r.From] = insertBySeq(g.out[r.From], r)
+		}
+		if r.To != m.target.to {
+			g.in[r.To] = dropRelation(g.in[r.To], r)
+			if len(g.in[r.To]) == 0 {
+				delete(g.in, r.To)
+			}
+			r.To = m.target.to
+			g.in[r.To] = insertBySeq(g.in[r.To], r)
+		}
+		r.encoded = nil
+		g.relSet[r.key()] = r
+		res.MovedRelations = append(res.MovedRelations, r.clone())
+	}
+	g.version++
+	g.DeleteEntities([]string{merged})
+	return res, nil
+}
+
+// insertBySeq inserts r into list, which is in graph order, keeping the order.
+func insertBySeq(list []*Relation, r *Relation) []*Relation {
+	i, _ := slices.BinarySearchFunc(list, r, bySeq)
+	return slices.Insert(list, i, r)
+}
+
+// ReplaceObservation changes the observation old of the named entity to
+// new, in place. It returns a *NotFoundError when the entity does not exist,
+// and an error when it has no observation old or already has new.
+func (g *Graph) ReplaceObservation(entity, old, new string) error {
+	e := g.byName[entity]
+	if e == nil {
+		return &NotFoundError{entity}
+	}
+	i := slices.Index(e.Observations, old)
+	if i < 0 {
+		return refused("%s has no observation %q (it may have been changed meanwhile)", entity, old)
+	}
+	if old == new {
+		return nil
+	}
+	if e.hasObservation(new) {
+		return refused("%s already has the observation %q", entity, new)
+	}
+	e.Observations[i] = new
+	if e.obsSet != nil {
+		delete(e.obsSet, old)
+		e.obsSet[new] = struct{}{}
+	}
+	g.entityChanged(e)
+	return nil
+}
+
+// DanglingRelations returns the relations whose from or to names no entity,
+// in graph order. The file may hold them (written by hand, or by servers
+// that did not remove them); search and open never return them.
+func (g *Graph) DanglingRelations() []Relation {
+	var out []Relation
+	for _, r := range g.relations {
+		if g.byName[r.From] == nil || g.byName[r.To] == nil {
+			out = append(out, r.clone())
+		}
+	}
+	return out
+}
+
+// RemoveDanglingRelations removes every relation DanglingRelations returns
+// and returns them.
+func (g *Graph) RemoveDanglingRelations() []Relation {
+	dead := make(map[*Relation]bool)
+	var out []Relation
+	for _, r := range g.relations {
+		if g.byName[r.From] == nil || g.byName[r.To] == nil {
+			dead[r] = true
+			out = append(out, r.clone())
+		}
+	}
+	g.removeRelations(dead)
+	return out
+}
+
+// Rewrite marks the graph changed without changing its content, so that a
+// store saves it: after a load merged duplicate lines of the file, saving
+// writes each entity and relation once.
+func (g *Graph) Rewrite() { g.version++ }
+
+// Neighbourhood selects the entity named name and the entities within depth
+// relations of it (either direction), breadth first, at most limit entities
+// in all (0: no limit), with every relation among the selected entities.
+// Truncated reports that the limit cut the neighbourhood short. It returns
+// an empty selection when name does not exist.
+func (g *Graph) Neighbourhood(name string, depth, limit int) (sel Selection, truncated bool) {
+	start := g.byName[name]
+	if start == nil {
+		return Selection{}, false
+	}
+	seen := map[*Entity]bool{start: true}
+	ents := []*Entity{start}
+	frontier := []*Entity{start}
+	for d := 0; d < depth && len(frontier) > 0 && !truncated; d++ {
+		var next []*Entity
+		for _, e := range frontier {
+			for _, r := range g.touching([]*Entity{e}) {
+				for _, n := range [2]string{r.From, r.To} {
+					ne := g.byName[n]
+					if ne == nil || seen[ne] {
+						continue
+					}
+					if limit > 0 && len(ents) >= limit {
+						truncated = true
+						continue
+					}
+					seen[ne] = true
+					ents = append(ents, ne)
+					next = append(next, ne)
+				}
+			}
+		}
+		frontier = next
+	}
+	var rels []*Relation
+	for _, e := range ents {
+		for _, r := range g.out[e.Name] {
+			if to := g.byName[r.To]; to != nil && seen[to] {
+				rels = append(rels, r)
+			}
+		}
+	}
+	slices.SortFunc(rels, bySeq)
+	return Selection{ents, rels}, truncated
+}
+
+// RelationsOf returns the relations from and to the named entity, each in
+// graph order.
+func (g *Graph) RelationsOf(name string) (out, in []*Relation) {
+	return g.out[name], g.in[name]
+}
+
+// ImportResult reports what Import added and what it skipped because the
+// graph already held it.
+type ImportResult struct {
+	AddedEntities []string `json:"addedEntities"`
+	// AddedObservations lists, per entity that already existed, the
+	// observations added to it.
+	AddedObservations []AddedObservations `json:"addedObservations"`
+	AddedRelations    []Relation          `json:"addedRelations"`
+	// SkippedObservations and SkippedRelations count what was already there.
+	SkippedObservations int `json:"skippedObservations"`
+	SkippedRelations    int `json:"skippedRelations"`
+	// TypesKept lists entities that existed with another type: the graph's
+	// type stays.
+	TypesKept []TypeKept `json:"typesKept"`
+}
+
+// TypeKept is an entity whose imported type differed from the graph's.
+type TypeKept struct {
+	Name     string `json:"name"`
+	Kept     string `json:"kept"`
+	Imported string `json:"imported"`
+}
+
+// Import merges src into g by the rules of the tools: a new entity is
+// created with its observations (create_entities), an existing one gains
+// the observations it lacks (add_observations) and keeps its type, and new
+// relations are added (create_relations). As create_relations does, it
+// returns a *NotFoundError, and changes nothing, when a relation names an
+// entity that is in neither graph.
+func (g *Graph) Import(src Snapshot) (ImportResult, error) {
+	incoming := make(map[string]bool, len(src.Entities))
+	for _, e := range src.Entities {
+		incoming[e.Name] = true
+	}
+	for _, r := range src.Relations {
+		for _, name := range [2]string{r.From, r.To} {
+			if g.byName[name] == nil && !incoming[name] {
+				return ImportResult{}, &NotFoundError{name}
+			}
+		}
+	}
+	res := ImportResult{AddedEntities: []string{}, AddedObservations: []AddedObservations{}, AddedRelations: []Relation{}, TypesKept: []TypeKept{}}
+	for _, e := range src.Entities {
+		old := g.byName[e.Name]
+		if old == nil {
+			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType})
+			for _, o := range e.Observations {
+				ne.addObservation(o)
+			}
+			res.AddedEntities = append(res.AddedEntities, e.Name)
+			continue
+		}
+		if old.EntityType != e.EntityType {
+			res.TypesKept = append(res.TypesKept, TypeKept{e.Name, old.EntityType, e.EntityType})
+		}
+		added := []string{}
+		for _, o := range e.Observations {
+			if old.addObservation(o) {
+				added = append(added, o)
+			} else {
+				res.SkippedObservations++
+			}
+		}
+		if len(added) > 0 {
+			g.entityChanged(old)
+			res.AddedObservations = append(res.AddedObservations, AddedObservations{EntityName: e.Name, AddedObservations: added})
+		}
+	}
+	for _, r := range src.Relations {
+		if g.relSet[r.key()] != nil {
+			res.SkippedRelations++
+			continue
+		}
+		res.AddedRelations = append(res.AddedRelations, g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType}).clone())
+	}
+	return res, nil
+}

@@ -1,0 +1,290 @@
+package ui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+type hit struct {
+	Name         string `json:"name"`
+	EntityType   string `json:"entityType"`
+	Observations int    `json:"observations"`
+	// Snippet is the first observation holding the query, else the first.
+	Snippet string `json:"snippet"`
+}
+
+type searchResult struct {
+	Query string `json:"query"`
+	Hits  []hit  `json:"hits"`
+	Total int    `json:"total"`
+}
+
+// searchAnswer ranks as search_nodes does (the same function) and returns
+// the best searchLimit entities.
+func searchAnswer(g *graph.Graph, query string) searchResult {
+	res := searchResult{Query: query, Hits: []hit{}}
+	var ents []*graph.Entity
+	if strings.TrimSpace(query) == "" {
+		ents = g.Entities()
+	} else {
+		ents = g.Search(query).Entities
+	}
+	res.Total = len(ents)
+	folded := graph.Fold(query)
+	for _, e := range ents[:min(len(ents), searchLimit)] {
+		h := hit{Name: e.Name, EntityType: e.EntityType, Observations: len(e.Observations)}
+		for _, o := range e.Observations {
+			if folded != "" && strings.Contains(graph.Fold(o), folded) {
+				h.Snippet = o
+				break
+			}
+		}
+		if h.Snippet == "" && len(e.Observations) > 0 {
+			h.Snippet = e.Observations[0]
+		}
+		res.Hits = append(res.Hits, h)
+	}
+	return res
+}
+
+type link struct {
+	Name         string `json:"name"`
+	RelationType string `json:"relationType"`
+	Exists       bool   `json:"exists"`
+}
+
+type entityPage struct {
+	Name         string   `json:"name"`
+	EntityType   string   `json:"entityType"`
+	Observations []string `json:"observations"`
+	Out          []link   `json:"out"`
+	In           []link   `json:"in"`
+}
+
+func entityAnswer(g *graph.Graph, name string) (any, int) {
+	e := g.Entity(name)
+	if e == nil {
+		return map[string]string{"error": fmt.Sprintf("There is no entity named %q (any more).", name)}, http.StatusNotFound
+	}
+	p := entityPage{Name: e.Name, EntityType: e.EntityType, Observations: append([]string{}, e.Observations...), Out: []link{}, In: []link{}}
+	out, in := g.RelationsOf(name)
+	for _, r := range out {
+		p.Out = append(p.Out, link{r.To, r.RelationType, g.Entity(r.To) != nil})
+	}
+	for _, r := range in {
+		p.In = append(p.In, link{r.From, r.RelationType, g.Entity(r.From) != nil})
+	}
+	return p, http.StatusOK
+}
+
+type node struct {
+	Name       string `json:"name"`
+	EntityType string `json:"entityType"`
+}
+
+type edge struct {
+	From         string `json:"from"`
+	To           string `json:"to"`
+	RelationType string `json:"relationType"`
+}
+
+type picture struct {
+	Nodes     []node `json:"nodes"`
+	Edges     []edge `json:"edges"`
+	Truncated bool   `json:"truncated"`
+	Limit     int    `json:"limit"`
+	Total     int    `json:"total"` // entities in the memory
+}
+
+// pictureAnswer selects the neighbourhood of name (depth 1 or 2, at most
+// neighbourhoodLimit entities), or with no name the whole graph when it is
+// small.
+func pictureAnswer(g *graph.Graph, name string, depth int) (any, int) {
+	total, _ := g.Len()
+	var sel graph.Selection
+	p := picture{Nodes: []node{}, Edges: []edge{}, Total: total}
+	if name == "" {
+		if total > wholeGraphLimit {
+			return map[string]string{"error": fmt.Sprintf("The memory holds %d entities; a picture of all of them would be unreadable. Open an entity to see its neighbourhood.", total)}, http.StatusUnprocessableEntity
+		}
+		sel = g.All()
+		p.Limit = wholeGraphLimit
+	} else {
+		if g.Entity(name) == nil {
+			return map[string]string{"error": fmt.Sprintf("There is no entity named %q (any more).", name)}, http.StatusNotFound
+		}
+		depth = min(max(depth, 1), 2)
+		sel, p.Truncated = g.Neighbourhood(name, depth, neighbourhoodLimit)
+		p.Limit = neighbourhoodLimit
+	}
+	for _, e := range sel.Entities {
+		p.Nodes = append(p.Nodes, node{e.Name, e.EntityType})
+	}
+	for _, r := range sel.Relations {
+		if g.Entity(r.From) != nil && g.Entity(r.To) != nil {
+			p.Edges = append(p.Edges, edge{r.From, r.To, r.RelationType})
+		}
+	}
+	return p, http.StatusOK
+}
+
+// editRequest is one edit the page asks for. Op says which; the other
+// fields are its arguments.
+type editRequest struct {
+	Op           string `json:"op"`
+	Entity       string `json:"entity"`
+	EntityType   string `json:"entityType"`
+	Observation  string `json:"observation"`
+	Old          string `json:"old"`
+	NewName      string `json:"newName"`
+	To           string `json:"to"`
+	From         string `json:"from"`
+	RelationType string `json:"relationType"`
+}
+
+// edit applies one edit as one write under the memory file's lock: it
+// validates first, and a failure changes nothing.
+func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
+	var req editRequest
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "The edit could not be read: "+err.Error())
+		return
+	}
+	var message string
+	apply, err := editFunc(req, &message)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	changed, err := h.store.Update(r.Context(), apply)
+	if err != nil {
+		status := http.StatusConflict
+		var nf *graph.NotFoundError
+		var ex *graph.ExistsError
+		var rf *graph.RefusedError
+		switch {
+		case errors.As(err, &nf), errors.As(err, &ex), errors.As(err, &rf):
+		case errors.Is(err, filestore.ErrLockTimeout):
+			status = http.StatusServiceUnavailable
+		default:
+			status = http.StatusInternalServerError
+			h.opts.Logf("edit %s failed: %v", req.Op, err)
+		}
+		writeError(w, status, "Nothing was changed: "+err.Error())
+		return
+	}
+	if changed {
+		h.hub.broadcast()
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"message": message, "changed": changed})
+}
+
+func editFunc(req editRequest, message *string) (func(*graph.Graph) error, error) {
+	need := func(fields ...string) error {
+		for i := 0; i < len(fields); i += 2 {
+			if strings.TrimSpace(fields[i+1]) == "" {
+				return fmt.Errorf("%s is empty", fields[i])
+			}
+		}
+		return nil
+	}
+	switch req.Op {
+	case "createEntity":
+		if err := need("the name", req.Entity, "the type", req.EntityType); err != nil {
+			return nil, err
+		}
+		return func(g *graph.Graph) error {
+			if g.Entity(req.Entity) != nil {
+				return &graph.ExistsError{Name: req.Entity}
+			}
+			g.CreateEntities([]graph.Entity{{Name: req.Entity, EntityType: req.EntityType, Observations: []string{}}})
+			*message = fmt.Sprintf("Created %s.", req.Entity)
+			return nil
+		}, nil
+	case "addObservation":
+		if err := need("the observation", req.Observation); err != nil {
+			return nil, err
+		}
+		return func(g *graph.Graph) error {
+			res, err := g.AddObservations([]graph.ObservationAddition{{EntityName: req.Entity, Contents: []string{req.Observation}}})
+			if err == nil {
+				*message = "Observation added."
+				if len(res.Results[0].AddedObservations) == 0 {
+					*message = "The entity already has this observation."
+				}
+			}
+			return err
+		}, nil
+	case "changeObservation":
+		if err := need("the observation", req.Observation); err != nil {
+			return nil, err
+		}
+		return func(g *graph.Graph) error {
+			*message = "Observation changed."
+			return g.ReplaceObservation(req.Entity, req.Old, req.Observation)
+		}, nil
+	case "deleteObservation":
+		return func(g *graph.Graph) error {
+			if g.Entity(req.Entity) == nil {
+				return &graph.NotFoundError{Name: req.Entity}
+			}
+			res := g.DeleteObservations([]graph.ObservationDeletion{{EntityName: req.Entity, Observations: []string{req.Observation}}})
+			*message = "Observation deleted."
+			if *res.DeletedCount == 0 {
+				*message = "The observation was already gone."
+			}
+			return nil
+		}, nil
+	case "rename":
+		if err := need("the new name", req.NewName); err != nil {
+			return nil, err
+		}
+		return func(g *graph.Graph) error {
+			res, err := g.Rename(req.Entity, req.NewName)
+			*message = fmt.Sprintf("Renamed to %s; %d relations followed.", res.To, res.Relations)
+			return err
+		}, nil
+	case "deleteEntity":
+		return func(g *graph.Graph) error {
+			if g.Entity(req.Entity) == nil {
+				return &graph.NotFoundError{Name: req.Entity}
+			}
+			g.DeleteEntities([]string{req.Entity})
+			*message = fmt.Sprintf("Deleted %s and its relations.", req.Entity)
+			return nil
+		}, nil
+	case "addRelation":
+		if err := need("from", req.From, "to", req.To, "the relation type", req.RelationType); err != nil {
+			return nil, err
+		}
+		return func(g *graph.Graph) error {
+			res, err := g.CreateRelations([]graph.Relation{{From: req.From, To: req.To, RelationType: req.RelationType}})
+			if err == nil {
+				*message = "Relation added."
+				if len(res.Relations) == 0 {
+					*message = "The relation already exists."
+				}
+			}
+			return err
+		}, nil
+	case "deleteRelation":
+		return func(g *graph.Graph) error {
+			res := g.DeleteRelations([]graph.Relation{{From: req.From, To: req.To, RelationType: req.RelationType}})
+			*message = "Relation deleted."
+			if *res.DeletedCount == 0 {
+				*message = "The relation was already gone."
+			}
+			return nil
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown edit %q", req.Op)
+}

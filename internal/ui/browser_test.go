@@ -1,0 +1,454 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
+)
+
+// These tests drive the page in real headless Chromium (Debian's chromium)
+// as a person would: type, click, look. They skip when chromium is missing,
+// except in CI (CI or MCP_SERVER_MEMORY_REQUIRE_CHROMIUM set), where they
+// fail.
+
+const seedMemory = `{"type":"entity","name":"Москва","entityType":"город","observations":["Столица России","Население около 13 миллионов"]}
+{"type":"entity","name":"東京","entityType":"都市","observations":["日本の首都","人口は約1400万人"]}
+{"type":"entity","name":"Alice","entityType":"person","observations":["Works at Acme","Lives in 東京","Speaks Russian"]}
+{"type":"entity","name":"Acme","entityType":"organization","observations":["Makes anvils"]}
+{"type":"entity","name":"<img src=x onerror=window.pwned=1>","entityType":"<b>type</b>","observations":["<script>window.pwned=1</script>"]}
+{"type":"relation","from":"Alice","to":"Acme","relationType":"works_at"}
+{"type":"relation","from":"Alice","to":"東京","relationType":"lives_in"}
+{"type":"relation","from":"Alice","to":"Москва","relationType":"visited"}
+{"type":"relation","from":"Acme","to":"Москва","relationType":"has_office_in"}
+`
+
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" || os.Getenv("MCP_SERVER_MEMORY_REQUIRE_CHROMIUM") != "" {
+		t.Fatal("chromium is not installed; CI must install it (apt-get install -y chromium fonts-noto-cjk)")
+	}
+	t.Skip("chromium is not installed: apt-get install -y chromium fonts-noto-cjk to run the browser tests")
+	return ""
+}
+
+// browser starts headless Chromium with a fresh profile and the flags this
+// closed network needs.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := findChromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil { // start the browser
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	return bctx
+}
+
+// serve writes memory to a fresh file and serves the page for it the way
+// `mcp-server-memory ui` does.
+func serve(t *testing.T, memory string) (*Server, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(path, []byte(memory), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := filestore.Open(path, filestore.Options{Logf: t.Logf, Lock: filestore.LockOptions{Timeout: 2 * time.Second}})
+	srv, err := Listen(store, 0, Options{WatchInterval: 100 * time.Millisecond, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serving: %v", err)
+		}
+	})
+	return srv, path
+}
+
+// waitFor polls a JavaScript condition until it holds.
+func waitFor(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("waiting for %s (%s): %v\npage text:\n%s", what, expr, err, body)
+	}
+}
+
+// js quotes s as a JavaScript string.
+func js(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func textHas(sel, s string) string {
+	return fmt.Sprintf(`(document.querySelector(%s)?.textContent ?? "").includes(%s)`, js(sel), js(s))
+}
+
+func fileHas(t *testing.T, path, s string) bool {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Contains(b, []byte(s))
+}
+
+// typeInto replaces an input's text by typing, as a person does.
+func typeInto(sel, text string) []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(document.querySelector(%s).value = "") === ""`, js(sel))))
+			return err
+		}),
+		chromedp.SendKeys(chromedp.CSS(sel), text),
+	}
+}
+
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := chromedp.Do(sctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func TestPageInChromium(t *testing.T) {
+	ctx := browser(t)
+	srv, path := serve(t, seedMemory)
+	shots := t.ArtifactDir()
+
+	do(t, ctx, "open the page", chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the list of entities", textHas("#count", "5 entities"))
+	waitFor(t, ctx, "the whole-graph picture", `document.querySelectorAll("#pic circle").length === 5`)
+
+	// Search as you type, in Japanese and in Russian (case folded).
+	do(t, ctx, "search in Japanese", typeInto("#q", "首都")...)
+	waitFor(t, ctx, "the Japanese match", `document.querySelectorAll("#hits li").length === 1 && `+textHas("#hits", "東京"))
+	do(t, ctx, "search in Russian", typeInto("#q", "СТОЛИЦА")...)
+	waitFor(t, ctx, "the Russian match", `document.querySelectorAll("#hits li").length === 1 && `+textHas("#hits", "Москва"))
+	do(t, ctx, "search in Japanese across fields", typeInto("#q", "東京")...)
+	waitFor(t, ctx, "the name match first", `document.querySelector("#hits .hitname")?.textContent === "東京" && `+textHas("#hits", "Alice"))
+
+	// Open an entity: its type, observations and relations both ways.
+	do(t, ctx, "open Москва", typeInto("#q", "москва")...)
+	waitFor(t, ctx, "Москва in the list", textHas("#hits", "Москва"))
+	do(t, ctx, "click Москва", chromedp.Click(chromedp.CSS("#hits a")))
+	waitFor(t, ctx, "the entity page", `document.querySelector("#ename").textContent === "Москва"`)
+	waitFor(t, ctx, "its type and observations", textHas("#etype", "город")+" && "+textHas("#obs", "Столица России"))
+	waitFor(t, ctx, "its relations both ways", textHas("#rels", "← visited Alice")+" && "+textHas("#rels", "← has_office_in Acme"))
+	waitFor(t, ctx, "its neighbourhood picture", `document.querySelectorAll("#pic circle").length === 3`)
+
+	// Add an observation; it reaches the file.
+	added := "Основана в 1147 году — 1147年に創設"
+	do(t, ctx, "add an observation", append(typeInto("#addObs input", added), chromedp.Click(chromedp.CSS("#addObs button")))...)
+	waitFor(t, ctx, "the new observation", textHas("#obs", added))
+	if !fileHas(t, path, added) {
+		t.Errorf("the memory file lacks the added observation")
+	}
+	// Change it.
+	do(t, ctx, "edit the observation", chromedp.Click(chromedp.CSS(`#obs li:last-child button`)))
+	do(t, ctx, "type the new text", append(typeInto("#obs form input", "Основана в 1147 году"), chromedp.Click(chromedp.CSS("#obs form button")))...)
+	waitFor(t, ctx, "the changed observation", `[...document.querySelectorAll("#obs .text")].map(e => e.textContent).join("|") === "Столица России|Население около 13 миллионов|Основана в 1147 году"`)
+	if fileHas(t, path, added) || !fileHas(t, path, "Основана в 1147 году") {
+		t.Errorf("the memory file does not hold the changed observation")
+	}
+
+	do(t, ctx, "laptop screenshot", chromedp.EmulateViewport(1280, 800))
+	screenshot(t, ctx, filepath.Join(shots, "entity-laptop.png"), 1280, 800)
+
+	// A change by another process appears without a reload.
+	writeFromAnotherProcess(t, path, "Москва", "Добавлено другим процессом")
+	waitFor(t, ctx, "the other process's observation", textHas("#obs", "Добавлено другим процессом"))
+
+	// Rename: relations follow, in the file too.
+	do(t, ctx, "rename", chromedp.Click(chromedp.CSS("#renameBtn")))
+	do(t, ctx, "type the new name", append(typeInto("#renameForm input", "Москва (столица)"), chromedp.Click(chromedp.CSS("#renameForm button")))...)
+	waitFor(t, ctx, "the new name", `document.querySelector("#ename").textContent === "Москва (столица)" && location.hash === "#e=" + encodeURIComponent("Москва (столица)")`)
+	if !fileHas(t, path, `{"type":"relation","from":"Alice","to":"Москва (столица)","relationType":"visited"}`) {
+		t.Errorf("the relation did not follow the rename in the file")
+	}
+
+	// Renaming onto an existing name fails with a clear message and changes nothing.
+	before, _ := os.ReadFile(path)
+	do(t, ctx, "rename onto Alice", chromedp.Click(chromedp.CSS("#renameBtn")))
+	do(t, ctx, "type Alice", append(typeInto("#renameForm input", "Alice"), chromedp.Click(chromedp.CSS("#renameForm button")))...)
+	waitFor(t, ctx, "the refusal", `document.querySelector("#msg.error")?.textContent === "Nothing was changed: Entity with name Alice already exists"`)
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Errorf("a refused rename changed the file")
+	}
+
+	// Delete takes two clicks.
+	do(t, ctx, "delete", chromedp.Click(chromedp.CSS("#renameCancel")), chromedp.Click(chromedp.CSS("#deleteBtn")))
+	waitFor(t, ctx, "the armed button", textHas("#deleteBtn", "Click again"))
+	do(t, ctx, "delete again", chromedp.Click(chromedp.CSS("#deleteBtn")))
+	waitFor(t, ctx, "the home view", `!document.querySelector("#homeView").hidden && location.hash === ""`)
+	if fileHas(t, path, "Москва") {
+		t.Errorf("the deleted entity, or a relation of it, is still in the file")
+	}
+
+	// Memory content is text, never HTML.
+	do(t, ctx, "search the markup", typeInto("#q", "onerror")...)
+	waitFor(t, ctx, "the markup entity", textHas("#hits", "<img src=x onerror=window.pwned=1>"))
+	do(t, ctx, "open it", chromedp.Click(chromedp.CSS("#hits a")))
+	waitFor(t, ctx, "its page", textHas("#obs", "<script>window.pwned=1</script>")+` && document.querySelector("#etype").textContent === "<b>type</b>"`)
+	if pwned, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.pwned === 1 || document.querySelector("#view img, #view b, #obs script") !== null`)); err != nil || pwned {
+		t.Errorf("memory content was interpreted as HTML (pwned %v, err %v)", pwned, err)
+	}
+
+	// A phone: one column, still readable.
+	do(t, ctx, "phone", chromedp.Navigate(srv.URL+"#e="+"Alice"), chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	waitFor(t, ctx, "Alice on a phone", `document.querySelector("#ename").textContent === "Alice" && document.querySelectorAll("#pic circle").length === 3`)
+	if w, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth`)); err != nil || w > 390 {
+		t.Errorf("the page is wider than the phone: %v px (err %v)", w, err)
+	}
+	screenshot(t, ctx, filepath.Join(shots, "entity-phone.png"), 780, 1688)
+}
+
+// TestForeignOriginCannotWrite opens a page of another origin in the
+// browser that tries to change the memory, and sends forged requests.
+func TestForeignOriginCannotWrite(t *testing.T) {
+	ctx := browser(t)
+	srv, path := serve(t, seedMemory)
+	before, _ := os.ReadFile(path)
+
+	// The attacker knows the secret URL (the worst case) but runs on
+	// another origin.
+	evil := fmt.Sprintf(`<!doctype html><title>evil</title><script>
+const target = %s + "api/edit";
+const body = JSON.stringify({op: "deleteEntity", entity: "Alice"});
+Promise.allSettled([
+  fetch(target, {method: "POST", headers: {"Content-Type": "application/json"}, body}),
+  fetch(target, {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body}),
+  fetch(target, {method: "POST", mode: "no-cors", body: new URLSearchParams({op: "deleteEntity", entity: "Alice"})}),
+]).then(rs => { document.title = "done " + rs.map(r => r.status).join(","); });
+</script>`, js(srv.URL))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evilSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(evil))
+	})}
+	go evilSrv.Serve(ln)
+	defer evilSrv.Close()
+
+	do(t, ctx, "open the foreign page", chromedp.Navigate("http://"+ln.Addr().String()+"/"))
+	waitFor(t, ctx, "its requests to finish", `document.title.startsWith("done")`)
+	title, _ := chromedp.Run(ctx, chromedp.Title())
+	if !strings.HasPrefix(title, "done rejected,") {
+		t.Errorf("the JSON request was not blocked by the browser: %s", title)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Fatalf("a foreign page changed the memory:\n%s", after)
+	}
+
+	// Forged requests outside a browser: each is refused with 403.
+	for _, h := range []map[string]string{
+		{"Origin": "http://evil.example"},
+		{"Sec-Fetch-Site": "cross-site"},
+		{"Sec-Fetch-Site": "same-site"},
+		{"Content-Type": "text/plain"},
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+"api/edit", strings.NewReader(`{"op":"deleteEntity","entity":"Alice"}`))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("POST with %v: status %d, want 403", h, resp.StatusCode)
+		}
+		if resp.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("a CORS header was sent")
+		}
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Fatalf("a forged request changed the memory")
+	}
+}
+
+// screenshot saves a PNG of the viewport and checks that it shows
+// something: the expected size, and many colours over much of its area
+// (a blank or failed page is one or two colours).
+func screenshot(t *testing.T, ctx context.Context, path string, wantW, wantH int) {
+	t.Helper()
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		t.Fatalf("screenshot %s is not a PNG: %v", path, err)
+	}
+	checkVaried(t, path, img, wantW, wantH)
+}
+
+func checkVaried(t *testing.T, path string, img image.Image, wantW, wantH int) {
+	t.Helper()
+	b := img.Bounds()
+	if b.Dx() != wantW || b.Dy() != wantH {
+		t.Errorf("screenshot %s is %dx%d, want %dx%d", path, b.Dx(), b.Dy(), wantW, wantH)
+	}
+	colours := make(map[uint32]int)
+	nonWhite, total := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[(r>>11)<<10|(g>>11)<<5|bl>>11]++
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				nonWhite++
+			}
+			total++
+		}
+	}
+	if len(colours) < 50 || nonWhite < total/50 {
+		t.Errorf("screenshot %s looks blank: %d colours, %d of %d sampled pixels not white", path, len(colours), nonWhite, total)
+	}
+}
+
+const showcaseMemory = `{"type":"entity","name":"Alice","entityType":"person","observations":["Works at Acme as a data engineer","Moved to 東京 in 2023","Learning Russian on weekends","Prefers tea over coffee"]}
+{"type":"entity","name":"Acme","entityType":"organization","observations":["Makes anvils","Office in Москва"]}
+{"type":"entity","name":"東京","entityType":"都市","observations":["日本の首都"]}
+{"type":"entity","name":"Москва","entityType":"город","observations":["Столица России"]}
+{"type":"entity","name":"Борис","entityType":"person","observations":["Коллега Алисы в Acme"]}
+{"type":"entity","name":"田中さん","entityType":"person","observations":["Alice's neighbour","日本語の先生"]}
+{"type":"entity","name":"Project Anvil","entityType":"project","observations":["Migrating the warehouse to PostgreSQL"]}
+{"type":"entity","name":"PostgreSQL","entityType":"technology","observations":["Open-source database"]}
+{"type":"entity","name":"Tea","entityType":"interest","observations":["Sencha and Earl Grey"]}
+{"type":"relation","from":"Alice","to":"Acme","relationType":"works_at"}
+{"type":"relation","from":"Alice","to":"東京","relationType":"lives_in"}
+{"type":"relation","from":"Acme","to":"Москва","relationType":"has_office_in"}
+{"type":"relation","from":"Борис","to":"Acme","relationType":"works_at"}
+{"type":"relation","from":"Борис","to":"Alice","relationType":"knows"}
+{"type":"relation","from":"田中さん","to":"Alice","relationType":"teaches"}
+{"type":"relation","from":"田中さん","to":"東京","relationType":"lives_in"}
+{"type":"relation","from":"Alice","to":"Project Anvil","relationType":"leads"}
+{"type":"relation","from":"Project Anvil","to":"PostgreSQL","relationType":"uses"}
+{"type":"relation","from":"Alice","to":"Tea","relationType":"likes"}
+`
+
+// TestScreenshot takes the picture the README shows: an entity's page with
+// its neighbourhood at depth 2, in English, Japanese and Russian.
+func TestScreenshot(t *testing.T) {
+	ctx := browser(t)
+	srv, _ := serve(t, showcaseMemory)
+	do(t, ctx, "open Alice", chromedp.EmulateViewport(1280, 760), chromedp.Navigate(srv.URL+"#e=Alice"))
+	waitFor(t, ctx, "Alice", `document.querySelector("#ename").textContent === "Alice" && document.querySelectorAll("#pic circle").length === 7`)
+	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
+	waitFor(t, ctx, "depth 2", `document.querySelectorAll("#pic circle").length === 9`)
+	do(t, ctx, "search", typeInto("#q", "東京")...)
+	waitFor(t, ctx, "the hits", `document.querySelectorAll("#hits li").length === 2`)
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "readme.png"), 1280, 760)
+}
+
+var big = flag.Bool("ui.big", false, "also drive the page on a generated memory of 100k entities (slow)")
+
+// TestPageOnBigMemory opens the page on 100k entities: search, an entity's
+// page and its neighbourhood stay usable, and the whole-graph picture is
+// refused with a reason. Run with -ui.big.
+func TestPageOnBigMemory(t *testing.T) {
+	if !*big {
+		t.Skip("run with -ui.big")
+	}
+	ctx := browser(t)
+	g, q := testgraph.Generate(100_000, 1)
+	var b bytes.Buffer
+	if err := g.WriteJSONL(&b); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := serve(t, b.String())
+	start := time.Now()
+	do(t, ctx, "open", chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the first entities", textHas("#count", "100000 entities, the first 50 shown"))
+	waitFor(t, ctx, "the refusal to draw everything", textHas("#picNote", "The memory holds 100000 entities"))
+	t.Logf("opened in %v", time.Since(start))
+	start = time.Now()
+	do(t, ctx, "search", typeInto("#q", q.Japanese)...)
+	waitFor(t, ctx, "Japanese matches", textHas("#count", "the best 50 shown"))
+	t.Logf("first search answered in %v", time.Since(start))
+	do(t, ctx, "open the first", chromedp.Click(chromedp.CSS("#hits a")))
+	waitFor(t, ctx, "its page and picture", `document.querySelector("#ename").textContent !== "" && document.querySelectorAll("#pic circle").length > 1`)
+	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
+	waitFor(t, ctx, "depth 2", textHas("#picTitle", "depth 2"))
+	do(t, ctx, "laptop", chromedp.EmulateViewport(1280, 800))
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "big.png"), 1280, 800)
+}
+
+// writeFromAnotherProcess runs this test binary again as a separate process
+// that adds an observation through its own Store, under the lock, as a
+// server or a command sharing the file would.
+func writeFromAnotherProcess(t *testing.T, path, entity, observation string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "UI_TEST_WRITE="+path, "UI_TEST_ENTITY="+entity, "UI_TEST_OBSERVATION="+observation)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the other process failed: %v\n%s", err, out)
+	}
+}
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv("UI_TEST_WRITE"); path != "" {
+		store := filestore.Open(path, filestore.Options{})
+		_, err := store.Update(context.Background(), func(g *graph.Graph) error {
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: os.Getenv("UI_TEST_ENTITY"), Contents: []string{os.Getenv("UI_TEST_OBSERVATION")}}})
+			return err
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	flag.Parse()
+	os.Exit(m.Run())
+}

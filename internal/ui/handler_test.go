@@ -1,0 +1,238 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+)
+
+const secret = "0123456789abcdef0123456789abcdef"
+
+func newHandler(t *testing.T, memory string, lockTimeout time.Duration) (*Handler, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(path, []byte(memory), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := filestore.Open(path, filestore.Options{Logf: t.Logf, Lock: filestore.LockOptions{Timeout: lockTimeout}})
+	return NewHandler(store, Options{Secret: secret, Logf: t.Logf}), path
+}
+
+type answer struct {
+	status int
+	body   map[string]any
+	header http.Header
+}
+
+func call(t *testing.T, h http.Handler, method, target string, body string, headers ...string) answer {
+	t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	a := answer{status: rec.Code, header: rec.Header()}
+	if strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(rec.Body.Bytes(), &a.body); err != nil {
+			t.Fatalf("%s %s: bad JSON %q", method, target, rec.Body)
+		}
+	}
+	return a
+}
+
+func TestSecretRequired(t *testing.T) {
+	h, _ := newHandler(t, seedMemory, 0)
+	for _, target := range []string{"/", "/app.js", "/api/search?q=a", "/wrong/", "/wrong/api/stats", "/" + secret[:31] + "/api/stats"} {
+		if a := call(t, h, "GET", target, ""); a.status != http.StatusNotFound {
+			t.Errorf("GET %s without the secret: status %d, want 404", target, a.status)
+		}
+	}
+	for _, target := range []string{"/" + secret + "/", "/" + secret + "/app.js", "/" + secret + "/app.css", "/" + secret + "/api/stats"} {
+		a := call(t, h, "GET", target, "")
+		if a.status != http.StatusOK {
+			t.Errorf("GET %s: status %d", target, a.status)
+		}
+		for k, want := range map[string]string{"Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY", "Cache-Control": "no-store"} {
+			if got := a.header.Get(k); got != want {
+				t.Errorf("GET %s: %s = %q, want %q", target, k, got, want)
+			}
+		}
+		if !strings.Contains(a.header.Get("Content-Security-Policy"), "script-src 'self'") {
+			t.Errorf("GET %s: no CSP", target)
+		}
+	}
+	if a := call(t, h, "GET", "/"+secret, ""); a.status != http.StatusFound || a.header.Get("Location") != "/"+secret+"/" {
+		t.Errorf("GET /SECRET: %d to %q, want a redirect to /SECRET/", a.status, a.header.Get("Location"))
+	}
+	// Reading from another site is refused too, though the browser would
+	// not let it read the answer.
+	if a := call(t, h, "GET", "/"+secret+"/api/search?q=a", "", "Sec-Fetch-Site", "cross-site"); a.status != http.StatusForbidden {
+		t.Errorf("cross-site API read: status %d, want 403", a.status)
+	}
+}
+
+func TestSearchRanksAsSearchNodes(t *testing.T) {
+	h, _ := newHandler(t, seedMemory, 0)
+	a := call(t, h, "GET", "/"+secret+"/api/search?q="+url.QueryEscape("東京"), "")
+	hits := a.body["hits"].([]any)
+	var got []string
+	for _, x := range hits {
+		got = append(got, x.(map[string]any)["name"].(string))
+	}
+	// The name match first, then the observation match, as search_nodes.
+	if strings.Join(got, ",") != "東京,Alice" {
+		t.Errorf("search 東京 = %v, want [東京 Alice]", got)
+	}
+	if snip := hits[1].(map[string]any)["snippet"]; snip != "Lives in 東京" {
+		t.Errorf("Alice's snippet = %q, want the matching observation", snip)
+	}
+	long := strings.Repeat("x", 2049)
+	if a := call(t, h, "GET", "/"+secret+"/api/search?q="+long, ""); a.status != http.StatusBadRequest {
+		t.Errorf("over-long query: status %d", a.status)
+	}
+}
+
+func TestPictureCapped(t *testing.T) {
+	// A hub with 200 neighbours: too many for a whole picture, and more
+	// than a neighbourhood picture shows.
+	var b strings.Builder
+	b.WriteString(`{"type":"entity","name":"Hub","entityType":"t","observations":[]}` + "\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, `{"type":"entity","name":"N%d","entityType":"t","observations":[]}`+"\n", i)
+	}
+	for i := range 200 {
+		fmt.Fprintf(&b, `{"type":"relation","from":"Hub","to":"N%d","relationType":"r"}`+"\n", i)
+	}
+	h, _ := newHandler(t, b.String(), 0)
+	a := call(t, h, "GET", "/"+secret+"/api/picture?name=Hub&depth=2", "")
+	if a.status != 200 || a.body["truncated"] != true || len(a.body["nodes"].([]any)) != neighbourhoodLimit {
+		t.Errorf("neighbourhood of Hub: status %d truncated %v, %d nodes", a.status, a.body["truncated"], len(a.body["nodes"].([]any)))
+	}
+	a = call(t, h, "GET", "/"+secret+"/api/picture", "")
+	if a.status != http.StatusUnprocessableEntity || !strings.Contains(a.body["error"].(string), "201 entities") {
+		t.Errorf("whole picture of 201 entities: %d %v", a.status, a.body)
+	}
+	a = call(t, h, "GET", "/"+secret+"/api/picture?name=N7&depth=1", "")
+	if a.body["truncated"] != false || len(a.body["nodes"].([]any)) != 2 {
+		t.Errorf("neighbourhood of N7: %v", a.body)
+	}
+	if a := call(t, h, "GET", "/"+secret+"/api/picture?name=Nobody", ""); a.status != http.StatusNotFound {
+		t.Errorf("picture of a missing entity: %d", a.status)
+	}
+}
+
+func TestEdits(t *testing.T) {
+	h, path := newHandler(t, seedMemory, 0)
+	post := func(body string) answer { return call(t, h, "POST", "/"+secret+"/api/edit", body) }
+	for _, tt := range []struct {
+		body, message string
+		status        int
+		fileHas       string
+	}{
+		{`{"op":"createEntity","entity":"Новый","entityType":"тип"}`, "Created Новый.", 200, `"name":"Новый","entityType":"тип","observations":[]`},
+		{`{"op":"createEntity","entity":"Alice","entityType":"x"}`, "Nothing was changed: Entity with name Alice already exists", 409, ""},
+		{`{"op":"addObservation","entity":"Новый","observation":"один"}`, "Observation added.", 200, `"observations":["один"]`},
+		{`{"op":"addObservation","entity":"Новый","observation":"один"}`, "The entity already has this observation.", 200, ""},
+		{`{"op":"changeObservation","entity":"Новый","old":"один","observation":"два"}`, "Observation changed.", 200, `"observations":["два"]`},
+		{`{"op":"changeObservation","entity":"Новый","old":"один","observation":"три"}`, `Nothing was changed: Новый has no observation "один" (it may have been changed meanwhile)`, 409, ""},
+		{`{"op":"addRelation","from":"Новый","to":"Alice","relationType":"knows"}`, "Relation added.", 200, `{"type":"relation","from":"Новый","to":"Alice","relationType":"knows"}`},
+		{`{"op":"addRelation","from":"Новый","to":"Ghost","relationType":"knows"}`, "Nothing was changed: Entity with name Ghost not found", 409, ""},
+		{`{"op":"rename","entity":"Новый","newName":"Старый"}`, "Renamed to Старый; 1 relations followed.", 200, `{"type":"relation","from":"Старый","to":"Alice","relationType":"knows"}`},
+		{`{"op":"deleteRelation","from":"Старый","to":"Alice","relationType":"knows"}`, "Relation deleted.", 200, ""},
+		{`{"op":"deleteObservation","entity":"Старый","observation":"два"}`, "Observation deleted.", 200, `"name":"Старый","entityType":"тип","observations":[]`},
+		{`{"op":"deleteEntity","entity":"Старый"}`, "Deleted Старый and its relations.", 200, ""},
+		{`{"op":"deleteEntity","entity":"Старый"}`, "Nothing was changed: Entity with name Старый not found", 409, ""},
+		{`{"op":"addObservation","entity":"Alice","observation":"  "}`, "the observation is empty", 400, ""},
+		{`{"op":"explode"}`, `unknown edit "explode"`, 400, ""},
+		{`{"op":"rename","entity":"Alice","newName":"B","extra":1}`, `The edit could not be read: json: unknown field "extra"`, 400, ""},
+	} {
+		a := post(tt.body)
+		msg, _ := a.body["message"].(string)
+		if a.status != 200 {
+			msg, _ = a.body["error"].(string)
+		}
+		if a.status != tt.status || msg != tt.message {
+			t.Errorf("%s: %d %q, want %d %q", tt.body, a.status, msg, tt.status, tt.message)
+		}
+		if tt.fileHas != "" {
+			b, _ := os.ReadFile(path)
+			if !strings.Contains(string(b), tt.fileHas) {
+				t.Errorf("%s: the file lacks %s:\n%s", tt.body, tt.fileHas, b)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), "Старый") || strings.Contains(string(b), "Новый") {
+		t.Errorf("the file still holds the deleted entity:\n%s", b)
+	}
+	if a := call(t, h, "GET", "/"+secret+"/api/edit", ""); a.status != http.StatusForbidden {
+		t.Errorf("GET edit: %d, want 403", a.status)
+	}
+}
+
+func TestEditWaitsForTheLock(t *testing.T) {
+	h, path := newHandler(t, seedMemory, 200*time.Millisecond)
+	host, _ := os.Hostname()
+	lock := fmt.Sprintf(`{"pid":%d,"hostname":%q,"token":"00000000000000000000000000000000"}`, os.Getpid(), host)
+	if err := os.WriteFile(path+".lock", []byte(lock), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	a := call(t, h, "POST", "/"+secret+"/api/edit", `{"op":"deleteEntity","entity":"Alice"}`)
+	msg, _ := a.body["error"].(string)
+	if a.status != http.StatusServiceUnavailable || !strings.HasPrefix(msg, "Nothing was changed: Timed out after 200 ms waiting for the memory file lock") {
+		t.Errorf("edit under a held lock: %d %q", a.status, msg)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("the file changed")
+	}
+}
+
+// TestToken: the page beside MCP under --http, at / behind the HTTP token.
+func TestToken(t *testing.T) {
+	const token = "a-long-http-token-0123456789"
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	os.WriteFile(path, []byte(seedMemory), 0o600)
+	h := NewHandler(filestore.Open(path, filestore.Options{Logf: t.Logf}), Options{Token: token, Logf: t.Logf})
+
+	for _, target := range []string{"/", "/app.js", "/api/stats", "/?token=wrong"} {
+		if a := call(t, h, "GET", target, ""); a.status != http.StatusUnauthorized {
+			t.Errorf("GET %s without the token: %d, want 401", target, a.status)
+		}
+	}
+	if a := call(t, h, "GET", "/api/stats", "", "Authorization", "Bearer "+token); a.status != 200 {
+		t.Errorf("GET /api/stats with the bearer token: %d", a.status)
+	}
+	// A first visit with ?token= sets the cookie and drops the token from the address.
+	req := httptest.NewRequest("GET", "/?token="+token+"&x=1", nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/?x=1" {
+		t.Fatalf("first visit: %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	cookies := rec.Result().Cookies()
+	if len(cookies) != 1 || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || strings.Contains(cookies[0].Value, token) {
+		t.Fatalf("cookie: %+v", cookies)
+	}
+	if a := call(t, h, "GET", "/api/stats", "", "Cookie", cookies[0].Name+"="+cookies[0].Value); a.status != 200 {
+		t.Errorf("GET /api/stats with the cookie: %d", a.status)
+	}
+	if a := call(t, h, "POST", "/api/edit", `{"op":"deleteEntity","entity":"Alice"}`, "Cookie", cookies[0].Name+"="+cookies[0].Value, "Origin", "http://evil.example"); a.status != http.StatusForbidden {
+		t.Errorf("foreign POST with the cookie: %d, want 403", a.status)
+	}
+	if a := call(t, h, "GET", "/api/stats", "", "Cookie", cookies[0].Name+"=forged"); a.status != http.StatusUnauthorized {
+		t.Errorf("forged cookie: %d", a.status)
+	}
+}

@@ -1,0 +1,344 @@
+// Package ui is the web page people use to see and correct their memory
+// (SPEC §9): search as you type, an entity's page with its relations both
+// ways, a picture of its neighbourhood, and edits that run all or nothing
+// under the memory file's lock, with live updates when another process
+// writes the file.
+//
+// The page (page/*) is small hand-written HTML, CSS and JavaScript embedded
+// in the binary: no CDN, no third-party code. It puts every piece of memory
+// content into the document with textContent, never as HTML.
+//
+// Security: every request must carry the secret as the first segment of its
+// path (the page lives at /SECRET/ and uses relative URLs only, so the
+// secret never leaves the origin; Referrer-Policy keeps it out of Referer
+// headers), or, beside MCP under --http, the HTTP token (Options.Token). A request that changes the memory must be a same-origin POST of
+// JSON: Origin, when sent, must be the page's own, Sec-Fetch-Site, when
+// sent, "same-origin", and no CORS header is ever sent, so no page of
+// another origin can change the memory.
+package ui
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+//go:embed page
+var pageFS embed.FS
+
+// Options configure a Handler.
+type Options struct {
+	// Secret must be the first path segment of every request: the page is
+	// at /SECRET/. Empty serves the page at / with no secret, for use behind
+	// another check.
+	Secret string
+	// Token, for the page served beside MCP under --http: the page is at /
+	// and every request must carry the HTTP token, as "Authorization:
+	// Bearer TOKEN" or as the cookie a first visit to /?token=TOKEN sets
+	// (HttpOnly, SameSite=Strict, so other sites' requests never carry it).
+	Token string
+	// Authorize, when set, must also accept every request.
+	Authorize func(*http.Request) bool
+	// WatchInterval is how often the memory file is checked for changes by
+	// other processes while a page is open; 0 means one second.
+	WatchInterval time.Duration
+	// Logf reports failed writes; nil writes to stderr.
+	Logf func(format string, args ...any)
+}
+
+// Handler serves the page and its API for one memory file.
+type Handler struct {
+	store  *filestore.Store
+	opts   Options
+	static http.Handler
+	hub    hub
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: event streams end
+}
+
+// NewHandler returns the page for store.
+func NewHandler(store *filestore.Store, opts Options) *Handler {
+	if opts.WatchInterval <= 0 {
+		opts.WatchInterval = time.Second
+	}
+	if opts.Logf == nil {
+		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+	}
+	sub, err := fs.Sub(pageFS, "page")
+	if err != nil {
+		panic(err)
+	}
+	h := &Handler{store: store, opts: opts, static: http.FileServerFS(sub), closed: make(chan struct{})}
+	h.hub.watch = func(ctx context.Context) {
+		store.Watch(ctx, opts.WatchInterval, func() { h.hub.broadcast() })
+	}
+	return h
+}
+
+// Close ends the open event streams, which otherwise last as long as their
+// pages: call it when the HTTP server shuts down
+// (http.Server.RegisterOnShutdown), so that shutdown need not wait for them.
+func (h *Handler) Close() { h.closeOnce.Do(func() { close(h.closed) }) }
+
+// Limits of what one answer holds, so the page stays fast on a memory of
+// 100k entities.
+const (
+	searchLimit        = 50
+	neighbourhoodLimit = 60  // entities in a neighbourhood picture
+	wholeGraphLimit    = 150 // a whole-graph picture is drawn up to this many entities
+)
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	hdr.Set("X-Frame-Options", "DENY")
+	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+
+	path := r.URL.Path
+	if h.opts.Secret != "" {
+		secret, rest, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		if subtle.ConstantTimeCompare([]byte(secret), []byte(h.opts.Secret)) != 1 {
+			http.Error(w, "Not found. Open the address mcp-server-memory ui printed, secret included.", http.StatusNotFound)
+			return
+		}
+		if !ok { // /SECRET: relative URLs need the slash
+			http.Redirect(w, r, "/"+secret+"/", http.StatusFound)
+			return
+		}
+		path = "/" + rest
+	}
+	if h.opts.Token != "" && !h.tokenOK(w, r, path) {
+		return
+	}
+	if h.opts.Authorize != nil && !h.opts.Authorize(r) {
+		http.Error(w, "Unauthorized.", http.StatusUnauthorized)
+		return
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+		// A page of another origin: navigation to the page itself is
+		// fine, nothing else is.
+		if !(r.Method == http.MethodGet && path == "/" && r.Header.Get("Sec-Fetch-Mode") == "navigate") {
+			http.Error(w, "Requests from other sites are refused.", http.StatusForbidden)
+			return
+		}
+	}
+	if strings.HasPrefix(path, "/api/") {
+		h.api(w, r, strings.TrimPrefix(path, "/api/"))
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
+		return
+	}
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = path
+	h.static.ServeHTTP(w, r2)
+}
+
+// tokenCookie holds a hash of the token, not the token itself.
+const tokenCookie = "mcp_memory_ui"
+
+func (h *Handler) cookieValue() string {
+	sum := sha256.Sum256([]byte("mcp-server-memory ui\x00" + h.opts.Token))
+	return hex.EncodeToString(sum[:])
+}
+
+// tokenOK checks the HTTP token on r, or answers and returns false. A first
+// visit with ?token= gets the cookie and is sent to the same page without
+// the token in its address.
+func (h *Handler) tokenOK(w http.ResponseWriter, r *http.Request, path string) bool {
+	equal := func(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(auth, h.opts.Token) {
+		return true
+	}
+	if c, err := r.Cookie(tokenCookie); err == nil && equal(c.Value, h.cookieValue()) {
+		return true
+	}
+	if q := r.URL.Query(); r.Method == http.MethodGet && equal(q.Get("token"), h.opts.Token) {
+		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: h.cookieValue(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		q.Del("token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return false
+	}
+	http.Error(w, "Unauthorized. Open /?token=YOUR_TOKEN once (the token the server was started with).", http.StatusUnauthorized)
+	return false
+}
+
+func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
+	if name == "edit" {
+		if err := sameOrigin(r); err != nil {
+			writeError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		h.edit(w, r)
+		return
+	}
+	if r.Method != http.MethodGet {
+		writeError(w, http.StatusMethodNotAllowed, "use GET")
+		return
+	}
+	q := r.URL.Query()
+	switch name {
+	case "stats":
+		h.view(w, func(g *graph.Graph) (any, int) {
+			e, rel := g.Len()
+			return map[string]any{"entities": e, "relations": rel, "file": h.store.Path(), "wholeGraph": e <= wholeGraphLimit}, 200
+		})
+	case "search":
+		query := q.Get("q")
+		if n := len([]rune(query)); n > graph.MaxQueryLength {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("the query is %d characters long; the limit is %d", n, graph.MaxQueryLength))
+			return
+		}
+		h.view(w, func(g *graph.Graph) (any, int) { return searchAnswer(g, query), 200 })
+	case "entity":
+		h.view(w, func(g *graph.Graph) (any, int) { return entityAnswer(g, q.Get("name")) })
+	case "picture":
+		depth, _ := strconv.Atoi(q.Get("depth"))
+		h.view(w, func(g *graph.Graph) (any, int) { return pictureAnswer(g, q.Get("name"), depth) })
+	case "events":
+		h.events(w, r)
+	default:
+		writeError(w, http.StatusNotFound, "no such API call")
+	}
+}
+
+// sameOrigin refuses a write that a page of another origin could send: it
+// must be a POST of JSON (which a cross-origin page cannot send without a
+// CORS preflight, which is never granted), and what the browser says of its
+// origin must be this page's.
+func sameOrigin(r *http.Request) error {
+	if r.Method != http.MethodPost {
+		return errors.New("edits must be POST requests")
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return errors.New("edits must be sent as application/json")
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+		return fmt.Errorf("edits from another origin are refused (Sec-Fetch-Site: %s)", site)
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && origin != "http://"+r.Host && origin != "https://"+r.Host {
+		return fmt.Errorf("edits from another origin are refused (Origin: %s)", origin)
+	}
+	return nil
+}
+
+func (h *Handler) view(w http.ResponseWriter, answer func(*graph.Graph) (any, int)) {
+	var v any
+	status := 0
+	if err := h.store.View(func(g *graph.Graph) { v, status = answer(g) }); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, status, v)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// hub tells every open page that the memory changed: after the page's own
+// edits and when another process wrote the file. It watches the file only
+// while a page listens.
+type hub struct {
+	watch func(context.Context)
+
+	mu     sync.Mutex
+	subs   map[chan struct{}]bool
+	cancel context.CancelFunc
+}
+
+func (b *hub) subscribe() chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.subs == nil {
+		b.subs = make(map[chan struct{}]bool)
+	}
+	ch := make(chan struct{}, 1)
+	b.subs[ch] = true
+	if len(b.subs) == 1 {
+		ctx, cancel := context.WithCancel(context.Background())
+		b.cancel = cancel
+		go b.watch(ctx)
+	}
+	return ch
+}
+
+func (b *hub) unsubscribe(ch chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.subs, ch)
+	if len(b.subs) == 0 && b.cancel != nil {
+		b.cancel()
+		b.cancel = nil
+	}
+}
+
+func (b *hub) broadcast() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.subs {
+		select {
+		case ch <- struct{}{}:
+		default: // a change is already pending for this page
+		}
+	}
+}
+
+// events streams server-sent events: "change" whenever the memory changed.
+func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "streaming is not supported here")
+		return
+	}
+	ch := h.hub.subscribe()
+	defer h.hub.unsubscribe(ch)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	io.WriteString(w, ": connected\n\n")
+	flusher.Flush()
+	ping := time.NewTicker(25 * time.Second)
+	defer ping.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-h.closed:
+			return
+		case <-ch:
+			io.WriteString(w, "event: change\ndata: {}\n\n")
+		case <-ping.C:
+			io.WriteString(w, ": ping\n\n")
+		}
+		flusher.Flush()
+	}
+}
