@@ -108,19 +108,31 @@ func Encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
 // lineArena holds the lines Write encodes afresh, many to an allocation:
 // after a load that could not fill the cache, the first save encodes every
 // line. Like the bytes Decode read, a chunk stays in memory while any of its
-// lines is cached.
-type lineArena struct{ chunk []byte }
+// lines is cached, so a chunk is never much bigger than what the save put in
+// it: the first holds exactly one line and each next one is as big as all
+// before it, up to arenaChunk. A save that encodes one line, the common case,
+// keeps that line's bytes and no more; a save that encodes many keeps at most
+// twice what it encoded. (A fixed 256 KiB chunk per save kept 256 KiB alive
+// per write for the life of the process.)
+type lineArena struct {
+	scratch []byte // the line being encoded, before it is copied to a chunk
+	chunk   []byte
+	placed  int // bytes of lines placed in chunks so far
+}
 
 const arenaChunk = 256 << 10
 
 // add appends a line with appendLine and returns it, capacity clipped so no
 // later append can overwrite its neighbour.
 func (a *lineArena) add(appendLine func([]byte) []byte) []byte {
-	if cap(a.chunk)-len(a.chunk) < 4096 {
-		a.chunk = make([]byte, 0, arenaChunk)
+	a.scratch = appendLine(a.scratch[:0])
+	n := len(a.scratch)
+	if cap(a.chunk)-len(a.chunk) < n {
+		a.chunk = make([]byte, 0, max(n, min(a.placed, arenaChunk)))
 	}
 	start := len(a.chunk)
-	a.chunk = appendLine(a.chunk)
+	a.chunk = append(a.chunk, a.scratch...)
+	a.placed += n
 	return a.chunk[start:len(a.chunk):len(a.chunk)]
 }
 
