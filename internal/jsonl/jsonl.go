@@ -32,7 +32,6 @@ package jsonl
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 
@@ -52,7 +51,7 @@ func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.R
 type File struct {
 	Graph *graph.Graph
 	// Unreadable holds the lines kept out of the graph, verbatim (without
-	// the line end), in file order: pieces of the bytes Decode read. Encode
+	// the line end), in file order: pieces of the bytes Decode read. Write
 	// writes them back after the relations, so a line this server cannot
 	// read survives a save.
 	Unreadable [][]byte
@@ -96,13 +95,6 @@ func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush() // bufio keeps the first write error
-}
-
-// Encode appends the memory file for g to buf, as Write writes it.
-func Encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
-	b := bytes.NewBuffer(buf)
-	Write(b, g, unreadable) // a bytes.Buffer never fails
-	return b.Bytes()
 }
 
 // lineArena holds the lines Write encodes afresh, many to an allocation:
