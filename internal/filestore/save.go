@@ -35,9 +35,7 @@ func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func
 	}
 	removeStaleTemps(dir, base)
 
-	var token [16]byte
-	rand.Read(token[:])
-	tmp := filepath.Join(dir, base+"."+hex.EncodeToString(token[:])+".tmp")
+	tmp := tempName(dir, base)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return fmt.Errorf("creating a temporary file beside the memory file: %w", err)
@@ -76,6 +74,14 @@ func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func
 		return fmt.Errorf("syncing the directory of the memory file: %w", err)
 	}
 	return nil
+}
+
+// tempName returns a fresh name for a temporary file of the memory file
+// base in dir: base.<32 hex>.tmp, as SPEC §5 names them.
+func tempName(dir, base string) string {
+	var token [16]byte
+	rand.Read(token[:])
+	return filepath.Join(dir, base+"."+hex.EncodeToString(token[:])+".tmp")
 }
 
 var tempNamePattern = regexp.MustCompile(`^\.[0-9a-f]{32}\.tmp$`)
