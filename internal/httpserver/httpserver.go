@@ -195,7 +195,7 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 
 // Listen opens the listening socket on the configured address.
 func (s *Server) Listen() (net.Listener, error) {
-	ln, err := net.Listen("tcp", s.addr.hostPort)
+	ln, err := net.Listen(s.addr.network, s.addr.hostPort)
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", s.addr.hostPort, err)
 	}
