@@ -50,7 +50,7 @@ func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func
 	if err := f.Chmod(mode); err != nil {
 		return fmt.Errorf("setting the mode of %s: %w", tmp, err)
 	}
-	if err := write(f); err != nil {
+	if err := write(saveWriter(f)); err != nil {
 		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
 	// Without this fsync the rename could reach the disk before the data,
@@ -75,6 +75,11 @@ func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func
 	}
 	return nil
 }
+
+// saveWriter is what a save writes the temporary file through. Tests swap
+// it to make a write fail part-way, as a full disk does, which no file
+// permission can do for root.
+var saveWriter = func(f *os.File) io.Writer { return f }
 
 // tempName returns a fresh name for a temporary file of the memory file
 // base in dir: base.<32 hex>.tmp, as SPEC §5 names them.
