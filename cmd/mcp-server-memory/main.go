@@ -1,6 +1,6 @@
 // Command mcp-server-memory is a knowledge-graph memory server for MCP
 // clients: entities, relations and observations kept in a JSONL file that
-// several clients, and the Node reference server, can share.
+// several clients (each running its own copy of this server) can share.
 //
 // It serves MCP on stdin/stdout, or with --http on Streamable HTTP; logs go
 // to stderr. The memory file is MEMORY_FILE_PATH, or memory.jsonl beside the
