@@ -34,7 +34,7 @@ import (
 // the graph may outlive it. The graph's strings that the file holds without
 // escapes, the unreadable lines, and the cached line (Entity.EncodedLine,
 // Relation.EncodedLine) of every entity and relation whose line is already
-// exactly what Encode writes all point into data instead of copying it.
+// exactly what Write writes all point into data instead of copying it.
 // That halves what a big file costs: its text is held once, and the first
 // save copies those lines as they are instead of encoding them again. The
 // price is that data stays in memory as long as any of them does.
@@ -250,7 +250,7 @@ type item struct {
 	entity   graph.Entity
 	relation graph.Relation
 	// raw is the line, a piece of the file's bytes, when it is unreadable
-	// or when it is exactly what Encode writes for its entity or relation:
+	// or when it is exactly what Write writes for its entity or relation:
 	// then it becomes the cached line. Otherwise it is nil.
 	raw    []byte
 	reason string // why it is unreadable
@@ -302,7 +302,7 @@ func (f *File) load(it *item) {
 		e := &it.entity
 		ge, merged := f.Graph.LoadEntity(*e)
 		if !merged {
-			// The line is what Encode writes for ge, unless the graph
+			// The line is what Write writes for ge, unless the graph
 			// dropped a repeated observation. A later line merged into ge
 			// clears the cache again.
 			if it.raw != nil && len(ge.Observations) == len(e.Observations) {
