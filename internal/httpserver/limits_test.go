@@ -65,6 +65,8 @@ func TestEveryConnectionEndsWithinTheLimits(t *testing.T) {
 		{"body never completes, wrong Host", "", strings.Replace(fmtReq(stalledBody, "/mcp", ""), "Host: 127.0.0.1", "Host: evil.example", 1), http.StatusForbidden},
 		{"body never completes, unknown path", "", fmtReq(stalledBody, "/elsewhere", ""), http.StatusNotFound},
 		{"body too large, never sent", "", strings.Replace(fmtReq(stalledBody, "/mcp", ""), "Content-Length: 1000", "Content-Length: 999999999", 1), http.StatusRequestEntityTooLarge},
+		{"chunked body never completes", "", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"jso", http.StatusRequestTimeout},
+		{"100-continue, body never sent", "", strings.Replace(fmtReq(stalledBody, "/mcp", "Expect: 100-continue\r\n"), "{\"jsonrpc\"", "", 1), http.StatusContinue},
 		{"headers never complete", "", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n", 0},
 		{"nothing sent", "", "", 0},
 		{"a complete request, then silence", "", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", http.StatusOK},
@@ -92,6 +94,13 @@ func TestEveryConnectionEndsWithinTheLimits(t *testing.T) {
 				resp.Body.Close()
 				if resp.StatusCode != tc.wantStatus {
 					t.Errorf("status %d, want %d", resp.StatusCode, tc.wantStatus)
+				}
+				if resp.StatusCode == http.StatusContinue {
+					// Then the body never comes: 408.
+					if resp, err = http.ReadResponse(r, nil); err != nil || resp.StatusCode != http.StatusRequestTimeout {
+						t.Fatalf("after 100 Continue: %v, %v; want 408", resp, err)
+					}
+					io.Copy(io.Discard, resp.Body)
 				}
 			}
 			rest, err := io.ReadAll(r)
