@@ -34,6 +34,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -70,7 +71,12 @@ type File struct {
 // concurrently with any other use of g. Write only reads cached lines, so
 // they may point into a file Decode read.
 func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
+	bw := writers.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() {
+		bw.Reset(nil) // let go of w
+		writers.Put(bw)
+	}()
 	var a lineArena
 	for _, e := range g.Entities() {
 		line := e.EncodedLine()
@@ -96,6 +102,11 @@ func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 	}
 	return bw.Flush() // bufio keeps the first write error
 }
+
+// writers holds the 1 MiB buffers Write writes through: a server saves
+// after every small write, and a fresh megabyte each time is garbage the
+// collector must clear.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 1<<20) }}
 
 // lineArena holds the lines Write encodes afresh, many to an allocation:
 // after a load that could not fill the cache, the first save encodes every
