@@ -36,15 +36,20 @@ func closeUnreadBodies(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		bodyDeadline := time.Now().Add(bodyReadTimeout)
 		body := &eofBody{ReadCloser: r.Body}
 		r.Body = body
 		cw := &closeIfUnread{ResponseWriter: w, body: body}
 		next.ServeHTTP(cw, r)
 		cw.decide() // a handler that wrote nothing: net/http writes the header now
 		if !body.eof.Load() {
-			// net/http still drains the body when the handler returns,
-			// Connection: close or not; a deadline already past ends that.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+			// net/http still drains the body (up to 256 KiB) when the
+			// handler returns, Connection: close or not, with no deadline
+			// of its own. Give it the body's: an honest client that is
+			// still sending finishes and then reads the refusal, rather
+			// than have its upload cut by a reset that may also discard
+			// the answer; a stalled one is cut off at the body limit.
+			_ = http.NewResponseController(w).SetReadDeadline(bodyDeadline)
 		}
 	})
 }
