@@ -1,6 +1,6 @@
 // Command mcp-server-memory is a knowledge-graph memory server for MCP
 // clients: entities, relations and observations kept in a JSONL file that
-// several clients, and the Node reference server, can share.
+// several clients (each running its own copy of this server) can share.
 //
 // It serves MCP on stdin/stdout, or with --http on Streamable HTTP; logs go
 // to stderr. The memory file is MEMORY_FILE_PATH, or memory.jsonl beside the
@@ -25,6 +25,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"golang.org/x/term"
 )
 
 const usage = `mcp-server-memory: a knowledge-graph memory server for MCP clients.
@@ -35,11 +36,12 @@ Usage:
   mcp-server-memory --version    print the version
   mcp-server-memory --help       print this help
 
-HTTP options:
+HTTP options (only with --http):
   --http ADDR                 a port (8080 or :8080) binds 127.0.0.1 only;
                               HOST:PORT binds that host (0.0.0.0:8080: every
-                              interface). Any non-loopback address requires
-                              a token.
+                              IPv4 interface; [::]:8080: every interface, IPv4
+                              and IPv6). Any non-loopback address requires a
+                              token.
   --http-token-file PATH      read the bearer token from PATH (instead of
                               MEMORY_HTTP_TOKEN)
   --http-allowed-hosts NAMES  comma-separated host names clients use to reach
@@ -55,8 +57,11 @@ Environment:
                      <token> (at least 16 characters). Required unless the
                      address is loopback; enforced whenever set.
 
-The memory file can be shared by several clients and with the Node reference
-server @modelcontextprotocol/server-memory: writes take <file>.lock.
+Several copies of this server (one per client, or stdio and --http) can share
+one memory file: every write takes <file>.lock. The published Node reference
+server (@modelcontextprotocol/server-memory 2026.8.31) takes no lock and
+rewrites the whole file, so sharing a file with it loses writes: run one or
+the other on a file.
 `
 
 func main() {
@@ -68,8 +73,8 @@ func main() {
 
 func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp-server-memory", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {} // printed below: --help to stdout, mistakes to stderr
+	fs.SetOutput(io.Discard) // errors are reported below, in one line
+	fs.Usage = func() {}     // --help prints usage to stdout, below
 	showVersion := fs.Bool("version", false, "print the version")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on this address")
 	tokenFile := fs.String("http-token-file", "", "file holding the HTTP bearer token")
@@ -80,12 +85,15 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 			fmt.Fprint(stdout, usage)
 			return 0
 		}
-		fmt.Fprint(stderr, "\n"+usage)
-		return 2
+		return usageError(stderr, err.Error())
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcp-server-memory: unexpected argument %q\n\n%s", fs.Arg(0), usage)
-		return 2
+		return usageError(stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *httpAddr == "" {
+		if misplaced := httpOnlyFlags(fs); misplaced != "" {
+			return usageError(stderr, misplaced)
+		}
 	}
 	if *showVersion {
 		fmt.Fprintf(stdout, "mcp-server-memory %s\n", version())
@@ -103,6 +111,9 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		logger.Print(err)
 		return 1
 	}
+	if problem := filestore.CheckPath(path); problem != nil {
+		logger.Printf("warning: %v", problem)
+	}
 	lockOpts, watch, err := tuning()
 	if err != nil {
 		logger.Print(err)
@@ -117,12 +128,59 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		return serveHTTP(ctx, srv, logger, path, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
 	}
 	logger.Printf("serving MCP on stdio; memory file %s", path)
+	if isTerminal(stdin) {
+		logger.Print(terminalHint())
+	}
 	err = srv.RunStdio(ctx, stdin, stdout)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Print(err)
 		return 1
 	}
 	return 0
+}
+
+// usageError reports a command-line mistake in one line, with where to find
+// help, and returns the usage exit status.
+func usageError(stderr io.Writer, problem string) int {
+	fmt.Fprintf(stderr, "mcp-server-memory: %s\nRun 'mcp-server-memory --help' for usage.\n", problem)
+	return 2
+}
+
+// httpOnlyFlags names the HTTP options given without --http, or returns
+// "". Ignoring them would mislead: a token file given for nothing leaves
+// its user believing the memory is protected.
+func httpOnlyFlags(fs *flag.FlagSet) string {
+	var names []string
+	fs.Visit(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Name, "http-") {
+			names = append(names, "--"+f.Name)
+		}
+	})
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0] + " only applies with --http ADDR"
+	default:
+		return strings.Join(names, ", ") + " only apply with --http ADDR"
+	}
+}
+
+// isTerminal reports whether stdin is a terminal: someone started the
+// server by hand rather than an MCP client through a pipe.
+func isTerminal(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalHint is the one line a person who started the server by hand
+// needs: it is waiting for a client, and how to be one.
+func terminalHint() string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "mcp-server-memory"
+	}
+	return fmt.Sprintf("waiting for an MCP client on stdin (an MCP host such as Claude Desktop starts this server itself); to try it by hand: npx @modelcontextprotocol/inspector %s", exe)
 }
 
 // serveHTTP serves srv on Streamable HTTP until ctx ends.

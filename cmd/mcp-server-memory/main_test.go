@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
@@ -18,22 +19,30 @@ import (
 // the way an MCP client does: as a child process over stdio.
 var binary string
 
+// TestMain either runs the tests, after building the server, or, when a
+// testscript script runs "mcp-server-memory", is that command: the scripts
+// run this test binary as the server, so their runs count toward coverage.
 func TestMain(m *testing.M) {
+	testscript.Main(buildFirst{m}, map[string]func(){"mcp-server-memory": main})
+}
+
+type buildFirst struct{ m *testing.M }
+
+func (b buildFirst) Run() int {
 	dir, err := os.MkdirTemp("", "mcp-server-memory-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	binary = filepath.Join(dir, "mcp-server-memory")
 	build := exec.Command("go", "build", "-o", binary, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the server:", err)
-		os.Exit(1)
+		return 1
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return b.m.Run()
 }
 
 // serverCmd returns a command running the server on the memory file.

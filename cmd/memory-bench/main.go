@@ -17,6 +17,11 @@
 // and runs that. The table goes to stdout, or to stderr when --json or
 // --markdown put their output on stdout.
 //
+// After the tools it makes --writes one-entity writes (10,000 by default)
+// and compares the server's resident set then with that of a fresh server
+// loading the file they left: a server that lives for days in a desktop
+// client must not grow with every write.
+//
 // A second table times the same calls to the last byte of the answer on the
 // pipe: for large answers (read_graph, a search matching thousands of
 // entities) the go-sdk client's own JSON decoding is much of what the first
@@ -93,6 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "write machine-readable results to stdout (the table goes to stderr)")
 	writeGraph := fs.String("write-graph", "", "write the generated graph of the first size to this file and exit (to profile a server by hand)")
 	skip := fs.String("skip", "", "comma-separated substrings of tool rows not to run, e.g. 'read_graph,common' for huge graphs whose full answers no client could take")
+	writes := fs.Int("writes", 10000, "after the tools, make this many one-entity writes and compare the server's RSS with a fresh server's on the file they left (0: skip)")
 	markdown := fs.Bool("markdown", false, "print a README-ready markdown section (to stdout, or stderr with --json)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -109,8 +115,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "memory-bench: --sizes: %v\n", err)
 		return 2
 	}
-	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 {
-		fmt.Fprintln(stderr, "memory-bench: --iters, --min-iters and --starts must be at least 1, --warmups at least 0")
+	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 {
+		fmt.Fprintln(stderr, "memory-bench: --iters, --min-iters and --starts must be at least 1, --warmups and --writes at least 0")
 		return 2
 	}
 	if *writeGraph != "" {
@@ -128,6 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		warmups:     *warmups,
 		callTimeout: *callTimeout,
 		starts:      *starts,
+		writes:      *writes,
 		client:      clientOptions{protocol: *protocol},
 	}
 	for _, sk := range strings.Split(*skip, ",") {
@@ -319,6 +326,11 @@ func runServer(ctx context.Context, command, graphFile, dir string, g *testgraph
 			res.Error = "server exited during the run" + p.stderrNote()
 			break
 		}
+	}
+	if s.writes > 0 && ctx.Err() == nil && p.alive() {
+		progress("  %d one-entity writes, then a fresh server on the file they left", s.writes)
+		res.Writes = measureWrites(ctx, p, command, memFile, s.writes, s)
+		progress("  RSS after %d writes: %s MB; a fresh server on that file: %s MB", s.writes, fmtMB(res.Writes.RSSKB), fmtMB(res.Writes.FreshRSSKB))
 	}
 	res.Memory = p.close()
 	return res, nil

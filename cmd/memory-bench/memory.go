@@ -171,23 +171,8 @@ func readPPID(pid int) (int, bool) {
 }
 
 // readVmHWM reads the peak resident set size in kB from /proc/<pid>/status.
-func readVmHWM(pid int) (int64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, false
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) == 0 {
-				return 0, false
-			}
-			kb, err := strconv.ParseInt(fields[0], 10, 64)
-			return kb, err == nil
-		}
-	}
-	return 0, false // kernel threads and zombies have no VmHWM
-}
+// Kernel threads and zombies have none.
+func readVmHWM(pid int) (int64, bool) { return readStatusKB(pid, "VmHWM:") }
 
 func readComm(pid int) string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")

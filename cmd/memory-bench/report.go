@@ -251,7 +251,40 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 	start.ratio = ratio(func(run *RunResult) float64 { return float64(run.Start.P50) })
 	largest.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.ServerKB) })
 	sum.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.SumKB) })
-	return append(rows, start, largest, sum)
+	rows = append(rows, start, largest, sum)
+
+	// After many small writes a server should hold what a fresh one
+	// loading the same file holds, not a little more per write.
+	afterWrites := row{cells: map[string][]string{}}
+	fresh := row{label: "RSS, fresh server on that file (MB)", cells: map[string][]string{}}
+	for _, l := range labels {
+		run := sz.Runs[l]
+		if run == nil || run.Writes == nil {
+			continue
+		}
+		w := run.Writes
+		afterWrites.label = fmt.Sprintf("RSS after %d writes (MB)", w.Writes)
+		note := ""
+		if w.Errors > 0 {
+			note = fmt.Sprintf("%d errors", w.Errors)
+		}
+		afterWrites.cells[l] = []string{fmtMB(w.RSSKB), "", "", note}
+		fresh.cells[l] = []string{fmtMB(w.FreshRSSKB), "", "", fmt.Sprintf("file %.1f MB", float64(w.FileBytes)/(1<<20))}
+	}
+	if afterWrites.label == "" {
+		return rows
+	}
+	writes := func(get func(*WritesResult) int64) func(*RunResult) float64 {
+		return func(run *RunResult) float64 {
+			if run.Writes == nil {
+				return 0
+			}
+			return float64(get(run.Writes))
+		}
+	}
+	afterWrites.ratio = ratio(writes(func(w *WritesResult) int64 { return w.RSSKB }))
+	fresh.ratio = ratio(writes(func(w *WritesResult) int64 { return w.FreshRSSKB }))
+	return append(rows, afterWrites, fresh)
 }
 
 // truncate shortens s to at most n runes, marking the cut.

@@ -22,6 +22,7 @@ type runSettings struct {
 	callTimeout time.Duration // one call longer than this fails
 	starts      int           // process starts timed (start-to-first-answer)
 	skip        []string      // labels of tool rows not to run (substrings)
+	writes      int           // one-entity writes before the RSS comparison; 0 skips it
 	client      clientOptions
 }
 
@@ -61,6 +62,9 @@ type RunResult struct {
 	LoadBefore string        `json:"loadBefore"`
 	LoadAfter  string        `json:"loadAfter"`
 	Tools      []*ToolResult `json:"tools"`
+	// Writes is the resident set after --writes small writes, beside a
+	// fresh server's on the same file; nil with --writes 0.
+	Writes *WritesResult `json:"writes,omitempty"`
 }
 
 // workload is the sequence of tool calls made against one server for one

@@ -12,6 +12,10 @@
 //     anything), and saves.
 //   - Lock: the exclusive <file>.lock of SPEC §6, compatible with reference
 //     servers that implement the same protocol.
+//   - CheckPath and PathError: what keeps a memory file path from working
+//     (a directory, a path under a file, an unwritable directory) and the
+//     fix, in words for the user; the server logs it at start, and a Store
+//     call that fails because of it returns it.
 //   - Save: atomic and durable. The new content goes to <file>.<32 hex>.tmp
 //     in the same directory (rename is only atomic within one file system),
 //     is fsynced, renamed over the memory file, and the directory is fsynced

@@ -121,7 +121,11 @@ func AcquireLock(ctx context.Context, path string, opts LockOptions) (*Lock, err
 		if created {
 			return startLock(w.lockPath, token, opts.RefreshInterval), nil
 		}
-		if w.breakIfStale() {
+		broke, err := w.breakIfStale()
+		if err != nil {
+			return nil, err
+		}
+		if broke {
 			continue // the way may be clear: try again without sleeping
 		}
 		select {
@@ -319,14 +323,21 @@ func (w *lockWaiter) tryCreate(content []byte) (bool, error) {
 // lockSnapshot is what a waiter saw of a lock file: enough to tell later
 // whether the file is still the very one it judged stale.
 type lockSnapshot struct {
-	stat    fs.FileInfo
-	content []byte
+	stat    fs.FileInfo // of the lock itself, not what a symlink points to
+	content []byte      // nil unless the lock is a regular file
 }
 
+// readLockSnapshot reads the lock's content only when it is a regular file.
+// Anything else (a dangling symlink left by a tool, a directory made by
+// hand) has no content a server wrote, and reading through a symlink would
+// judge some other file; its age alone still tells whether it is stale.
 func readLockSnapshot(path string) (lockSnapshot, error) {
 	stat, err := os.Lstat(path)
 	if err != nil {
 		return lockSnapshot{}, err
+	}
+	if !stat.Mode().IsRegular() {
+		return lockSnapshot{stat: stat}, nil
 	}
 	content, err := os.ReadFile(path)
 	if err != nil {
@@ -356,10 +367,14 @@ func (w *lockWaiter) isStale(s lockSnapshot, now time.Time) bool {
 // whether it did. Many waiters may judge the same lock stale at once; the
 // .break file lets exactly one of them act, and the re-read under it makes
 // sure that one removes the lock it judged and not a fresh one taken since.
-func (w *lockWaiter) breakIfStale() bool {
+//
+// It returns an error only for a stale lock that cannot be removed without
+// deleting someone's files (a directory that is not empty): waiting would
+// not help.
+func (w *lockWaiter) breakIfStale() (bool, error) {
 	observed, err := readLockSnapshot(w.lockPath)
 	if err != nil || !w.isStale(observed, time.Now()) {
-		return false
+		return false, nil
 	}
 
 	f, err := os.OpenFile(w.breakPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -367,20 +382,30 @@ func (w *lockWaiter) breakIfStale() bool {
 		if errors.Is(err, fs.ErrExist) {
 			w.removeAbandonedBreak()
 		}
-		return false // someone else is breaking it; keep waiting
+		return false, nil // someone else is breaking it; keep waiting
 	}
 	_ = f.Close()
 	defer os.Remove(w.breakPath)
 
 	current, err := readLockSnapshot(w.lockPath)
 	if err != nil || !current.sameAs(observed) || !w.isStale(current, time.Now()) {
-		return false
+		return false, nil
+	}
+	if current.stat.IsDir() {
+		// Only an empty directory is removed: a lock never holds files,
+		// so files inside are someone's data.
+		if entries, err := os.ReadDir(w.lockPath); err == nil && len(entries) > 0 {
+			return false, fmt.Errorf("the memory file lock %s is a directory with files in it, not a lock this server made: move it away", w.lockPath)
+		}
 	}
 	w.opts.Logf("Breaking stale memory file lock %s", w.lockPath)
+	// os.Remove removes the lock itself whatever its kind: it unlinks a
+	// file or a symlink (never the symlink's target) and removes an empty
+	// directory.
 	if err := os.Remove(w.lockPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false
+		return false, nil
 	}
-	return true
+	return true, nil
 }
 
 // removeAbandonedBreak clears a .break file whose creator died mid-break, so

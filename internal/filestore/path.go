@@ -19,39 +19,165 @@ const legacyFileName = "memory.json"
 // path, as the reference does: an absolute path is used as it is, a leading
 // "~" is the user's home, and a relative path is taken relative to serverDir,
 // the directory of the server executable. An empty value means
-// DefaultFileName in serverDir; if serverDir then holds a legacy memory.json
-// but no memory.jsonl, the legacy file is renamed and logf says so.
+// DefaultFileName in serverDir. The path comes back in clean form
+// (filepath.Clean), the one form every message names it by.
+//
+// When the path names a memory.jsonl that does not exist and a legacy
+// memory.json sits beside it (the server's directory of an older reference
+// install, or a Docker volume from an old reference image), the legacy file
+// is renamed to memory.jsonl and logf says so.
 func ResolvePath(value, serverDir string, logf func(format string, args ...any)) (string, error) {
+	var path string
 	switch {
 	case value == "":
-		return migrateLegacy(serverDir, logf)
+		path = filepath.Join(serverDir, DefaultFileName)
 	case value == "~" || strings.HasPrefix(value, "~/") || strings.HasPrefix(value, `~\`):
 		home, err := os.UserHomeDir()
 		if err != nil {
 			return "", fmt.Errorf("MEMORY_FILE_PATH %q starts with ~ but the home directory is unknown: %w", value, err)
 		}
-		return filepath.Join(home, value[1:]), nil
+		path = filepath.Join(home, value[1:])
 	case filepath.IsAbs(value):
-		return value, nil
+		path = value
 	default:
-		return filepath.Join(serverDir, value), nil
+		path = filepath.Join(serverDir, value)
+	}
+	path = filepath.Clean(path)
+	if filepath.Base(path) == DefaultFileName {
+		return path, migrateLegacy(path, logf)
+	}
+	return path, nil
+}
+
+// migrateLegacy renames memory.json beside path to path, when path does
+// not exist and memory.json is a regular file.
+func migrateLegacy(path string, logf func(format string, args ...any)) error {
+	legacy := filepath.Join(filepath.Dir(path), legacyFileName)
+	if fi, err := os.Stat(legacy); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil // both exist (or the new one is unreadable): keep the new one
+	}
+	if err := os.Rename(legacy, path); err != nil {
+		return fmt.Errorf("migrating legacy %s to %s: %w", legacy, path, err)
+	}
+	logf("Migrated legacy memory file %s to %s", legacy, path)
+	return nil
+}
+
+// PathError says why the memory file cannot be read or written at its
+// path, and what to do about it. Its message is written for the user who
+// set MEMORY_FILE_PATH: the server logs it at start, and every tool call
+// that fails because of it returns it.
+type PathError struct {
+	Path    string
+	Problem string // what is wrong, naming the path
+	Fix     string
+	Err     error // the file system's error, if any
+}
+
+func (e *PathError) Error() string { return e.Problem + ": " + e.Fix }
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+// CheckPath reports, as a *PathError, what would keep the memory file at
+// path from being read or saved: path is a directory, or lies under a file,
+// or the file cannot be read, or its directory (or, when that does not
+// exist yet, the directory it would be created in) is not writable. It
+// returns nil when a save can work. To tell writable from not it creates
+// and removes a temporary file (or directory), since permissions alone say
+// nothing of read-only mounts, immutable directories or root.
+func CheckPath(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return &PathError{Path: path,
+			Problem: fmt.Sprintf("the memory file %s is a directory", path),
+			Fix:     fmt.Sprintf("set MEMORY_FILE_PATH to a file in it, such as %s", filepath.Join(path, DefaultFileName))}
+	case err == nil:
+		f, err := os.Open(path)
+		if err != nil {
+			return &PathError{Path: path, Err: err,
+				Problem: fmt.Sprintf("the memory file %s cannot be read (%v)", path, errors.Unwrap(err)),
+				Fix:     "make it readable and writable by the user the server runs as, or set MEMORY_FILE_PATH to another file"}
+		}
+		f.Close()
+	case !errors.Is(err, fs.ErrNotExist):
+		// ENOTDIR, most often: some parent is a file.
+		if file := fileAbove(path); file != "" {
+			return &PathError{Path: path, Err: err,
+				Problem: fmt.Sprintf("the memory file %s is under %s, which is a file, not a directory", path, file),
+				Fix:     "set MEMORY_FILE_PATH to a file in a directory"}
+		}
+		return &PathError{Path: path, Err: err,
+			Problem: fmt.Sprintf("the memory file %s cannot be reached (%v)", path, errors.Unwrap(err)),
+			Fix:     "check the permissions of its directories, or set MEMORY_FILE_PATH to another file"}
+	}
+	dir := filepath.Dir(path)
+	existing := dir
+	for {
+		fi, err := os.Stat(existing)
+		if err == nil {
+			if !fi.IsDir() {
+				return &PathError{Path: path,
+					Problem: fmt.Sprintf("the memory file %s is under %s, which is a file, not a directory", path, existing),
+					Fix:     "set MEMORY_FILE_PATH to a file in a directory"}
+			}
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return nil // nothing exists up to the root: MkdirAll will say why
+		}
+		existing = parent
+	}
+	if err := probeWritable(existing, filepath.Base(path), existing == dir); err != nil {
+		where := fmt.Sprintf("the directory of the memory file, %s,", dir)
+		if existing != dir {
+			where = fmt.Sprintf("%s, where the memory file's directory %s must be created,", existing, dir)
+		}
+		return &PathError{Path: path, Err: err,
+			Problem: fmt.Sprintf("%s is not writable (%v)", where, errors.Unwrap(err)),
+			Fix:     "the server keeps the lock and the temporary file of every save beside the memory file: make it writable by the user the server runs as, or set MEMORY_FILE_PATH to a file in a writable directory"}
+	}
+	return nil
+}
+
+// fileAbove returns the nearest parent of path that exists and is not a
+// directory, or "".
+func fileAbove(path string) string {
+	for p := filepath.Dir(path); ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return ""
+			}
+			return p
+		}
+		if filepath.Dir(p) == p {
+			return ""
+		}
 	}
 }
 
-func migrateLegacy(serverDir string, logf func(format string, args ...any)) (string, error) {
-	path := filepath.Join(serverDir, DefaultFileName)
-	legacy := filepath.Join(serverDir, legacyFileName)
-	if _, err := os.Stat(legacy); err != nil {
-		return path, nil
+// probeWritable creates and removes a temporary file in dir named as a
+// save's temporary file of base (so a leftover is cleaned like one), or,
+// when dir is only an ancestor to be created under, a temporary directory.
+func probeWritable(dir, base string, isFileDir bool) error {
+	if !isFileDir {
+		d, err := os.MkdirTemp(dir, ".mcp-server-memory-check-*")
+		if err != nil {
+			return err
+		}
+		return os.Remove(d)
 	}
-	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-		return path, nil // both exist (or the new one is unreadable): keep the new one
+	name := tempName(dir, base)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
 	}
-	if err := os.Rename(legacy, path); err != nil {
-		return "", fmt.Errorf("migrating legacy %s to %s: %w", legacy, path, err)
-	}
-	logf("Migrated legacy memory file %s to %s", legacy, path)
-	return path, nil
+	f.Close()
+	return os.Remove(name)
 }
 
 // ServerDir returns the directory of the running executable, symlinks

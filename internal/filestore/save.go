@@ -35,9 +35,7 @@ func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func
 	}
 	removeStaleTemps(dir, base)
 
-	var token [16]byte
-	rand.Read(token[:])
-	tmp := filepath.Join(dir, base+"."+hex.EncodeToString(token[:])+".tmp")
+	tmp := tempName(dir, base)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return fmt.Errorf("creating a temporary file beside the memory file: %w", err)
@@ -52,7 +50,7 @@ func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func
 	if err := f.Chmod(mode); err != nil {
 		return fmt.Errorf("setting the mode of %s: %w", tmp, err)
 	}
-	if err := write(f); err != nil {
+	if err := write(saveWriter(f)); err != nil {
 		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
 	// Without this fsync the rename could reach the disk before the data,
@@ -76,6 +74,19 @@ func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func
 		return fmt.Errorf("syncing the directory of the memory file: %w", err)
 	}
 	return nil
+}
+
+// saveWriter is what a save writes the temporary file through. Tests swap
+// it to make a write fail part-way, as a full disk does, which no file
+// permission can do for root.
+var saveWriter = func(f *os.File) io.Writer { return f }
+
+// tempName returns a fresh name for a temporary file of the memory file
+// base in dir: base.<32 hex>.tmp, as SPEC §5 names them.
+func tempName(dir, base string) string {
+	var token [16]byte
+	rand.Read(token[:])
+	return filepath.Join(dir, base+"."+hex.EncodeToString(token[:])+".tmp")
 }
 
 var tempNamePattern = regexp.MustCompile(`^\.[0-9a-f]{32}\.tmp$`)

@@ -82,7 +82,7 @@ func (s *Store) statFile() (stamp, error) {
 func (s *Store) View(fn func(*graph.Graph)) error {
 	st, err := s.statFile()
 	if err != nil {
-		return err
+		return s.explain(err)
 	}
 	s.mu.RLock()
 	if s.loaded && s.stamp == st {
@@ -95,7 +95,7 @@ func (s *Store) View(fn func(*graph.Graph)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.refreshLocked(); err != nil {
-		return err
+		return s.explain(err)
 	}
 	fn(s.g)
 	return nil
@@ -112,11 +112,11 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	defer s.writeMu.Unlock()
 	// The lock lives beside the file, so a first write needs the directory.
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return false, fmt.Errorf("creating the directory of the memory file: %w", err)
+		return false, s.explain(fmt.Errorf("creating the directory of the memory file: %w", err))
 	}
 	lock, err := AcquireLock(ctx, s.path, s.opts.Lock)
 	if err != nil {
-		return false, err
+		return false, s.explain(err)
 	}
 	defer func() {
 		if rerr := lock.Release(); rerr != nil {
@@ -127,7 +127,7 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.refreshLocked(); err != nil {
-		return false, err
+		return false, s.explain(err)
 	}
 	before := s.g.Version()
 	if err := fn(s.g); err != nil || s.g.Version() == before {
@@ -137,9 +137,26 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 		// The graph in memory is ahead of the file; read the file again next
 		// time rather than serve what was never saved.
 		s.loaded = false
-		return false, err
+		return false, s.explain(err)
 	}
 	return true, nil
+}
+
+// explain turns a file system error into the *PathError that says what is
+// wrong with the memory file's path and how to fix it, when CheckPath finds
+// something; any other error (a busy lock, a cancelled call, a full disk)
+// comes back as it is. MCP hosts show tool errors to the user and often
+// hide stderr, so a bad MEMORY_FILE_PATH must be named here, on every call
+// it breaks, not only in the log at start.
+func (s *Store) explain(err error) error {
+	if errors.Is(err, ErrLockTimeout) || errors.Is(err, ErrLockLost) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if problem := CheckPath(s.path); problem != nil {
+		return problem
+	}
+	return err
 }
 
 // refreshLocked reads the file if it changed since it was last read.

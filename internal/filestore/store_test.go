@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,23 +147,27 @@ func TestFailedMutationWritesNothing(t *testing.T) {
 }
 
 // A save that cannot complete leaves the old file and no temporary file, and
-// the store does not serve the unsaved change.
+// the store does not serve the unsaved change. The failure is injected (a
+// disk that fills up part-way through the write), so the test runs as root
+// too.
 func TestFailedSaveLeavesOldFile(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes into read-only directories")
-	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "memory.jsonl")
 	s := quietStore(path)
 	if err := create(s, "A"); err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(dir, 0o500)
-	defer os.Chmod(dir, 0o700)
-	if err := create(s, "B"); err == nil {
-		t.Fatal("a write into a read-only directory succeeded")
+	before, _ := os.ReadFile(path)
+
+	saveWriter = func(f *os.File) io.Writer { return &fullDisk{w: f, room: 10} }
+	err := create(s, "B", "C")
+	saveWriter = func(f *os.File) io.Writer { return f }
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("a save onto a full disk: %v, want ENOSPC", err)
 	}
-	os.Chmod(dir, 0o700)
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("the memory file changed to %q", after)
+	}
 	if got := entityNames(t, s); fmt.Sprint(got) != "[A]" {
 		t.Errorf("after a failed save the store serves %v", got)
 	}
@@ -169,6 +175,29 @@ func TestFailedSaveLeavesOldFile(t *testing.T) {
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
+	// With room again, the next write saves.
+	if err := create(s, "D"); err != nil {
+		t.Fatal(err)
+	}
+	if got := entityNames(t, quietStore(path)); fmt.Sprint(got) != "[A D]" {
+		t.Errorf("after the next save the file holds %v", got)
+	}
+}
+
+// fullDisk takes room bytes, then fails as a full disk does.
+type fullDisk struct {
+	w    io.Writer
+	room int
+}
+
+func (d *fullDisk) Write(p []byte) (int, error) {
+	if len(p) <= d.room {
+		d.room -= len(p)
+		return d.w.Write(p)
+	}
+	n, _ := d.w.Write(p[:d.room])
+	d.room = 0
+	return n, &os.PathError{Op: "write", Path: "memory.jsonl.tmp", Err: syscall.ENOSPC}
 }
 
 // A writer whose lock was broken while it stalled must not commit its save.
@@ -231,7 +260,18 @@ func TestWatchReportsOnlyOtherWriters(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Watch(ctx, 10*time.Millisecond, func() { changes <- struct{}{} })
-	time.Sleep(50 * time.Millisecond)
+	// Wait until the watcher runs: it reports a first foreign save.
+	for waited := false; !waited; {
+		if err := create(other, "first"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changes:
+			waited = true
+		case <-time.After(2 * time.Second):
+			// The save came before the watcher's first look; save again.
+		}
+	}
 
 	if err := create(s, "ours"); err != nil {
 		t.Fatal(err)

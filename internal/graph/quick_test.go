@@ -49,9 +49,19 @@ func copyEntity(e Entity) Entity { return ent(e.Name, e.EntityType, e.Observatio
 
 func (m *model) createEntities(in []Entity) CreateEntitiesResult {
 	res := CreateEntitiesResult{Entities: []Entity{}}
+	existedBefore := func(name string) bool {
+		return m.entity(name) != nil && !slices.ContainsFunc(res.Entities, func(c Entity) bool { return c.Name == name })
+	}
 	for _, e := range in {
 		if m.entity(e.Name) != nil {
-			res.Skipped = append(res.Skipped, e.Name)
+			if slices.Contains(res.Skipped, e.Name) || slices.Contains(res.Repeated, e.Name) {
+				continue
+			}
+			if existedBefore(e.Name) {
+				res.Skipped = append(res.Skipped, e.Name)
+			} else {
+				res.Repeated = append(res.Repeated, e.Name)
+			}
 			continue
 		}
 		ne := ent(e.Name, e.EntityType)

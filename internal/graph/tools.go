@@ -22,38 +22,69 @@ func (e *NotFoundError) Error() string { return fmt.Sprintf("Entity with name %s
 // CreateEntitiesResult is what create_entities returns.
 type CreateEntitiesResult struct {
 	Entities []Entity `json:"entities"`
-	// Skipped names, in input order, entities that already existed or
-	// repeated an earlier name of the same call.
+	// Skipped names, once each in input order, the entities that already
+	// existed before the call.
 	Skipped []string `json:"skipped,omitempty"`
+	// Repeated names, once each in input order, the new entities the call
+	// gave more than once: each was created from its first entry. Only the
+	// notice reports them; the structured result keeps the schema.
+	Repeated []string `json:"-"`
 }
 
-// Notice is the sentence telling the caller what was skipped, or "".
+// Notice is the text telling the caller what was skipped, or "". The
+// sentence for existing names is SPEC §2's, word for word.
 func (r CreateEntitiesResult) Notice() string {
+	var parts []string
 	switch n := len(r.Skipped); n {
 	case 0:
-		return ""
 	case 1:
-		return fmt.Sprintf("Skipped 1 entity that already exists: %s. Its observations were not added; use add_observations for existing entities.", r.Skipped[0])
+		parts = append(parts, fmt.Sprintf("Skipped 1 entity that already exists: %s. Its observations were not added; use add_observations for existing entities.", r.Skipped[0]))
 	default:
-		return fmt.Sprintf("Skipped %d entities that already exist: %s. Their observations were not added; use add_observations for existing entities.", n, strings.Join(r.Skipped, ", "))
+		parts = append(parts, fmt.Sprintf("Skipped %d entities that already exist: %s. Their observations were not added; use add_observations for existing entities.", n, strings.Join(r.Skipped, ", ")))
 	}
+	switch n := len(r.Repeated); n {
+	case 0:
+	case 1:
+		parts = append(parts, fmt.Sprintf("%s was repeated in this call: created once, from its first entry; the observations of the later entries were not added (use add_observations).", r.Repeated[0]))
+	default:
+		parts = append(parts, fmt.Sprintf("%s were repeated in this call: each created once, from its first entry; the observations of the later entries were not added (use add_observations).", strings.Join(r.Repeated, ", ")))
+	}
+	return strings.Join(parts, " ")
 }
 
 // CreateEntities adds each entity whose name is new. An entity whose name
-// exists, or repeats an earlier name of the call, is skipped whole.
-// Repeated observations of one new entity are stored once.
+// existed before the call is skipped whole (Skipped); a name the call
+// repeats is created once, from its first entry, and its later entries are
+// skipped whole (Repeated). Repeated observations of one new entity are
+// stored once.
 func (g *Graph) CreateEntities(in []Entity) CreateEntitiesResult {
 	res := CreateEntitiesResult{Entities: []Entity{}}
+	var created, reported map[string]bool // names this call created; names already in Skipped or Repeated
 	for _, e := range in {
-		if g.byName[e.Name] != nil {
-			res.Skipped = append(res.Skipped, e.Name)
+		if g.byName[e.Name] == nil {
+			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType})
+			for _, o := range e.Observations {
+				ne.addObservation(o)
+			}
+			res.Entities = append(res.Entities, ne.clone())
+			if created == nil {
+				created = map[string]bool{}
+			}
+			created[e.Name] = true
 			continue
 		}
-		ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType})
-		for _, o := range e.Observations {
-			ne.addObservation(o)
+		if reported[e.Name] {
+			continue
 		}
-		res.Entities = append(res.Entities, ne.clone())
+		if reported == nil {
+			reported = map[string]bool{}
+		}
+		reported[e.Name] = true
+		if created[e.Name] {
+			res.Repeated = append(res.Repeated, e.Name)
+		} else {
+			res.Skipped = append(res.Skipped, e.Name)
+		}
 	}
 	return res
 }

@@ -16,7 +16,9 @@ func TestCreateEntities(t *testing.T) {
 		in          []Entity
 		wantCreated string // describe() of the returned entities
 		wantSkipped []string
-		wantGraph   string
+		// wantRepeated: names new before the call that it gave more than once
+		wantRepeated []string
+		wantGraph    string
 	}{
 		{
 			name:        "new entities are created in input order",
@@ -33,11 +35,20 @@ func TestCreateEntities(t *testing.T) {
 			wantGraph:   "Alice/person[likes tea] Bob/person[]",
 		},
 		{
-			name:        "name repeated within one call is skipped",
-			in:          []Entity{ent("Alice", "person", "a"), ent("Bob", "person"), ent("Alice", "robot", "b")},
-			wantCreated: "Alice/person[a] Bob/person[]",
-			wantSkipped: []string{"Alice"},
-			wantGraph:   "Alice/person[a] Bob/person[]",
+			name:         "name repeated within one call is created once, not skipped as existing",
+			in:           []Entity{ent("Alice", "person", "a"), ent("Bob", "person"), ent("Alice", "robot", "b"), ent("Alice", "x")},
+			wantCreated:  "Alice/person[a] Bob/person[]",
+			wantRepeated: []string{"Alice"},
+			wantGraph:    "Alice/person[a] Bob/person[]",
+		},
+		{
+			name:         "an existing name repeated is skipped once; new repeats are told apart",
+			existing:     []Entity{ent("Alice", "person")},
+			in:           []Entity{ent("Alice", "x"), ent("Bob", "person"), ent("Alice", "y"), ent("Bob", "z")},
+			wantCreated:  "Bob/person[]",
+			wantSkipped:  []string{"Alice"},
+			wantRepeated: []string{"Bob"},
+			wantGraph:    "Alice/person[] Bob/person[]",
 		},
 		{
 			name:        "skipped names are listed in input order",
@@ -88,6 +99,9 @@ func TestCreateEntities(t *testing.T) {
 			if !reflect.DeepEqual(res.Skipped, tt.wantSkipped) {
 				t.Errorf("Skipped = %#v, want %#v", res.Skipped, tt.wantSkipped)
 			}
+			if !reflect.DeepEqual(res.Repeated, tt.wantRepeated) {
+				t.Errorf("Repeated = %#v, want %#v", res.Repeated, tt.wantRepeated)
+			}
 			if got := describe(g.ReadGraph()); got != tt.wantGraph {
 				t.Errorf("graph afterwards = %q, want %q", got, tt.wantGraph)
 			}
@@ -102,22 +116,26 @@ func TestCreateEntities(t *testing.T) {
 
 func TestCreateEntitiesNotice(t *testing.T) {
 	tests := []struct {
-		skipped []string
-		want    string
+		skipped, repeated []string
+		want              string
 	}{
-		{nil, ""},
-		{[]string{"Alice"}, "Skipped 1 entity that already exists: Alice. Its observations were not added; use add_observations for existing entities."},
-		{[]string{"Alice", "Bob"}, "Skipped 2 entities that already exist: Alice, Bob. Their observations were not added; use add_observations for existing entities."},
-		{[]string{"Bob", "Alice", "Carol"}, "Skipped 3 entities that already exist: Bob, Alice, Carol. Their observations were not added; use add_observations for existing entities."},
+		{nil, nil, ""},
+		{[]string{"Alice"}, nil, "Skipped 1 entity that already exists: Alice. Its observations were not added; use add_observations for existing entities."},
+		{[]string{"Alice", "Bob"}, nil, "Skipped 2 entities that already exist: Alice, Bob. Their observations were not added; use add_observations for existing entities."},
+		{[]string{"Bob", "Alice", "Carol"}, nil, "Skipped 3 entities that already exist: Bob, Alice, Carol. Their observations were not added; use add_observations for existing entities."},
+		{nil, []string{"Dan"}, "Dan was repeated in this call: created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
+		{nil, []string{"Dan", "Eve"}, "Dan, Eve were repeated in this call: each created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
+		{[]string{"Alice"}, []string{"Dan"}, "Skipped 1 entity that already exists: Alice. Its observations were not added; use add_observations for existing entities. Dan was repeated in this call: created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
 	}
 	for _, tt := range tests {
-		if got := (CreateEntitiesResult{Skipped: tt.skipped}).Notice(); got != tt.want {
-			t.Errorf("Notice() with Skipped %v = %q, want %q", tt.skipped, got, tt.want)
+		if got := (CreateEntitiesResult{Skipped: tt.skipped, Repeated: tt.repeated}).Notice(); got != tt.want {
+			t.Errorf("Notice() with Skipped %v, Repeated %v = %q, want %q", tt.skipped, tt.repeated, got, tt.want)
 		}
 	}
 }
 
-// The notice is built from what CreateEntities really skipped.
+// The notice is built from what CreateEntities really skipped: a name
+// repeated in the call is never said to "already exist".
 func TestCreateEntitiesNoticeFromCall(t *testing.T) {
 	g := newGraph(t, []Entity{ent("Alice", "person")}, nil)
 	if got, want := g.CreateEntities([]Entity{ent("Alice", "person", "x")}).Notice(),
@@ -125,7 +143,7 @@ func TestCreateEntitiesNoticeFromCall(t *testing.T) {
 		t.Errorf("Notice() = %q, want %q", got, want)
 	}
 	if got, want := g.CreateEntities([]Entity{ent("Bob", "person"), ent("Alice", "person"), ent("Bob", "person")}).Notice(),
-		"Skipped 2 entities that already exist: Alice, Bob. Their observations were not added; use add_observations for existing entities."; got != want {
+		"Skipped 1 entity that already exists: Alice. Its observations were not added; use add_observations for existing entities. Bob was repeated in this call: created once, from its first entry; the observations of the later entries were not added (use add_observations)."; got != want {
 		t.Errorf("Notice() = %q, want %q", got, want)
 	}
 	if got := g.CreateEntities([]Entity{ent("Carol", "person")}).Notice(); got != "" {

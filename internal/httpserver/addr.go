@@ -10,7 +10,11 @@ import (
 
 // listenAddr is where the server binds, and what that implies for security.
 type listenAddr struct {
-	// hostPort is the address handed to net.Listen.
+	// network and hostPort are what net.Listen gets. network is "tcp4"
+	// for 0.0.0.0: for "tcp" Go opens a dual-stack socket that also
+	// listens on every IPv6 interface, which is not what 0.0.0.0 says and
+	// may bypass a firewall written for IPv4. "[::]" asks for both.
+	network  string
 	hostPort string
 	// host is the bound host in lower case, without brackets; empty for a
 	// wildcard address.
@@ -44,12 +48,15 @@ func resolveAddr(addr string) (listenAddr, error) {
 		host = "127.0.0.1"
 	}
 	host = strings.ToLower(host)
-	la := listenAddr{hostPort: net.JoinHostPort(host, port), host: host}
+	la := listenAddr{network: "tcp", hostPort: net.JoinHostPort(host, port), host: host}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		la.loopback = ip.IsLoopback()
 		la.wildcard = ip.IsUnspecified()
 		if la.wildcard {
 			la.host = ""
+		}
+		if la.wildcard && ip.Is4() {
+			la.network = "tcp4"
 		}
 	} else {
 		la.loopback = host == "localhost"

@@ -54,11 +54,7 @@ const (
 	// MinTokenLength keeps guessable tokens out: 32 hex digits is 128 bits.
 	MinTokenLength = 16
 
-	readHeaderTimeout = 10 * time.Second
-	bodyReadTimeout   = 30 * time.Second
-	writeTimeout      = 30 * time.Second // per write, not per response
-	idleConnTimeout   = 2 * time.Minute
-	maxHeaderBytes    = 64 << 10
+	maxHeaderBytes = 64 << 10
 	// drainGrace is how long tool calls still running after a forced
 	// shutdown get to finish their save.
 	drainGrace = 2 * time.Second
@@ -193,13 +189,13 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("/mcp", mcpHandler)
-	s.handler = accessLog(cfg.Logf, mux)
+	s.handler = accessLog(cfg.Logf, closeUnreadBodies(mux))
 	return s, nil
 }
 
 // Listen opens the listening socket on the configured address.
 func (s *Server) Listen() (net.Listener, error) {
-	ln, err := net.Listen("tcp", s.addr.hostPort)
+	ln, err := net.Listen(s.addr.network, s.addr.hostPort)
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", s.addr.hostPort, err)
 	}

@@ -29,7 +29,10 @@ func newHostPolicy(addr listenAddr, allowedHosts []string) hostPolicy {
 
 // hostOK: loopback names always; names from --http-allowed-hosts always;
 // otherwise the bound host itself, or anything on a wildcard bind that has
-// no allowed list (such a bind always has a token, which is what protects it).
+// no allowed list. A wildcard bind cannot know the names (DNS names, LAN
+// and VPN addresses, a container's published port) its clients use, and it
+// always has a token, which a DNS-rebinding page does not have: the token
+// protects it. --http-allowed-hosts narrows it to the names given.
 func (p hostPolicy) hostOK(hostHeader string) bool {
 	h := hostOnly(hostHeader)
 	switch {

@@ -56,7 +56,7 @@ func BenchmarkEncode(b *testing.B) {
 			r.SetEncodedLine(nil)
 		}
 		b.StartTimer()
-		buf = Encode(buf[:0], g, nil)
+		buf = encode(buf[:0], g, nil)
 	}
 }
 
@@ -71,7 +71,7 @@ func BenchmarkEncodeAfterDecode(b *testing.B) {
 		b.StopTimer()
 		g := Decode(data).Graph
 		b.StartTimer()
-		buf = Encode(buf[:0], g, nil)
+		buf = encode(buf[:0], g, nil)
 	}
 }
 
@@ -81,9 +81,9 @@ func BenchmarkEncodeCached(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	g := Decode(data).Graph
-	buf := Encode(nil, g, nil)
+	buf := encode(nil, g, nil)
 	for b.Loop() {
-		buf = Encode(buf[:0], g, nil)
+		buf = encode(buf[:0], g, nil)
 	}
 }
 

@@ -34,7 +34,7 @@ import (
 // the graph may outlive it. The graph's strings that the file holds without
 // escapes, the unreadable lines, and the cached line (Entity.EncodedLine,
 // Relation.EncodedLine) of every entity and relation whose line is already
-// exactly what Encode writes all point into data instead of copying it.
+// exactly what Write writes all point into data instead of copying it.
 // That halves what a big file costs: its text is held once, and the first
 // save copies those lines as they are instead of encoding them again. The
 // price is that data stays in memory as long as any of them does.
@@ -218,11 +218,12 @@ type member struct {
 	start, end int  // the value
 	str        span // the value's content when it is a string
 	// When the value is an array scanned as observations: its strings are
-	// elems[elems0:elems1], or bad is the index of the first element that
-	// is not a string (-1 when all are) and badAt where it starts.
-	isArray        bool
-	elems0, elems1 int
-	bad, badAt     int
+	// elems[elemsStart:elemsEnd], or nonString is the index of the first
+	// element that is not a string (-1 when all are) and nonStringAt where
+	// it starts in the line.
+	isArray                bool
+	elemsStart, elemsEnd   int
+	nonString, nonStringAt int
 }
 
 // decoder holds the buffers the lines of one file reuse.
@@ -249,7 +250,7 @@ type item struct {
 	entity   graph.Entity
 	relation graph.Relation
 	// raw is the line, a piece of the file's bytes, when it is unreadable
-	// or when it is exactly what Encode writes for its entity or relation:
+	// or when it is exactly what Write writes for its entity or relation:
 	// then it becomes the cached line. Otherwise it is nil.
 	raw    []byte
 	reason string // why it is unreadable
@@ -301,7 +302,7 @@ func (f *File) load(it *item) {
 		e := &it.entity
 		ge, merged := f.Graph.LoadEntity(*e)
 		if !merged {
-			// The line is what Encode writes for ge, unless the graph
+			// The line is what Write writes for ge, unless the graph
 			// dropped a repeated observation. A later line merged into ge
 			// clears the cache again.
 			if it.raw != nil && len(ge.Observations) == len(e.Observations) {
@@ -442,8 +443,8 @@ func (d *decoder) keyOf(b []byte, key span) keyID {
 // scanStrings scans the array at b[i], recording its strings in d.elems,
 // and returns the index after it.
 func (d *decoder) scanStrings(b []byte, i int, m *member) int {
-	m.isArray, m.bad = true, -1
-	m.elems0, m.elems1 = len(d.elems), len(d.elems)
+	m.isArray, m.nonString = true, -1
+	m.elemsStart, m.elemsEnd = len(d.elems), len(d.elems)
 	start := i
 	if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
 		return i + 1
@@ -453,8 +454,8 @@ func (d *decoder) scanStrings(b []byte, i int, m *member) int {
 			return -1
 		}
 		if b[i] != '"' {
-			m.bad, m.badAt = n, i
-			d.elems = d.elems[:m.elems0]
+			m.nonString, m.nonStringAt = n, i
+			d.elems = d.elems[:m.elemsStart]
 			i, d.stack = skipValue(b, start, 1, d.stack)
 			return i
 		}
@@ -464,7 +465,7 @@ func (d *decoder) scanStrings(b []byte, i int, m *member) int {
 		}
 		s.end = i - 1
 		d.elems = append(d.elems, s)
-		m.elems1 = len(d.elems)
+		m.elemsEnd = len(d.elems)
 		if i = skipSpace(b, i); i >= len(b) {
 			return -1
 		}
@@ -530,8 +531,8 @@ func (d *decoder) require(b []byte, typ string, keys ...keyID) string {
 			return fmt.Sprintf("%s %q is %s, want a string", typ, keyNames[k], describe(b[m.start:m.end]))
 		case k == keyObservations && !m.isArray:
 			return fmt.Sprintf("%s %q is %s, want an array of strings", typ, keyNames[k], describe(b[m.start:m.end]))
-		case k == keyObservations && m.bad >= 0:
-			return fmt.Sprintf("%s %q has %s at index %d, want only strings", typ, keyNames[k], describe(b[m.badAt:m.end]), m.bad)
+		case k == keyObservations && m.nonString >= 0:
+			return fmt.Sprintf("%s %q has %s at index %d, want only strings", typ, keyNames[k], describe(b[m.nonStringAt:m.end]), m.nonString)
 		}
 	}
 	return ""
@@ -616,7 +617,7 @@ func (d *decoder) entity(b []byte) (e graph.Entity, canonical bool, reason strin
 	}
 	name, typ := d.members[d.last[keyName]].str, d.members[d.last[keyEntityType]].str
 	obs := &d.members[d.last[keyObservations]]
-	elems := d.elems[obs.elems0:obs.elems1]
+	elems := d.elems[obs.elemsStart:obs.elemsEnd]
 	k := d.newStrings(2 + len(elems))
 	canonical = d.str(b, name, k)
 	canonical = d.str(b, typ, k+1) && canonical

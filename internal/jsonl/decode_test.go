@@ -42,7 +42,7 @@ func TestDecode(t *testing.T) {
 		relations  []graph.Relation
 		unreadable []string
 		problems   []Problem // Reason is a prefix of the reported reason
-		// out is Encode(Decode(in)); empty means "the canonical file".
+		// out is encode(Decode(in)); empty means "the canonical file".
 		out string
 	}{
 		{
@@ -323,15 +323,15 @@ func TestDecode(t *testing.T) {
 			case "\x00":
 				out = ""
 			}
-			if got := Encode(nil, f.Graph, f.Unreadable); string(got) != out {
-				t.Errorf("Encode(Decode(in)) =\n%s\nwant\n%s", got, out)
+			if got := encode(nil, f.Graph, f.Unreadable); string(got) != out {
+				t.Errorf("encode(Decode(in)) =\n%s\nwant\n%s", got, out)
 			}
 		})
 	}
 }
 
 // canonicalOf is in with every line ended by "\n" and CRs and a BOM
-// dropped: what Encode writes back for a file already in canonical form.
+// dropped: what Write writes back for a file already in canonical form.
 func canonicalOf(in string) string {
 	in = strings.TrimPrefix(in, "\uFEFF")
 	in = strings.ReplaceAll(in, "\r\n", "\n")
@@ -366,9 +366,9 @@ func TestDecodeOwnsItsInput(t *testing.T) {
 		`{"type":"entity","name":"B", "entityType":"t","observations":["o"],"x":1}` + "\nbroken\r\n"
 	data := []byte(in)
 	f := Decode(data)
-	out := Encode(nil, f.Graph, f.Unreadable)
+	out := encode(nil, f.Graph, f.Unreadable)
 	if string(data) != in {
-		t.Fatalf("Decode and Encode changed their input to %q", data)
+		t.Fatalf("Decode and Write changed their input to %q", data)
 	}
 	want := `{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\n" +
 		`{"type":"entity","name":"B","entityType":"t","observations":["o"],"x":1}` + "\nbroken\n"
@@ -435,7 +435,7 @@ func TestDecodeCachesCanonicalLines(t *testing.T) {
 				t.Fatalf("unreadable lines: %q", f.Unreadable)
 			}
 			checkCachedLines(t, tt.data, f.Graph)
-			if got := string(Encode(nil, f.Graph, nil)); got != tt.want {
+			if got := string(encode(nil, f.Graph, nil)); got != tt.want {
 				t.Errorf("Encode =\n%s\nwant\n%s", got, tt.want)
 			}
 			// Encode used the lines it found and cached no copy.
@@ -527,7 +527,7 @@ func TestDecodeLeavesOtherLinesUncached(t *testing.T) {
 			if line := cached(); line != nil {
 				t.Errorf("line %q cached as %q", tt.in, line)
 			}
-			if got := string(Encode(nil, g, nil)); got != tt.out+"\n" {
+			if got := string(encode(nil, g, nil)); got != tt.out+"\n" {
 				t.Errorf("Encode = %q, want %q", got, tt.out+"\n")
 			}
 			if got := string(cached()); got != tt.out {
@@ -547,7 +547,7 @@ func TestDecodeLeavesOtherLinesUncached(t *testing.T) {
 			t.Errorf("relation cached as %q, want %q", line, relAB)
 		}
 		want := `{"type":"entity","name":"A","entityType":"t","observations":["o","p"]}` + "\n" + relAB + "\n"
-		if got := string(Encode(nil, f.Graph, nil)); got != want {
+		if got := string(encode(nil, f.Graph, nil)); got != want {
 			t.Errorf("Encode = %q, want %q", got, want)
 		}
 	})
@@ -603,7 +603,7 @@ func TestEncodeCachesLines(t *testing.T) {
 	f := Decode([]byte(`{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\n" +
 		`{"type":"relation","from":"A","to":"A","relationType":"r"}` + "\n"))
 	g := f.Graph
-	buf := Encode(nil, g, nil)
+	buf := encode(nil, g, nil)
 	want := string(buf)
 	a, r := g.Entity("A"), g.Relations()[0]
 	if string(a.EncodedLine())+"\n"+string(r.EncodedLine())+"\n" != want {
@@ -614,13 +614,13 @@ func TestEncodeCachesLines(t *testing.T) {
 	for i := range buf {
 		buf[i] = '#'
 	}
-	if got := string(Encode(buf[:0], g, nil)); got != want {
+	if got := string(encode(buf[:0], g, nil)); got != want {
 		t.Errorf("second Encode into the reused buffer = %q, want %q", got, want)
 	}
 
 	// A cached line is used as it is: that is what makes saves cheap.
 	a.SetEncodedLine([]byte(`{"cached":true}`))
-	if got, want := string(Encode(nil, g, nil)), `{"cached":true}`+"\n"+string(r.EncodedLine())+"\n"; got != want {
+	if got, want := string(encode(nil, g, nil)), `{"cached":true}`+"\n"+string(r.EncodedLine())+"\n"; got != want {
 		t.Errorf("Encode with a cached line = %q, want %q", got, want)
 	}
 
@@ -630,7 +630,7 @@ func TestEncodeCachesLines(t *testing.T) {
 		t.Fatal("the entity's cache survived a change")
 	}
 	wantLine := `{"type":"entity","name":"A","entityType":"t","observations":["o","p"]}`
-	if got := Encode(nil, g, nil); !bytes.HasPrefix(got, []byte(wantLine+"\n")) {
+	if got := encode(nil, g, nil); !bytes.HasPrefix(got, []byte(wantLine+"\n")) {
 		t.Errorf("Encode after a change = %q, want it to start with %q", got, wantLine)
 	}
 	if got := string(a.EncodedLine()); got != wantLine {
@@ -669,7 +669,7 @@ func TestDecodePipelined(t *testing.T) {
 	if !slices.Equal(got.Problems, want.Problems) {
 		t.Errorf("pipelined Problems = %v, want %v", got.Problems, want.Problems)
 	}
-	if out := Encode(nil, got.Graph, got.Unreadable); !bytes.Equal(out, Encode(nil, want.Graph, want.Unreadable)) {
+	if out := encode(nil, got.Graph, got.Unreadable); !bytes.Equal(out, encode(nil, want.Graph, want.Unreadable)) {
 		t.Error("pipelined file encodes differently")
 	}
 }

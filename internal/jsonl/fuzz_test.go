@@ -12,7 +12,7 @@ import (
 
 // FuzzDecode checks that Decode never panics, that it calls a line "not
 // JSON" exactly when encoding/json does, that every line it caches is a
-// piece of the input and what Encode would write, and that what Encode
+// piece of the input and what Write would write, and that what Write
 // writes for a decoded file decodes to the same graph and unreadable lines
 // and encodes to the same bytes again: a save loses nothing more on the
 // second round.
@@ -52,7 +52,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode changed its input %q to %q", in, data)
 		}
 
-		// A cached line is a piece of the input, and Encode would write it.
+		// A cached line is a piece of the input, and Write would write it.
 		for _, e := range file.Graph.Entities() {
 			if line := e.EncodedLine(); line != nil && (!sliceInto(data, line) || !bytes.Equal(line, AppendEntity(nil, e))) {
 				t.Fatalf("entity %q cached as %q, want %q in the input", e.Name, line, AppendEntity(nil, e))
@@ -80,7 +80,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 
-		out := Encode(nil, file.Graph, file.Unreadable)
+		out := encode(nil, file.Graph, file.Unreadable)
 		again := Decode(out)
 		if got, want := snapshot(again.Graph), snapshot(file.Graph); !equalSnapshots(got, want) {
 			t.Fatalf("graph changed on a second round\nfirst:\n%s\nsecond:\n%s", showSnapshot(want), showSnapshot(got))
@@ -91,8 +91,8 @@ func FuzzDecode(f *testing.F) {
 		if len(again.Problems) != len(again.Unreadable) {
 			t.Fatalf("second round reports merges or duplicates: %q", again.Problems)
 		}
-		if out2 := Encode(nil, again.Graph, again.Unreadable); !bytes.Equal(out2, out) {
-			t.Fatalf("second Encode differs\nfirst:  %q\nsecond: %q", out, out2)
+		if out2 := encode(nil, again.Graph, again.Unreadable); !bytes.Equal(out2, out) {
+			t.Fatalf("second Write differs\nfirst:  %q\nsecond: %q", out, out2)
 		}
 	})
 }

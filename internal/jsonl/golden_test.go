@@ -51,9 +51,9 @@ func TestGoldenEncode(t *testing.T) {
 			t.Fatalf("graph.json repeats relation %+v", r)
 		}
 	}
-	got := Encode(nil, g, nil)
+	got := encode(nil, g, nil)
 	if !bytes.Equal(got, want) {
-		t.Errorf("Encode differs from the reference server's file\n%s", lineDiff(got, want))
+		t.Errorf("Write differs from the reference server's file\n%s", lineDiff(got, want))
 	}
 }
 
@@ -70,8 +70,8 @@ func TestGoldenDecode(t *testing.T) {
 		t.Errorf("Decode(reference file) =\n%s\nwant (graph.json)\n%s", showSnapshot(got), showSnapshot(want))
 	}
 	// Rewriting the reference's file changes nothing but the final newline.
-	if got, want := Encode(nil, f.Graph, f.Unreadable), append(data, '\n'); !bytes.Equal(got, want) {
-		t.Errorf("Encode(Decode(reference file)) differs from it\n%s", lineDiff(got, want))
+	if got, want := encode(nil, f.Graph, f.Unreadable), append(data, '\n'); !bytes.Equal(got, want) {
+		t.Errorf("encode(Decode(reference file)) differs from it\n%s", lineDiff(got, want))
 	}
 }
 

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 
@@ -8,6 +9,13 @@ import (
 )
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// encode appends the memory file for g to buf, as Write writes it.
+func encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
+	b := bytes.NewBuffer(buf)
+	Write(b, g, unreadable) // a bytes.Buffer never fails
+	return b.Bytes()
+}
 
 // snapshot copies the graph's entities and relations, Extra included, so
 // tests can compare graphs as values.

@@ -32,9 +32,9 @@ package jsonl
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -52,7 +52,7 @@ func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.R
 type File struct {
 	Graph *graph.Graph
 	// Unreadable holds the lines kept out of the graph, verbatim (without
-	// the line end), in file order: pieces of the bytes Decode read. Encode
+	// the line end), in file order: pieces of the bytes Decode read. Write
 	// writes them back after the relations, so a line this server cannot
 	// read survives a save.
 	Unreadable [][]byte
@@ -71,7 +71,12 @@ type File struct {
 // concurrently with any other use of g. Write only reads cached lines, so
 // they may point into a file Decode read.
 func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
+	bw := writers.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() {
+		bw.Reset(nil) // let go of w
+		writers.Put(bw)
+	}()
 	var a lineArena
 	for _, e := range g.Entities() {
 		line := e.EncodedLine()
@@ -98,29 +103,39 @@ func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 	return bw.Flush() // bufio keeps the first write error
 }
 
-// Encode appends the memory file for g to buf, as Write writes it.
-func Encode(buf []byte, g *graph.Graph, unreadable [][]byte) []byte {
-	b := bytes.NewBuffer(buf)
-	Write(b, g, unreadable) // a bytes.Buffer never fails
-	return b.Bytes()
-}
+// writers holds the 1 MiB buffers Write writes through: a server saves
+// after every small write, and a fresh megabyte each time is garbage the
+// collector must clear.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 1<<20) }}
 
 // lineArena holds the lines Write encodes afresh, many to an allocation:
 // after a load that could not fill the cache, the first save encodes every
 // line. Like the bytes Decode read, a chunk stays in memory while any of its
-// lines is cached.
-type lineArena struct{ chunk []byte }
+// lines is cached, so a chunk is never much bigger than what the save put in
+// it: the first holds exactly one line and each next one is as big as all
+// before it, up to arenaChunk. A save that encodes one line, the common case,
+// keeps that line's bytes and no more; a save that encodes many keeps at most
+// twice what it encoded. (A fixed 256 KiB chunk per save kept 256 KiB alive
+// per write for the life of the process.)
+type lineArena struct {
+	scratch []byte // the line being encoded, before it is copied to a chunk
+	chunk   []byte
+	placed  int // bytes of lines placed in chunks so far
+}
 
 const arenaChunk = 256 << 10
 
 // add appends a line with appendLine and returns it, capacity clipped so no
 // later append can overwrite its neighbour.
 func (a *lineArena) add(appendLine func([]byte) []byte) []byte {
-	if cap(a.chunk)-len(a.chunk) < 4096 {
-		a.chunk = make([]byte, 0, arenaChunk)
+	a.scratch = appendLine(a.scratch[:0])
+	n := len(a.scratch)
+	if cap(a.chunk)-len(a.chunk) < n {
+		a.chunk = make([]byte, 0, max(n, min(a.placed, arenaChunk)))
 	}
 	start := len(a.chunk)
-	a.chunk = appendLine(a.chunk)
+	a.chunk = append(a.chunk, a.scratch...)
+	a.placed += n
 	return a.chunk[start:len(a.chunk):len(a.chunk)]
 }
 

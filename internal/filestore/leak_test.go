@@ -1,0 +1,74 @@
+package filestore
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+// heapInUse returns the live heap after a full collection.
+func heapInUse() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// A server runs for days inside a desktop client, one small write after
+// another: what it holds after many writes must be what a fresh load of
+// the same file holds, plus a small constant, not a little more per write.
+// Each save here is a real one (fsync included), so the count stays in the
+// hundreds; internal/jsonl's test of the same name makes thousands.
+func TestManyWritesKeepTheHeapFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("thousands of saves")
+	}
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	s := quietStore(path)
+	ctx := context.Background()
+	base := heapInUse()
+
+	// Past this the heap grows by far more than the file ever could: stop
+	// early rather than let a leak eat the machine.
+	const runaway = 64 << 20
+	const writes = 600
+	for i := range writes {
+		_, err := s.Update(ctx, func(g *graph.Graph) error {
+			if i%2 == 0 {
+				g.CreateEntities([]graph.Entity{{Name: fmt.Sprintf("entity %d", i), EntityType: "thing", Observations: []string{"first"}}})
+				return nil
+			}
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: fmt.Sprintf("entity %d", i-1), Contents: []string{fmt.Sprintf("observation %d", i)}}})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 99 {
+			if grown := heapInUse() - base; grown > runaway {
+				t.Fatalf("after %d writes the heap grew by %d MiB (%d KiB a write)", i+1, grown>>20, grown/int64(i+1)>>10)
+			}
+		}
+	}
+	afterWrites := heapInUse() - base
+
+	// A fresh Store loading the same file: what the graph itself costs.
+	before := heapInUse()
+	fresh := quietStore(path)
+	if err := fresh.View(func(*graph.Graph) {}); err != nil {
+		t.Fatal(err)
+	}
+	freshLoad := heapInUse() - before
+	runtime.KeepAlive(fresh)
+	runtime.KeepAlive(s)
+
+	t.Logf("%d writes: heap %d KiB; a fresh load of the same file: %d KiB", writes, afterWrites>>10, freshLoad>>10)
+	if limit := 2*freshLoad + 1<<20; afterWrites > limit {
+		t.Errorf("after %d writes the store holds %d KiB, a fresh load of the same file %d KiB: want at most %d KiB", writes, afterWrites>>10, freshLoad>>10, limit>>10)
+	}
+}
