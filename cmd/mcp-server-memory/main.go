@@ -36,6 +36,10 @@ Usage:
   mcp-server-memory --version    print the version
   mcp-server-memory --help       print this help
 
+Commands, to see and correct the memory yourself (COMMAND --help for each):
+  stats, search QUERY, show NAME..., export --format FORMAT, import FILE,
+  check [--fix], rename OLD NEW, merge A B, ui (the memory in your browser)
+
 HTTP options (only with --http):
   --http ADDR                 a port (8080 or :8080) binds 127.0.0.1 only;
                               HOST:PORT binds that host (0.0.0.0:8080: every
