@@ -37,9 +37,10 @@ import (
 // View is one entity of an answer as it is to be shown.
 type View struct {
 	Entity *graph.Entity
-	// First lists indexes of observations shown before the others, in
-	// order (a search shows what matched first). Nil: stored order.
-	First []int
+	// First, when not nil, returns the indexes of the observations shown
+	// before the others, in order (a search shows what matched first). It
+	// is called only for the entities a page shows.
+	First func() []int
 }
 
 // Answer is the whole answer of a read tool, before it is cut into parts.
@@ -59,6 +60,8 @@ type Answer struct {
 	// Hint ends the sentence that says how to get the rest, naming
 	// narrower requests (", or …"); it may be empty.
 	Hint string
+
+	ordered map[int][]string // shown order of entities with First, once asked
 }
 
 // Page is one part of an answer.
@@ -222,22 +225,36 @@ func (a *Answer) start(seq []item, text string) (k, obs int, err error) {
 	return c.k, c.obs, nil
 }
 
-// shown returns v's observations in the order they are shown.
-func (v View) shown() []string {
+// shown returns the observations of entity i in the order they are shown.
+func (a *Answer) shown(i int) []string {
+	v := a.Entities[i]
 	obs := v.Entity.Observations
-	if len(v.First) == 0 {
+	if v.First == nil {
+		return obs
+	}
+	if out, ok := a.ordered[i]; ok {
+		return out
+	}
+	first := v.First()
+	if len(first) == 0 {
 		return obs
 	}
 	out := make([]string, 0, len(obs))
 	picked := make([]bool, len(obs))
-	for _, i := range v.First {
-		if i >= 0 && i < len(obs) && !picked[i] {
-			picked[i] = true
-			out = append(out, obs[i])
+	defer func() {
+		if a.ordered == nil {
+			a.ordered = make(map[int][]string)
+		}
+		a.ordered[i] = out
+	}()
+	for _, j := range first {
+		if j >= 0 && j < len(obs) && !picked[j] {
+			picked[j] = true
+			out = append(out, obs[j])
 		}
 	}
-	for i, o := range obs {
-		if !picked[i] {
+	for j, o := range obs {
+		if !picked[j] {
 			out = append(out, o)
 		}
 	}
@@ -272,7 +289,7 @@ func (a *Answer) writeEntity(w *JSON, p part) {
 		w.Close('}')
 		return
 	}
-	obs := a.Entities[p.ent].shown()
+	obs := a.shown(p.ent)
 	w.Key("observations")
 	w.Open('[')
 	for i := p.from; i < p.to; i++ {
@@ -438,7 +455,7 @@ func (a *Answer) split(scratch *JSON, p part, room int) part {
 	}
 	// Not even one observation fits: cut the first to what fits, on a rune
 	// boundary, and say so in the text.
-	text := a.Entities[p.ent].shown()[p.from]
+	text := a.shown(p.ent)[p.from]
 	cutAt := len(text)
 	for cutAt > 0 {
 		cutAt = max(0, cutAt-max(64, cutAt/8))

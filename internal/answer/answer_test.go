@@ -242,7 +242,7 @@ func TestOutline(t *testing.T) {
 func TestFirstObservationsShownFirst(t *testing.T) {
 	g := graph.New()
 	g.CreateEntities([]graph.Entity{{Name: "A", EntityType: "t", Observations: []string{"o0", "o1", "o2", "o3"}}})
-	a := &Answer{Tool: "search_nodes", Entities: []View{{Entity: g.Entity("A"), First: []int{2, 0, 2, 9}}}}
+	a := &Answer{Tool: "search_nodes", Entities: []View{{Entity: g.Entity("A"), First: func() []int { return []int{2, 0, 2, 9} }}}}
 	p, _ := a.Page(0, "")
 	pj := decodePage(t, p)
 	if !slices.Equal(pj.Entities[0].Observations, []string{"o2", "o0", "o1", "o3"}) {
