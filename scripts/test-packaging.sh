@@ -27,5 +27,4 @@ MCP_SERVER_MEMORY_PACKAGE_VERSION="$VERSION" \
 MCP_SERVER_MEMORY_PACKAGE_COMMIT="$commit" \
 MCP_SERVER_MEMORY_NPM_DIR="$work/npm" \
 MCP_SERVER_MEMORY_RELEASE_DIR="$work/release" \
-  go test -count=1 -v ./packaging/ 2>&1 | grep -E '^(=== RUN|--- |\s+\S+_test\.go:|ok |FAIL|PASS|panic)' || true
-exit "${PIPESTATUS[0]}"
+  go test -count=1 -v ./packaging/
