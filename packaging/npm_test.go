@@ -41,6 +41,9 @@ type packageJSON struct {
 	Scripts              map[string]string `json:"scripts"`
 	Dependencies         map[string]string `json:"dependencies"`
 	OptionalDependencies map[string]string `json:"optionalDependencies"`
+	PublishConfig        struct {
+		Access string `json:"access"`
+	} `json:"publishConfig"`
 }
 
 func (p platform) npmName() string { return launcherName + "-" + p.os + "-" + p.cpu }
@@ -61,6 +64,9 @@ func hostPlatform(t *testing.T) platform {
 	return platform{}
 }
 
+// TestNPMPackages checks the seven tarballs: names, versions, os/cpu, the
+// launcher's optional dependencies, no install scripts, public scoped
+// packages, and each platform's binary.
 func TestNPMPackages(t *testing.T) {
 	b := builtArtifacts(t)
 	want := []string{tarball(launcherName, b.version)}
@@ -101,6 +107,9 @@ func TestNPMPackages(t *testing.T) {
 		if len(pkg.Scripts) != 0 {
 			t.Errorf("scripts %v: the packages must run nothing at install", pkg.Scripts)
 		}
+		if pkg.PublishConfig.Access != "public" {
+			t.Errorf("publishConfig.access %q: a scoped package is private unless it says public", pkg.PublishConfig.Access)
+		}
 	})
 	for i, p := range platforms {
 		t.Run(p.os+"-"+p.cpu, func(t *testing.T) {
@@ -111,6 +120,9 @@ func TestNPMPackages(t *testing.T) {
 			}
 			if pkg.Name != p.npmName() || pkg.Version != b.version || !slices.Equal(pkg.OS, []string{p.os}) || !slices.Equal(pkg.CPU, []string{p.cpu}) {
 				t.Errorf("name %q version %q os %v cpu %v; want %q %q [%s] [%s]", pkg.Name, pkg.Version, pkg.OS, pkg.CPU, p.npmName(), b.version, p.os, p.cpu)
+			}
+			if pkg.PublishConfig.Access != "public" {
+				t.Errorf("publishConfig.access %q, want public", pkg.PublishConfig.Access)
 			}
 			if len(pkg.Scripts) != 0 || len(pkg.Bin) != 0 || len(pkg.Dependencies)+len(pkg.OptionalDependencies) != 0 {
 				t.Errorf("scripts %v bin %v dependencies %v %v: want none", pkg.Scripts, pkg.Bin, pkg.Dependencies, pkg.OptionalDependencies)
@@ -226,6 +238,9 @@ func (w *npmWorld) command(prefix string, env []string, name string, args ...str
 	return cmd
 }
 
+// TestNPXInstallAndRun installs the launcher's and this platform's tarballs
+// into an empty prefix with no registry and drives the server through npx
+// (and the launcher) as an MCP client does.
 func TestNPXInstallAndRun(t *testing.T) {
 	b := builtArtifacts(t)
 	if runtime.GOOS != "linux" {

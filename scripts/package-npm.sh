@@ -43,6 +43,7 @@ for p in $PLATFORMS; do
   "os": ["$os"],
   "cpu": ["$cpu"],
   "files": ["bin/$(exe_name "$goos")"],
+  "publishConfig": { "access": "public" },
   "preferUnplugged": true
 }
 JSON
