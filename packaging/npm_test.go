@@ -334,9 +334,8 @@ func TestNPXInstallAndRun(t *testing.T) {
 	t.Run("stdin EOF at once", func(t *testing.T) {
 		cmd := npx([]string{"MEMORY_FILE_PATH=" + filepath.Join(t.TempDir(), "memory.jsonl")}, "mcp-server-memory")
 		cmd.Stdin = strings.NewReader("")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "serving MCP on stdio") {
-			t.Errorf("npx mcp-server-memory with empty stdin: %v\n%s", err, out)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("npx mcp-server-memory with empty stdin: %v, want exit 0\n%s", err, out)
 		}
 	})
 
