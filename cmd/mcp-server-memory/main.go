@@ -248,16 +248,58 @@ func tuning() (filestore.LockOptions, time.Duration, error) {
 	return lock, watch, nil
 }
 
-// version is the module version stamped by `go install …@vX`, or the VCS
-// revision of a source build.
+// Set at link time by the release scripts (scripts/release-lib.sh):
+// -ldflags "-X main.releaseVersion=1.2.0 -X main.releaseCommit=<git commit>".
+// A plain `go build` or `go install` leaves them empty.
+var (
+	releaseVersion string
+	releaseCommit  string
+)
+
+// version names this build for --version and the MCP handshake: the release,
+// the commit, and the Go toolchain and platform that built it, e.g.
+// "1.2.0 (commit 0123456789ab, go1.26.8 linux/amd64)". A build that is not a
+// release says "development build"; a source build starts with "devel".
 func version() string {
 	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+	toolchain := "unknown Go"
+	if ok {
+		goos, goarch := "", ""
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "GOOS":
+				goos = s.Value
+			case "GOARCH":
+				goarch = s.Value
+			}
+		}
+		toolchain = info.GoVersion + " " + goos + "/" + goarch
 	}
-	v := info.Main.Version
-	if v != "" && v != "(devel)" {
-		return v
+	if releaseVersion != "" {
+		commit, dirty := strings.CutSuffix(releaseCommit, "-dirty")
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		if commit == "" {
+			commit = "unknown"
+		}
+		if dirty {
+			commit += "-dirty"
+		}
+		// Packages stamped from an untagged or modified tree: 0.0.0-dev.<commit>.
+		if strings.Contains(releaseVersion, "-dev") || dirty {
+			return fmt.Sprintf("%s (development build, commit %s, %s)", releaseVersion, commit, toolchain)
+		}
+		return fmt.Sprintf("%s (commit %s, %s)", releaseVersion, commit, toolchain)
+	}
+	if !ok {
+		return "devel (development build)"
+	}
+	// `go install …@v1.2.0` names the release in the module version; a source
+	// build gets "(devel)" or, where Go stamps version control, a
+	// pseudo-version such as v0.0.0-20261201135300-6ef091c1a2b3+dirty.
+	if v := info.Main.Version; v != "" && v != "(devel)" && !strings.Contains(v, "+dirty") && !isPseudoVersion(v) {
+		return fmt.Sprintf("%s (go install, %s)", strings.TrimPrefix(v, "v"), toolchain)
 	}
 	rev, dirty := "", false
 	for _, s := range info.Settings {
@@ -268,14 +310,35 @@ func version() string {
 			dirty = s.Value == "true"
 		}
 	}
-	if rev == "" {
-		return "devel"
+	v := "devel"
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += "-" + rev
+		if dirty {
+			v += "-dirty"
+		}
 	}
-	if len(rev) > 12 {
-		rev = rev[:12]
+	return fmt.Sprintf("%s (development build, %s)", v, toolchain)
+}
+
+// isPseudoVersion reports whether v is a Go pseudo-version, which names an
+// untagged commit rather than a release: it ends in a 14-digit timestamp and
+// a 12-digit hexadecimal commit (v0.0.0-20261201135300-6ef091c1a2b3).
+func isPseudoVersion(v string) bool {
+	v, _, _ = strings.Cut(v, "+")
+	const n = len("20261201135300-6ef091c1a2b3")
+	if len(v) <= n {
+		return false
 	}
-	if dirty {
-		rev += "-dirty"
+	for i, c := range v[len(v)-n:] {
+		switch {
+		case i < 14 && (c < '0' || c > '9'),
+			i == 14 && c != '-',
+			i > 14 && !strings.ContainsRune("0123456789abcdef", c):
+			return false
+		}
 	}
-	return "devel-" + rev
+	return true
 }
