@@ -124,7 +124,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		return 2
 	}
 	store := filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts})
-	srv := server.New(store, server.Options{Version: version(), Logf: logger.Printf, WatchInterval: watch})
+	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
