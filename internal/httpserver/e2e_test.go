@@ -57,7 +57,6 @@ func startServer(t *testing.T, cfg httpserver.Config, file string) *testServer {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	cfg.MemoryFile = file
 	logs := testlog.OnFailure(t, "server log")
 	cfg.Logf = logs.Printf
 	store := filestore.Open(file, filestore.Options{Logf: logs.Printf})
@@ -435,8 +434,9 @@ func TestBodyLimit(t *testing.T) {
 }
 
 // TestSessionKeepsItsGeneration: a 2025 session (Mcp-Session-Id) is not
-// served a 2026-07-28 request; the SDK answers with the legacy versions it
-// speaks there.
+// served a 2026-07-28 request; the answer says the session is pinned to the
+// version it negotiated (the go-sdk alone said that version was not
+// supported while listing it as supported).
 func TestSessionKeepsItsGeneration(t *testing.T) {
 	ts := startServer(t, httpserver.Config{}, "")
 	cs := connect(t, ts.url, legacy, "", nil)
@@ -447,11 +447,16 @@ func TestSessionKeepsItsGeneration(t *testing.T) {
 		r.Header.Set("Mcp-Method", "tools/list")
 	})
 	var msg struct {
-		Error *struct{ Code int } `json:"error"`
+		ID    int `json:"id"`
+		Error *struct {
+			Code    int
+			Message string
+		} `json:"error"`
 	}
 	data, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(data, &msg); err != nil || msg.Error == nil || msg.Error.Code != -32022 {
-		t.Errorf("2026 request in a 2025 session: %d %s, want error -32022", resp.StatusCode, data)
+	if err := json.Unmarshal(data, &msg); err != nil || msg.Error == nil || msg.Error.Code != -32600 || msg.ID != 7 ||
+		!strings.Contains(msg.Error.Message, "pinned to protocol "+legacy) {
+		t.Errorf("2026 request in a 2025 session: %d %s, want error -32600 saying the session is pinned to %s", resp.StatusCode, data, legacy)
 	}
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Errorf("the session stopped working: %v", err)
