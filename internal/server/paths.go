@@ -50,20 +50,19 @@ func newPathNames(path string) pathNames {
 }
 
 // scrub takes paths out of msg: the memory file becomes its base name, a
-// file in one of its directories its base name too, and a directory alone
-// "the memory file's directory" or "a directory above the memory file".
+// path under one of its directories loses that directory (longest first),
+// and a directory alone becomes "the memory file's directory" or "a
+// directory above the memory file".
 func (p pathNames) scrub(msg string) string {
 	for _, f := range p.files {
 		msg = strings.ReplaceAll(msg, f, filepath.Base(f))
-	}
-	for _, d := range p.dirs {
-		msg = strings.ReplaceAll(msg, d+string(filepath.Separator), "")
 	}
 	for _, d := range p.dirs {
 		name := "a directory above the memory file"
 		if slices.ContainsFunc(p.files, func(f string) bool { return filepath.Dir(f) == d }) {
 			name = "the memory file's directory"
 		}
+		msg = strings.ReplaceAll(msg, d+string(filepath.Separator), "")
 		msg = strings.ReplaceAll(msg, d, name)
 	}
 	return msg

@@ -154,18 +154,22 @@ func (l *stdioLines) check(line []byte) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	calls := map[string]string{} // method by id key
 	for _, m := range msgs {
 		if m.Method == nil || m.ID == nil {
 			continue // a notification, or a response to the server
 		}
 		key := idKey(m.ID)
-		if _, dup := l.inProgress[key]; dup {
-			// A batch that repeats an id it also sends.
+		if _, dup := calls[key]; dup {
+			// A batch that repeats an id.
 			l.reply(m.ID, errIDInUse(string(m.ID)))
 			return false
 		}
-		l.inProgress[key] = *m.Method
-		if *m.Method != "subscriptions/listen" {
+		calls[key] = *m.Method
+	}
+	for key, method := range calls {
+		l.inProgress[key] = method
+		if method != "subscriptions/listen" {
 			l.unanswered++
 		}
 	}
@@ -175,16 +179,18 @@ func (l *stdioLines) check(line []byte) bool {
 // checkMessage checks one message. On error, the returned message has the
 // id to answer with, or none.
 func (l *stdioLines) checkMessage(raw json.RawMessage) (message, *jsonrpc.Error) {
-	var m message
-	if err := json.Unmarshal(raw, &m); err != nil {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
 		return message{}, errNotJSONRPC(errors.New("not a JSON object"))
 	}
+	m := message{ID: fields["id"]}
 	if _, err := jsonrpc.DecodeMessage(raw); err != nil {
 		if _, err := jsonrpc.MakeID(anyOf(m.ID)); err != nil {
 			m.ID = nil
 		}
 		return m, errNotJSONRPC(err)
 	}
+	json.Unmarshal(raw, &m)
 	if string(m.ID) == "null" {
 		m.ID = nil
 	}
