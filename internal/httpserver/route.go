@@ -100,7 +100,7 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, msgs.badID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+msgs.badID+" is not an integer or a string")
 		return
 	case id == "" && msgs.discoverWithoutMeta:
-		writeRPCError(w, "null", jsonrpc.CodeInvalidParams, fmt.Sprintf("server/discover must carry _meta[%q]", mcp.MetaKeyProtocolVersion))
+		writeRPCError(w, msgs.firstID, jsonrpc.CodeInvalidParams, fmt.Sprintf("server/discover must carry _meta[%q]", mcp.MetaKeyProtocolVersion))
 		return
 	case id != "":
 		// Only a session that exists is tracked; the go-sdk answers the
