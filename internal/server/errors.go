@@ -52,6 +52,12 @@ func errNotJSONRPC(err error) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: not a JSON-RPC 2.0 message: " + err.Error()}
 }
 
+// errBatch refuses a JSON-RPC batch: an empty one, or one in a protocol
+// without batches.
+func errBatch(reason string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: " + reason}
+}
+
 // errBadID refuses a request whose id is a number with a fraction or
 // exponent: it would be answered under another id.
 func errBadID(id string) *jsonrpc.Error {

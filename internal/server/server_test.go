@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -376,6 +377,7 @@ func TestErrorCodes(t *testing.T) {
 	}{
 		{errParse(errors.New("e")), jsonrpc.CodeParseError, "not JSON"},
 		{errNotJSONRPC(errors.New("e")), jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message"},
+		{errBatch("the batch is empty"), jsonrpc.CodeInvalidRequest, "Invalid Request: the batch is empty"},
 		{errBadID("1.5"), jsonrpc.CodeInvalidRequest, "id 1.5"},
 		{errIDInUse("7"), jsonrpc.CodeInvalidRequest, "id 7 is already used"},
 		{errDiscoverWithoutMeta(), jsonrpc.CodeInvalidParams, mcp.MetaKeyProtocolVersion},
@@ -547,7 +549,7 @@ func TestStdioLines(t *testing.T) {
 		{`{"hello":1}`, "null", jsonrpc.CodeInvalidRequest, "version tag"},
 		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, "null", jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message"},
 		{`{"jsonrpc":"2.0","id":3,"method":7}`, "3", jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message"},
-		{`[]`, "null", jsonrpc.CodeInvalidRequest, "no batches"},
+		{`[]`, "null", jsonrpc.CodeInvalidRequest, "has no JSON-RPC batches"},
 		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, "1.5", jsonrpc.CodeInvalidRequest, "id 1.5 is not an integer"},
 		{`{"jsonrpc":"2.0","id":2e0,"method":"ping"}`, "2e0", jsonrpc.CodeInvalidRequest, "id 2e0 is not an integer"},
 		{`{"jsonrpc":"2.0","id":4,"method":"server/discover"}`, "4", jsonrpc.CodeInvalidParams, "server/discover must carry"},
@@ -574,6 +576,13 @@ func TestStdioBatchAndIDsInUse(t *testing.T) {
 	}
 	c.send(`[{"jsonrpc":"2.0","id":5,"method":"ping"},"x"]`)
 	c.expectError("null", jsonrpc.CodeInvalidRequest, "not a JSON object")
+	c.send(`[]`)
+	c.expectError("null", jsonrpc.CodeInvalidRequest, "the batch is empty")
+	// -0 is the id 0: its answer frees it.
+	c.send(`{"jsonrpc":"2.0","id":-0,"method":"ping"}`)
+	c.expectResult("0")
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"ping"}`)
+	c.expectResult("0")
 }
 
 func TestStdioIDInUse(t *testing.T) {
@@ -617,4 +626,24 @@ func TestStdioAnswersEverythingBeforeEOF(t *testing.T) {
 	if err != nil || strings.Count(string(mem), "\n") != 20 {
 		t.Errorf("memory file: %q, %v", mem, err)
 	}
+}
+
+// Stateless HTTP serves each request in a session of its own: once the
+// requests are answered, no pin is left behind.
+func TestStatelessRequestsLeaveNoPins(t *testing.T) {
+	s, _ := newTestServer(t)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP() }, &mcp.StreamableHTTPOptions{Stateless: true})
+	ts := httptest.NewServer(handler)
+	defer ts.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: sessionlessVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for range 20 {
+		if res := call(t, cs, "read_graph", map[string]any{}); res.IsError {
+			t.Fatal(answer(t, res))
+		}
+	}
+	waitFor(t, "the requests' pins to go", func() bool { return s.pins.len() == 0 })
 }

@@ -135,11 +135,11 @@ func (l *stdioLines) check(line []byte) bool {
 		version := l.version
 		l.mu.Unlock()
 		if version >= "2025-06-18" {
-			l.reply(nil, errNotJSONRPC(errors.New("protocol "+version+" has no batches")))
+			l.reply(nil, errBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
 			return false
 		}
 		if json.Unmarshal(line, &elems); len(elems) == 0 {
-			l.reply(nil, errNotJSONRPC(errors.New("an empty batch")))
+			l.reply(nil, errBatch("the batch is empty"))
 			return false
 		}
 	}
@@ -236,7 +236,8 @@ func idKey(raw json.RawMessage) string {
 		json.Unmarshal(raw, &s)
 		return "s" + s
 	}
-	return "n" + string(raw)
+	n, _ := strconv.ParseInt(string(raw), 10, 64) // checked before
+	return "n" + strconv.FormatInt(n, 10)
 }
 
 func idKeyOf(id jsonrpc.ID) string {
