@@ -46,6 +46,11 @@ func errParse(err error) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the line is not JSON: " + err.Error()}
 }
 
+// errLineTooLong answers a stdio line over the length limit.
+func errLineTooLong(limit int) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the line is longer than %d bytes", limit)}
+}
+
 // errNotJSONRPC answers a stdio line that is JSON but not a JSON-RPC
 // message.
 func errNotJSONRPC(err error) *jsonrpc.Error {

@@ -377,6 +377,7 @@ func TestErrorCodes(t *testing.T) {
 	}{
 		{errParse(errors.New("e")), jsonrpc.CodeParseError, "not JSON"},
 		{errNotJSONRPC(errors.New("e")), jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message"},
+		{errLineTooLong(10), jsonrpc.CodeInvalidRequest, "longer than 10 bytes"},
 		{errBatch("the batch is empty"), jsonrpc.CodeInvalidRequest, "Invalid Request: the batch is empty"},
 		{errBadID("1.5"), jsonrpc.CodeInvalidRequest, "id 1.5"},
 		{errIDInUse("7"), jsonrpc.CodeInvalidRequest, "id 7 is already used"},
@@ -561,6 +562,17 @@ func TestStdioLines(t *testing.T) {
 	}
 	c.send("", "   ", `{"jsonrpc":"2.0","id":"x","method":"ping"}`)
 	c.expectResult(`"x"`)
+}
+
+func TestStdioLineTooLong(t *testing.T) {
+	defer func(n int) { maxLineLength = n }(maxLineLength)
+	maxLineLength = 1000
+	s, _ := newTestServer(t)
+	c := startStdio(t, s)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 200<<10) + `"}}`)
+	c.expectError("null", jsonrpc.CodeInvalidRequest, "longer than 1000 bytes")
+	c.send(initialize)
+	c.expectResult("1")
 }
 
 func TestStdioBatchAndIDsInUse(t *testing.T) {

@@ -88,8 +88,10 @@ func (r *lineReader) Close() error { return r.raw.Close() }
 func (r *lineReader) Read(p []byte) (int, error) {
 	l := (*stdioLines)(r)
 	for len(l.next) == 0 {
-		line, err := l.in.ReadBytes('\n')
-		if line = bytes.TrimSpace(line); len(line) > 0 && l.check(line) {
+		line, tooLong, err := l.readLine()
+		if tooLong {
+			l.reply(nil, errLineTooLong(maxLineLength))
+		} else if line = bytes.TrimSpace(line); len(line) > 0 && l.check(line) {
 			l.next = append(line, '\n')
 		}
 		if err != nil && len(l.next) == 0 {
@@ -100,6 +102,27 @@ func (r *lineReader) Read(p []byte) (int, error) {
 	n := copy(p, l.next)
 	l.next = l.next[n:]
 	return n, nil
+}
+
+// maxLineLength bounds one line of stdin, as the go-sdk bounds a message.
+var maxLineLength = mcp.DefaultMaxLineLength
+
+// readLine reads the next line. A line longer than maxLineLength is read
+// to its end and dropped.
+func (l *stdioLines) readLine() (line []byte, tooLong bool, err error) {
+	for {
+		part, err := l.in.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(part) > maxLineLength {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, part...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, tooLong, err
+		}
+	}
 }
 
 // waitForAnswers waits until every request handed over has been answered,
@@ -122,13 +145,13 @@ type message struct {
 // check decides whether line goes to the go-sdk, answering it if not, and
 // records the requests it lets through.
 func (l *stdioLines) check(line []byte) bool {
-	var v any
-	if err := json.Unmarshal(line, &v); err != nil {
-		l.reply(nil, errParse(err))
+	if !json.Valid(line) {
+		var v any
+		l.reply(nil, errParse(json.Unmarshal(line, &v)))
 		return false
 	}
 	var elems []json.RawMessage
-	if _, batch := v.([]any); !batch {
+	if line[0] != '[' {
 		elems = []json.RawMessage{line}
 	} else {
 		l.mu.Lock()
@@ -179,11 +202,13 @@ func (l *stdioLines) check(line []byte) bool {
 // checkMessage checks one message. On error, the returned message has the
 // id to answer with, or none.
 func (l *stdioLines) checkMessage(raw json.RawMessage) (message, *jsonrpc.Error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
 		return message{}, errNotJSONRPC(errors.New("not a JSON object"))
 	}
-	m := message{ID: fields["id"]}
+	m := message{ID: head.ID}
 	if _, err := jsonrpc.DecodeMessage(raw); err != nil {
 		if _, err := jsonrpc.MakeID(anyOf(m.ID)); err != nil {
 			m.ID = nil
