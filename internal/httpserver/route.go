@@ -35,9 +35,11 @@ const (
 // sessions (Mcp-Session-Id, the GET event stream) only on a stateful one, so
 // each request goes to the handler of its generation:
 //
-//   - a request in a 2025 session (it carries Mcp-Session-Id) stays in that
-//     session, whatever else it says: the session's generation is pinned,
-//     and the stateful handler refuses 2026-07-28 requests with -32022;
+//   - a request in a live 2025 session (it carries Mcp-Session-Id) stays in
+//     that session: the session is pinned to the version it negotiated, and
+//     a 2026-07-28 request in it is refused (-32600) with a message that
+//     says so. Only live sessions are tracked; an unknown id (or one over
+//     maxSessionIDLength) gets the go-sdk's 404 and leaves nothing behind;
 //   - a request that declares 2026-07-28 or later (Mcp-Protocol-Version, or
 //     for a client that sent no header, the body's _meta or server/discover)
 //     is served statelessly: each request is its own short session, so the
@@ -46,7 +48,10 @@ const (
 //     refused with 400, as the transport specification asks.
 //
 // It also reads POST bodies whole, under the size limit and a read
-// deadline, before any handler sees them.
+// deadline, before any handler sees them, and refuses what the go-sdk would
+// answer wrongly: an id with a fraction (answered as another id) and
+// server/discover without the protocol version in _meta (-32601 instead of
+// -32602).
 type generationRouter struct {
 	sessions, stateless http.Handler
 	maxBody             int64

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -135,25 +136,36 @@ func (l *stdioLines) waitForAnswers() {
 	}
 }
 
-// message is what the checks need of a JSON-RPC message.
+// message is a JSON-RPC message as the checks see it, decoded in one pass.
 type message struct {
-	ID     json.RawMessage  `json:"id"`
-	Method *string          `json:"method"`
-	Params *json.RawMessage `json:"params"`
+	JSONRPC *string         `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	method  string
 }
 
+// isCall reports whether m is a request that expects an answer.
+func (m *message) isCall() bool { return m.Method != nil && m.ID != nil }
+
 // check decides whether line goes to the go-sdk, answering it if not, and
-// records the requests it lets through.
+// records the requests it lets through. Each line is decoded once here
+// (the go-sdk decodes it again).
 func (l *stdioLines) check(line []byte) bool {
-	if !json.Valid(line) {
-		var v any
-		l.reply(nil, errParse(json.Unmarshal(line, &v)))
-		return false
-	}
-	var elems []json.RawMessage
+	var msgs []message
 	if line[0] != '[' {
-		elems = []json.RawMessage{line}
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil {
+			l.reply(nil, notJSONOrNotObject(err))
+			return false
+		}
+		msgs = []message{m}
 	} else {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(line, &elems); err != nil {
+			l.reply(nil, notJSONOrNotObject(err))
+			return false
+		}
 		l.mu.Lock()
 		version := l.version
 		l.mu.Unlock()
@@ -161,25 +173,29 @@ func (l *stdioLines) check(line []byte) bool {
 			l.reply(nil, errBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
 			return false
 		}
-		if json.Unmarshal(line, &elems); len(elems) == 0 {
+		if len(elems) == 0 {
 			l.reply(nil, errBatch("the batch is empty"))
 			return false
 		}
+		msgs = make([]message, len(elems))
+		for i, raw := range elems {
+			if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+				l.reply(nil, errNotJSONRPC(errors.New("not a JSON object")))
+				return false
+			}
+		}
 	}
-	msgs := make([]message, len(elems))
-	for i, raw := range elems {
-		m, err := l.checkMessage(raw)
-		if err != nil {
-			l.reply(m.ID, err)
+	for i := range msgs {
+		if err := l.checkMessage(&msgs[i], line); err != nil {
+			l.reply(msgs[i].ID, err)
 			return false
 		}
-		msgs[i] = m
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	calls := map[string]string{} // method by id key
 	for _, m := range msgs {
-		if m.Method == nil || m.ID == nil {
+		if !m.isCall() {
 			continue // a notification, or a response to the server
 		}
 		key := idKey(m.ID)
@@ -188,7 +204,7 @@ func (l *stdioLines) check(line []byte) bool {
 			l.reply(m.ID, errIDInUse(string(m.ID)))
 			return false
 		}
-		calls[key] = *m.Method
+		calls[key] = m.method
 	}
 	for key, method := range calls {
 		l.inProgress[key] = method
@@ -199,58 +215,73 @@ func (l *stdioLines) check(line []byte) bool {
 	return true
 }
 
-// checkMessage checks one message. On error, the returned message has the
-// id to answer with, or none.
-func (l *stdioLines) checkMessage(raw json.RawMessage) (message, *jsonrpc.Error) {
-	var head struct {
-		ID json.RawMessage `json:"id"`
+// notJSONOrNotObject answers a line that did not decode: -32700 when it is
+// not JSON, -32600 when it is JSON of the wrong shape.
+func notJSONOrNotObject(err error) *jsonrpc.Error {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return errParse(err)
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return message{}, errNotJSONRPC(errors.New("not a JSON object"))
-	}
-	m := message{ID: head.ID}
-	if _, err := jsonrpc.DecodeMessage(raw); err != nil {
-		if _, err := jsonrpc.MakeID(anyOf(m.ID)); err != nil {
-			m.ID = nil
-		}
-		return m, errNotJSONRPC(err)
-	}
-	json.Unmarshal(raw, &m)
+	return errNotJSONRPC(errors.New("not a JSON object"))
+}
+
+// checkMessage checks one decoded message against the rules of the go-sdk's
+// decoder (jsonrpc.DecodeMessage), and ours. On error, m.ID is the id to
+// answer with, or nil. line is the whole line, for the go-sdk's decoder in
+// the rare case of a response from the client.
+func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 	if string(m.ID) == "null" {
 		m.ID = nil
 	}
-	if len(m.ID) > 0 && m.ID[0] != '"' {
+	var badID error
+	switch {
+	case m.ID == nil, m.ID[0] == '"':
+	case m.ID[0] == '-' || ('0' <= m.ID[0] && m.ID[0] <= '9'):
 		if _, err := strconv.ParseInt(string(m.ID), 10, 64); err != nil {
-			return m, errBadID(string(m.ID))
+			return errBadID(string(m.ID))
 		}
+	default:
+		badID = fmt.Errorf("invalid ID type %s", m.ID)
+		m.ID = nil
 	}
-	if m.Method == nil || m.ID == nil {
-		return m, nil
+	switch {
+	case m.JSONRPC == nil || *m.JSONRPC != "2.0":
+		v := ""
+		if m.JSONRPC != nil {
+			v = *m.JSONRPC
+		}
+		return errNotJSONRPC(fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0"))
+	case badID != nil:
+		return errNotJSONRPC(badID)
+	case m.Method == nil:
+		// A response to the server: the go-sdk's decoder decides.
+		if _, err := jsonrpc.DecodeMessage(line); err != nil {
+			return errNotJSONRPC(err)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(m.Method, &m.method); err != nil {
+		return errNotJSONRPC(errors.New("method is not a string"))
+	}
+	if !m.isCall() {
+		return nil
 	}
 	l.mu.Lock()
 	_, dup := l.inProgress[idKey(m.ID)]
 	l.mu.Unlock()
 	if dup {
-		return m, errIDInUse(string(m.ID))
+		return errIDInUse(string(m.ID))
 	}
-	if *m.Method == "server/discover" {
+	if m.method == "server/discover" {
 		var p struct {
 			Meta map[string]any `json:"_meta"`
 		}
-		if m.Params != nil {
-			json.Unmarshal(*m.Params, &p)
-		}
+		json.Unmarshal(m.Params, &p)
 		if _, ok := p.Meta[mcp.MetaKeyProtocolVersion]; !ok {
-			return m, errDiscoverWithoutMeta()
+			return errDiscoverWithoutMeta()
 		}
 	}
-	return m, nil
-}
-
-func anyOf(raw json.RawMessage) any {
-	var v any
-	json.Unmarshal(raw, &v)
-	return v
+	return nil
 }
 
 // idKey names a request id the same way from the wire and from a
