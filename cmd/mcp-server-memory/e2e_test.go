@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -10,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 var generations = []string{"2024-11-05", "2025-06-18", "2025-11-25", "2026-07-28"}
@@ -23,7 +27,7 @@ func TestToolsInEveryGeneration(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(t.TempDir(), "memory.jsonl")
 			updates := make(chan string, 100)
-			cs := connect(t, file, version, &mcp.ClientOptions{
+			cs, acks := connectWatchingAcks(t, file, version, &mcp.ClientOptions{
 				ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 					updates <- req.Params.URI
 				},
@@ -36,7 +40,7 @@ func TestToolsInEveryGeneration(t *testing.T) {
 			}
 			checkToolList(t, tools.Tools)
 
-			subscribe(t, cs, version)
+			subscribe(t, cs, version, acks)
 
 			call := func(name string, args any) *mcp.CallToolResult {
 				t.Helper()
@@ -139,10 +143,14 @@ func TestToolsInEveryGeneration(t *testing.T) {
 				t.Errorf("memory file mode %v, want 0600", fi.Mode().Perm())
 			}
 
-			select {
-			case u := <-updates:
-				t.Errorf("unexpected notification %s after reads", u)
-			case <-time.After(300 * time.Millisecond):
+			// Notifications are handled in the order they arrive, so once
+			// the answer to a later request is in, any notification the
+			// reads caused would be too.
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			if len(updates) > 0 {
+				t.Errorf("unexpected notification %s after reads", <-updates)
 			}
 		})
 	}
@@ -151,7 +159,7 @@ func TestToolsInEveryGeneration(t *testing.T) {
 // subscribe asks for updates of the knowledge graph. In 2026-07-28 the
 // subscription is a subscriptions/listen stream that stays open, so it runs
 // in the background until the session closes.
-func subscribe(t *testing.T, cs *mcp.ClientSession, version string) {
+func subscribe(t *testing.T, cs *mcp.ClientSession, version string, acks <-chan struct{}) {
 	t.Helper()
 	params := &mcp.SubscribeParams{URI: "memory://knowledge-graph"}
 	if version < "2026-07-28" {
@@ -161,9 +169,93 @@ func subscribe(t *testing.T, cs *mcp.ClientSession, version string) {
 		return
 	}
 	go cs.Subscribe(context.Background(), params)
-	// The listen request is sent at once; give the server a moment to
-	// register it before the first mutation.
-	time.Sleep(300 * time.Millisecond)
+	// The server acknowledges the listen stream once it has registered it.
+	select {
+	case <-acks:
+	case <-time.After(10 * time.Second):
+		t.Fatal("subscriptions/listen was not acknowledged")
+	}
+}
+
+// connectWatchingAcks is connect, with a channel that receives each
+// notifications/subscriptions/acknowledged the server sends (the go-sdk
+// client has no handler for it).
+func connectWatchingAcks(t *testing.T, memoryFile, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := serverCmd(memoryFile)
+	cmd.Stderr = testlog.OnFailure(t, "server stderr")
+	acks := make(chan struct{}, 10)
+	transport := ackTransport{Transport: &mcp.CommandTransport{Command: cmd}, acks: acks}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts).Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connecting at %s: %v", version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, acks
+}
+
+type ackTransport struct {
+	mcp.Transport
+	acks chan<- struct{}
+}
+
+func (t ackTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ackConn{Connection: c, acks: t.acks}, nil
+}
+
+type ackConn struct {
+	mcp.Connection
+	acks chan<- struct{}
+}
+
+func (c ackConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "notifications/subscriptions/acknowledged" {
+		c.acks <- struct{}{}
+	}
+	return msg, err
+}
+
+// TestRequestsBeforeEOFAreServed pipes a whole session into the binary and
+// closes stdin at once, as a script does: every request is answered and the
+// write is in the file when the process exits.
+func TestRequestsBeforeEOFAreServed(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	cmd := serverCmd(file)
+	cmd.Stderr = testlog.OnFailure(t, "server stderr")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"Alice","entityType":"person","observations":["likes tea"]}]}}}
+`)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("server: %v", err)
+	}
+	answered := map[string]bool{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+			t.Fatalf("bad output line %q", sc.Bytes())
+		}
+		answered[string(msg.ID)] = msg.Result != nil
+	}
+	if !answered["1"] || !answered["2"] {
+		t.Errorf("answers (id: has result) %v, want results for 1 and 2; output:\n%s", answered, out)
+	}
+	data, err := os.ReadFile(file)
+	if want := `{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"]}` + "\n"; err != nil || string(data) != want {
+		t.Errorf("memory file %q, %v; want %q", data, err, want)
+	}
 }
 
 func waitUpdate(t *testing.T, updates <-chan string) {

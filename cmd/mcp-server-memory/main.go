@@ -198,7 +198,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, logger *log.Logger, path
 	if allowedHosts != "" {
 		hosts = strings.Split(allowedHosts, ",")
 	}
-	hs, err := httpserver.New(srv, httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, MemoryFile: path, Logf: logger.Printf})
+	hs, err := httpserver.New(srv, httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf})
 	if err != nil {
 		logger.Print(err)
 		return 2

@@ -57,7 +57,6 @@ func startServer(t *testing.T, cfg httpserver.Config, file string) *testServer {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	cfg.MemoryFile = file
 	logs := testlog.OnFailure(t, "server log")
 	cfg.Logf = logs.Printf
 	store := filestore.Open(file, filestore.Options{Logf: logs.Printf})
@@ -435,8 +434,9 @@ func TestBodyLimit(t *testing.T) {
 }
 
 // TestSessionKeepsItsGeneration: a 2025 session (Mcp-Session-Id) is not
-// served a 2026-07-28 request; the SDK answers with the legacy versions it
-// speaks there.
+// served a 2026-07-28 request; the answer says the session is pinned to the
+// version it negotiated (the go-sdk alone said that version was not
+// supported while listing it as supported).
 func TestSessionKeepsItsGeneration(t *testing.T) {
 	ts := startServer(t, httpserver.Config{}, "")
 	cs := connect(t, ts.url, legacy, "", nil)
@@ -447,11 +447,16 @@ func TestSessionKeepsItsGeneration(t *testing.T) {
 		r.Header.Set("Mcp-Method", "tools/list")
 	})
 	var msg struct {
-		Error *struct{ Code int } `json:"error"`
+		ID    int `json:"id"`
+		Error *struct {
+			Code    int
+			Message string
+		} `json:"error"`
 	}
 	data, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(data, &msg); err != nil || msg.Error == nil || msg.Error.Code != -32022 {
-		t.Errorf("2026 request in a 2025 session: %d %s, want error -32022", resp.StatusCode, data)
+	if err := json.Unmarshal(data, &msg); err != nil || msg.Error == nil || msg.Error.Code != -32600 || msg.ID != 7 ||
+		!strings.Contains(msg.Error.Message, "pinned to protocol "+legacy) {
+		t.Errorf("2026 request in a 2025 session: %d %s, want error -32600 saying the session is pinned to %s", resp.StatusCode, data, legacy)
 	}
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Errorf("the session stopped working: %v", err)
@@ -508,8 +513,13 @@ func TestShutdownEndsStreams(t *testing.T) {
 		n := make(notifications, 1)
 		cs := connect(t, ts.url, version, "", n.options())
 		subscribe(t, cs, version)
+		// The stream is open once a write is heard on it.
+		expectNotified(t, n, "a write", func(i int) {
+			if err := createEntity(context.Background(), cs, fmt.Sprintf("%s-%d", version, i)); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
-	time.Sleep(200 * time.Millisecond) // let the streams open
 	start := time.Now()
 	if err := ts.stop(); err != nil {
 		t.Fatalf("Serve: %v", err)
@@ -727,4 +737,83 @@ func TestGracefulShutdownDuringWrites(t *testing.T) {
 		t.Errorf("the lock file is left behind (stat: %v)", err)
 	}
 	t.Logf("%d writes acknowledged before and during shutdown, %d in the file", len(acked), len(got))
+}
+
+// TestMkdirErrorsHidePaths: a memory file whose directory cannot be created
+// fails with a tool error that names no directory above it either.
+func TestMkdirErrorsHidePaths(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "secret-subdir")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil { // a file where a directory should be
+		t.Fatal(err)
+	}
+	ts := startServer(t, httpserver.Config{}, filepath.Join(blocker, "deeper", "memory.jsonl"))
+	for _, version := range generations {
+		cs := connect(t, ts.url, version, "", nil)
+		err := createEntity(context.Background(), cs, "A")
+		if err == nil || strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "secret-subdir") {
+			t.Errorf("%s: %v, want a tool error that names no directory", version, err)
+		}
+	}
+}
+
+// TestCacheHints: the resource carries the memory, so 2026-07-28 marks it
+// private; the 2025 protocol has no caching hints and gets none.
+func TestCacheHints(t *testing.T) {
+	ts := startServer(t, httpserver.Config{}, "")
+	for _, tc := range []struct{ version, scope string }{{legacy, ""}, {modern, "private"}} {
+		cs := connect(t, ts.url, tc.version, "", nil)
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: resource})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.CacheScope != tc.scope {
+			t.Errorf("%s: resources/read cacheScope %q, want %q", tc.version, res.CacheScope, tc.scope)
+		}
+	}
+	// On the wire: no ttlMs or cacheScope at all in a 2025 session.
+	cs := connect(t, ts.url, legacy, "", nil)
+	resp := post(t, ts.url, []byte(`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"memory://knowledge-graph"}}`), func(r *http.Request) {
+		r.Header.Set("Mcp-Session-Id", cs.ID())
+		r.Header.Set("Mcp-Protocol-Version", legacy)
+	})
+	data, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(data), `"contents"`) || strings.Contains(string(data), "cacheScope") || strings.Contains(string(data), "ttlMs") {
+		t.Errorf("2025 resources/read: %s", data)
+	}
+}
+
+// TestBadIDsAndDiscover: an id with a fraction is refused rather than
+// answered as another id, and server/discover without _meta names the key
+// it lacks.
+func TestBadIDsAndDiscover(t *testing.T) {
+	ts := startServer(t, httpserver.Config{}, "")
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	sessionless := func(r *http.Request) {
+		r.Header.Set("Mcp-Protocol-Version", modern)
+		r.Header.Set("Mcp-Method", "tools/list")
+	}
+	for _, tc := range []struct {
+		body string
+		edit func(*http.Request)
+		id   string
+		code int
+		text string
+	}{
+		{`{"jsonrpc":"2.0","id":1.5,"method":"tools/list","params":{` + meta + `}}`, sessionless, "1.5", -32600, "id 1.5"},
+		{`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{}}`, nil, "2", -32602, "io.modelcontextprotocol/protocolVersion"},
+	} {
+		resp := post(t, ts.url, []byte(tc.body), tc.edit)
+		var msg struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code    int
+				Message string
+			} `json:"error"`
+		}
+		data, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(data, &msg); err != nil || msg.Error == nil || string(msg.ID) != tc.id || msg.Error.Code != tc.code || !strings.Contains(msg.Error.Message, tc.text) {
+			t.Errorf("%s: %d %s, want id %s error %d with %q", tc.body, resp.StatusCode, data, tc.id, tc.code, tc.text)
+		}
+	}
 }

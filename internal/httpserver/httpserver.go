@@ -19,7 +19,8 @@
 //     write of a response must complete within 30 s, but a response as a
 //     whole has no deadline: event streams live as long as their client.
 //   - Error responses are fixed texts: no stack traces, no file paths; MCP
-//     error messages lose the memory file's directory.
+//     error messages name no directory (internal/server sees to that for
+//     every request that arrives over HTTP).
 //
 // Serve shuts down gracefully when its context ends: it stops accepting,
 // ends event streams, lets in-flight tool calls finish (so every write a
@@ -38,7 +39,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,9 +81,6 @@ type Config struct {
 	// open for this long (clients that vanished without ending their
 	// session); 0 means DefaultIdleSessionTimeout.
 	IdleSessionTimeout time.Duration
-	// MemoryFile is the memory file's path. Its directory is removed from
-	// error messages sent to clients; empty leaves messages as they are.
-	MemoryFile string
 	// Logf receives the access log and notices; nil writes to stderr.
 	Logf func(format string, args ...any)
 }
@@ -99,11 +96,6 @@ type Server struct {
 
 	// stopStreams ends long-lived responses at shutdown.
 	stopStreams context.CancelFunc
-	// abort cancels in-flight tool calls when shutdown runs out of time.
-	abort    context.Context
-	abortNow context.CancelFunc
-	// toolCalls counts tool calls running, for shutdown to wait on.
-	toolCalls atomic.Int64
 }
 
 // New returns a Server for mem. It refuses a configuration that would
@@ -136,13 +128,6 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	s := &Server{mem: mem, cfg: cfg, addr: addr, activity: &sessionActivity{sessions: map[string]*activity{}}}
 	var streams context.Context
 	streams, s.stopStreams = context.WithCancel(context.Background())
-	s.abort, s.abortNow = context.WithCancel(context.Background())
-	// Added after internal/server's own middleware, so these run outside
-	// it and see its final errors.
-	mem.MCP().AddReceivingMiddleware(s.trackToolCalls)
-	if cfg.MemoryFile != "" {
-		mem.MCP().AddReceivingMiddleware(hidePaths(cfg.MemoryFile))
-	}
 
 	getServer := func(*http.Request) *mcp.Server { return mem.MCP() }
 	sdkLog := slog.New(slog.NewTextHandler(logfWriter(cfg.Logf), &slog.HandlerOptions{
@@ -179,6 +164,7 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 		writeTimeout: writeTimeout,
 		streams:      streams,
 		activity:     s.activity,
+		live:         s.liveSession,
 	}
 	var mcpHandler http.Handler = s.router
 	if cfg.Token != "" {
@@ -243,12 +229,12 @@ func (s *Server) shutdown(hs *http.Server) {
 	defer cancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- hs.Shutdown(ctx) }() // stops accepting, closes idle connections
-	s.waitFor(ctx, func() bool { return s.router.calls.Load() == 0 && s.toolCalls.Load() == 0 })
+	s.waitFor(ctx, func() bool { return s.router.calls.Load() == 0 && s.mem.ToolCalls() == 0 })
 	s.stopStreams()
 	s.waitFor(ctx, func() bool { return s.router.requests.Load() == 0 })
 	if ctx.Err() != nil {
 		s.cfg.Logf("requests still running after %v; closing connections", s.cfg.ShutdownTimeout)
-		s.abortNow()
+		s.mem.CancelToolCalls()
 	}
 	// What is left are connections without a request, which net/http would
 	// wait seconds for; allow the last responses a moment to flush first.
@@ -262,11 +248,11 @@ func (s *Server) shutdown(hs *http.Server) {
 	// while waiting; give those a moment to finish saving.
 	grace, cancelGrace := context.WithTimeout(context.Background(), drainGrace)
 	defer cancelGrace()
-	s.waitFor(grace, func() bool { return s.toolCalls.Load() == 0 })
-	if n := s.toolCalls.Load(); n > 0 {
+	s.waitFor(grace, func() bool { return s.mem.ToolCalls() == 0 })
+	if n := s.mem.ToolCalls(); n > 0 {
 		s.cfg.Logf("%d tool calls still running at exit", n)
 	}
-	s.abortNow()
+	s.mem.CancelToolCalls()
 	for ss := range s.mem.MCP().Sessions() {
 		go ss.Close()
 	}
@@ -285,20 +271,18 @@ func (s *Server) waitFor(ctx context.Context, done func() bool) {
 	}
 }
 
-// trackToolCalls is MCP middleware that counts tool calls in flight and
-// cancels them when shutdown gives up waiting.
-func (s *Server) trackToolCalls(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
-			return next(ctx, method, req)
+// liveSession returns the protocol version of the live 2025 session id,
+// and whether there is one.
+func (s *Server) liveSession(id string) (version string, ok bool) {
+	for ss := range s.mem.MCP().Sessions() {
+		if ss.ID() == id {
+			if p := ss.InitializeParams(); p != nil {
+				version = p.ProtocolVersion
+			}
+			return version, true
 		}
-		s.toolCalls.Add(1)
-		defer s.toolCalls.Add(-1)
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(s.abort, cancel)()
-		return next(ctx, method, req)
 	}
+	return "", false
 }
 
 // closeIdleSessions closes 2025 sessions idle for IdleSessionTimeout, until

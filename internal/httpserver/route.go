@@ -5,21 +5,29 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const (
 	headerProtocolVersion = "Mcp-Protocol-Version"
 	headerSessionID       = "Mcp-Session-Id"
-	metaProtocolVersion   = "io.modelcontextprotocol/protocolVersion"
-	// modernVersion is the first protocol version without sessions; every
-	// later version is modern too, so comparisons are on the date string.
-	modernVersion = "2026-07-28"
+	// firstSessionlessVersion is the first protocol version without
+	// sessions; every later version is sessionless too, so comparisons are
+	// on the date string.
+	firstSessionlessVersion = "2026-07-28"
+	// maxSessionIDLength bounds the Mcp-Session-Id a request may carry; the
+	// go-sdk's ids are 26 characters.
+	maxSessionIDLength = 128
 )
 
 // generationRouter serves both protocol generations at one URL. The go-sdk
@@ -27,9 +35,11 @@ const (
 // sessions (Mcp-Session-Id, the GET event stream) only on a stateful one, so
 // each request goes to the handler of its generation:
 //
-//   - a request in a 2025 session (it carries Mcp-Session-Id) stays in that
-//     session, whatever else it says: the session's generation is pinned,
-//     and the stateful handler refuses 2026-07-28 requests with -32022;
+//   - a request in a live 2025 session (it carries Mcp-Session-Id) stays in
+//     that session: the session is pinned to the version it negotiated, and
+//     a 2026-07-28 request in it is refused (-32600) with a message that
+//     says so. Only live sessions are tracked; an unknown id (or one over
+//     maxSessionIDLength) gets the go-sdk's 404 and leaves nothing behind;
 //   - a request that declares 2026-07-28 or later (Mcp-Protocol-Version, or
 //     for a client that sent no header, the body's _meta or server/discover)
 //     is served statelessly: each request is its own short session, so the
@@ -38,7 +48,10 @@ const (
 //     refused with 400, as the transport specification asks.
 //
 // It also reads POST bodies whole, under the size limit and a read
-// deadline, before any handler sees them.
+// deadline, before any handler sees them, and refuses what the go-sdk would
+// answer wrongly: an id with a fraction (answered as another id) and
+// server/discover without the protocol version in _meta (-32601 instead of
+// -32602).
 type generationRouter struct {
 	sessions, stateless http.Handler
 	maxBody             int64
@@ -50,6 +63,9 @@ type generationRouter struct {
 	streams context.Context
 	// activity records, per session, when it last had a request open.
 	activity *sessionActivity
+	// live returns the protocol version of a live 2025 session, and
+	// whether the session exists.
+	live func(id string) (version string, ok bool)
 	// For shutdown: requests in flight, and those of them that are not
 	// long-lived streams.
 	requests, calls atomic.Int64
@@ -80,13 +96,37 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.calls.Add(1)
 		defer rt.calls.Add(-1)
 	}
-	if id := r.Header.Get(headerSessionID); id != "" {
+	id := r.Header.Get(headerSessionID)
+	switch {
+	case len(id) > maxSessionIDLength:
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
+	case msgs.badID != "":
+		writeRPCError(w, msgs.badID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+msgs.badID+" is not an integer or a string")
+		return
+	case id == "" && msgs.discoverWithoutMeta:
+		writeRPCError(w, msgs.firstID, jsonrpc.CodeInvalidParams, fmt.Sprintf("server/discover must carry _meta[%q]", mcp.MetaKeyProtocolVersion))
+		return
+	case id != "":
+		// Only a session that exists is tracked; the go-sdk answers the
+		// others with 404.
+		version, live := rt.live(id)
+		if !live {
+			break
+		}
+		if msgs.sessionless {
+			if version == "" {
+				version = "of the initialize handshake"
+			}
+			writeRPCError(w, msgs.firstID, jsonrpc.CodeInvalidRequest, fmt.Sprintf("this session is pinned to protocol %s, which it opened with; %s with _meta[%q] %q is not accepted in it", version, msgs.method, mcp.MetaKeyProtocolVersion, msgs.version))
+			return
+		}
 		defer rt.activity.open(id)()
 	}
 	switch {
-	case isModern(r, msgs):
+	case isSessionless(r, msgs):
 		rt.stateless.ServeHTTP(w, r)
-	case r.Method == http.MethodPost && r.Header.Get(headerSessionID) == "" && !msgs.initialize:
+	case r.Method == http.MethodPost && id == "" && !msgs.initialize:
 		// The go-sdk would open a session for the stray request and refuse
 		// it with a JSON-RPC error of code 0. The transport spec: 400.
 		w.Header().Set("Content-Type", "application/json")
@@ -97,14 +137,27 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func isModern(r *http.Request, msgs peeked) bool {
+func isSessionless(r *http.Request, msgs peeked) bool {
 	if r.Header.Get(headerSessionID) != "" {
 		return false
 	}
 	if v := r.Header.Get(headerProtocolVersion); v != "" {
-		return v >= modernVersion
+		return v >= firstSessionlessVersion
 	}
-	return msgs.modern
+	return msgs.sessionless
+}
+
+// writeRPCError answers a request with a JSON-RPC error and 400; id is
+// the request's id as JSON.
+func writeRPCError(w http.ResponseWriter, id string, code int64, message string) {
+	data, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", json.RawMessage(id), &jsonrpc.Error{Code: code, Message: message}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(data)
 }
 
 // readBody reads the whole request body, or returns the status to refuse it
@@ -158,17 +211,25 @@ func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter 
 
 // peeked is what routing and the access log need to know about a POST body.
 type peeked struct {
-	method     string // of the first message
-	modern     bool   // server/discover, or _meta declaring 2026-07-28 or later
-	listen     bool   // subscriptions/listen: a long-lived stream
-	initialize bool   // opens a 2025 session
+	method      string // of the first message
+	firstID     string // of the first message, as JSON ("null" when none)
+	sessionless bool   // server/discover, or _meta declaring 2026-07-28 or later
+	version     string // the sessionless version declared, if any
+	listen      bool   // subscriptions/listen: a long-lived stream
+	initialize  bool   // opens a 2025 session
+	// discoverWithoutMeta: a server/discover without the protocol version.
+	discoverWithoutMeta bool
+	// badID is an id that is a number with a fraction or an exponent, which
+	// the go-sdk would answer as another id.
+	badID string
 }
 
 // peek looks at a JSON-RPC message or batch without judging it; malformed
 // bodies are the go-sdk's to refuse.
 func peek(body []byte) peeked {
 	type message struct {
-		Method string `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 		Params struct {
 			Meta map[string]any `json:"_meta"`
 		} `json:"params"`
@@ -181,13 +242,25 @@ func peek(body []byte) peeked {
 		}
 		batch = []message{one}
 	}
-	var p peeked
+	p := peeked{firstID: "null"}
 	for i, m := range batch {
 		if i == 0 {
 			p.method = m.Method
+			if len(m.ID) > 0 {
+				p.firstID = string(m.ID)
+			}
 		}
-		v, _ := m.Params.Meta[metaProtocolVersion].(string)
-		p.modern = p.modern || m.Method == "server/discover" || v >= modernVersion
+		if len(m.ID) > 0 && m.ID[0] != '"' && string(m.ID) != "null" {
+			if _, err := strconv.ParseInt(string(m.ID), 10, 64); err != nil && p.badID == "" {
+				p.badID = string(m.ID)
+			}
+		}
+		v, hasVersion := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
+		if v >= firstSessionlessVersion {
+			p.version = v
+		}
+		p.discoverWithoutMeta = p.discoverWithoutMeta || (m.Method == "server/discover" && !hasVersion)
+		p.sessionless = p.sessionless || m.Method == "server/discover" || v >= firstSessionlessVersion
 		p.listen = p.listen || m.Method == "subscriptions/listen"
 		p.initialize = p.initialize || m.Method == "initialize"
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
@@ -13,12 +12,10 @@ import (
 // reference server, and the text item must read exactly as the reference's
 // JSON.stringify(result, null, 2) (no HTML escaping, U+2028 raw).
 
-// jsonWriter appends JSON, compact or indented with two spaces; quoted, it
-// appends that JSON already escaped as the body of a JSON string.
+// jsonWriter appends JSON, compact or indented with two spaces.
 type jsonWriter struct {
 	buf      []byte
 	indent   bool
-	quoted   bool
 	first    []bool // per open container: no element written yet
 	afterKey bool
 }
@@ -31,11 +28,7 @@ func encodeJSON(indent bool, write func(*jsonWriter)) []byte {
 }
 
 func (w *jsonWriter) newline() {
-	if w.quoted {
-		w.buf = append(w.buf, '\\', 'n')
-	} else {
-		w.buf = append(w.buf, '\n')
-	}
+	w.buf = append(w.buf, '\n')
 	for range len(w.first) {
 		w.buf = append(w.buf, ' ', ' ')
 	}
@@ -90,29 +83,7 @@ func (w *jsonWriter) str(s string) {
 }
 
 func (w *jsonWriter) appendString(s string) {
-	switch {
-	case !w.quoted:
-		w.buf = jsonl.AppendString(w.buf, s)
-	case plain(s):
-		// Escaping s changes nothing, so only its quotes need escaping.
-		w.buf = append(w.buf, '\\', '"')
-		w.buf = append(w.buf, s...)
-		w.buf = append(w.buf, '\\', '"')
-	default:
-		lit := jsonl.AppendString(nil, s)
-		quotedLit := jsonl.AppendString(nil, string(lit))
-		w.buf = append(w.buf, quotedLit[1:len(quotedLit)-1]...)
-	}
-}
-
-// plain reports whether s is valid UTF-8 that JSON writes as it is.
-func plain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return utf8.ValidString(s)
+	w.buf = jsonl.AppendString(w.buf, s)
 }
 
 func (w *jsonWriter) strings(list []string) {

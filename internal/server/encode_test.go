@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // stdJSON renders v as encoding/json does without HTML escaping, which is
@@ -53,13 +52,6 @@ func TestEncodeMatchesJSONStringify(t *testing.T) {
 			if want := stdJSON(t, c.std, indent); got != want {
 				t.Errorf("%s (indent %v):\ngot  %s\nwant %s", name, indent, got, want)
 			}
-		}
-		// Quoted, it is the indented JSON escaped as a JSON string's body.
-		w := &jsonWriter{indent: true, quoted: true}
-		c.write(w)
-		lit := jsonl.AppendString(nil, string(encodeJSON(true, c.write)))
-		if got, want := string(w.buf), string(lit[1:len(lit)-1]); got != want {
-			t.Errorf("%s quoted:\ngot  %s\nwant %s", name, got, want)
 		}
 	}
 }

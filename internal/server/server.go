@@ -1,19 +1,23 @@
 // Package server wires the knowledge graph to MCP with the official go-sdk:
 // the nine tools, the memory://knowledge-graph resource, change
 // notifications for both protocol generations, and the pinning of each
-// connection to the generation it opened with. It translates between MCP
-// and the graph; the graph and the file store decide.
+// connection to the protocol it opened with. It translates between MCP and
+// the graph; the graph and the file store decide.
+//
+// Every transport gets the same results from the same code. What differs by
+// transport is decided in one place each: RunStdio adds the line checks
+// stdio needs (stdio.go); requests that arrive over HTTP get error messages
+// without file paths (paths.go). The errors the server sends and their
+// JSON-RPC codes are in errors.go.
 package server
 
 import (
 	"context"
-	"fmt"
 	"log"
 	"os"
-	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
@@ -40,9 +44,13 @@ type Server struct {
 	mcp   *mcp.Server
 	store *filestore.Store
 	opts  Options
+	pins  pins      // the protocol version each live session is pinned to
+	paths pathNames // the memory file's path and directories, to hide
 
-	results         results  // pre-encoded results waiting for their response (stdio)
-	parkingSessions sync.Map // session IDs of connections that take parked results
+	// toolCalls counts tool calls running; stopCalls ends them.
+	toolCalls atomic.Int64
+	stop      context.Context
+	stopCalls context.CancelFunc
 }
 
 // New returns a Server for store.
@@ -56,7 +64,8 @@ func New(store *filestore.Store, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "mcp-server-memory"
 	}
-	s := &Server{store: store, opts: opts}
+	s := &Server{store: store, opts: opts, paths: newPathNames(store.Path())}
+	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "Knowledge Graph Memory", Version: opts.Version}, &mcp.ServerOptions{
 		// No logging capability: the server never sends log messages. The
 		// prompts capability is declared because the SDK answers
@@ -64,8 +73,9 @@ func New(store *filestore.Store, opts Options) *Server {
 		Capabilities:       &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{}},
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		SetCacheable:       setCacheable,
 	})
-	s.mcp.AddReceivingMiddleware(pinGeneration())
+	s.mcp.AddReceivingMiddleware(s.receive)
 	s.addTools()
 	s.mcp.AddResource(&mcp.Resource{
 		URI:         ResourceURI,
@@ -77,24 +87,20 @@ func New(store *filestore.Store, opts Options) *Server {
 	return s
 }
 
-// MCP returns the underlying go-sdk server, for transports other than stdio.
+// MCP returns the go-sdk server, for transports that serve it (Streamable
+// HTTP). It is complete as New built it: transports add nothing to it.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
+// ToolCalls returns how many tool calls are running, for a transport that
+// shuts down to wait on.
+func (s *Server) ToolCalls() int64 { return s.toolCalls.Load() }
+
+// CancelToolCalls cancels the tool calls running and every later one: a
+// write still waiting for the file lock is abandoned, never half-done. For
+// a shutdown that ran out of time.
+func (s *Server) CancelToolCalls() { s.stopCalls() }
+
 func (s *Server) logf(format string, args ...any) { s.opts.Logf(format, args...) }
-
-// Run serves one connection over t until the peer goes away or ctx ends,
-// watching the memory file for other writers meanwhile. For stdio, use
-// RunStdio.
-func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	return s.run(ctx, &transport{inner: t, s: s})
-}
-
-func (s *Server) run(ctx context.Context, t *transport) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go s.Watch(ctx)
-	return s.mcp.Run(ctx, t)
-}
 
 // Watch tells subscribers when another process changes the memory file,
 // until ctx ends.
@@ -111,9 +117,44 @@ func (s *Server) graphChanged(ctx context.Context) {
 	}
 }
 
+// receive is the server's one receiving middleware: it pins each session
+// to its protocol (pins.go), counts tool calls and lets CancelToolCalls end
+// them, gives every error a JSON-RPC code (errors.go), sends no caching
+// hints where the session's protocol has none (cache.go), and keeps file
+// paths out of what HTTP clients see (paths.go).
+func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		version, decides := requestVersion(method, req)
+		if err := s.pins.check(req.GetSession(), method, version, decides); err != nil {
+			return nil, err
+		}
+		if method == "tools/call" {
+			s.toolCalls.Add(1)
+			defer s.toolCalls.Add(-1)
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(s.stop, cancel)()
+		}
+		res, err := next(ctx, method, req)
+		if method == "initialize" && err == nil {
+			if ir, ok := res.(*mcp.InitializeResult); ok {
+				s.pins.pin(req.GetSession(), ir.ProtocolVersion)
+			}
+		}
+		if err != nil {
+			err = wireError(method, err)
+		}
+		if overHTTP(req) {
+			res, err = s.paths.hide(res, err)
+		}
+		return withoutCacheHints(res, version), err
+	}
+}
+
 func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	if req.Params.URI != ResourceURI {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource %q: the only resource is %s", req.Params.URI, ResourceURI)}
+		return errUnknownResource(req.Params.URI)
 	}
 	return nil
 }
@@ -121,7 +162,7 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var text []byte
 	if err := s.store.View(func(g *graph.Graph) { text = encodeJSON(true, writeSelection(g.All())) }); err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		return nil, errInternal(err)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI:      ResourceURI,

@@ -1,265 +1,385 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
-	"slices"
+	"strconv"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Big results on stdio skip the go-sdk's encoding. The SDK marshals a tool
-// result with reflection, escapes the text item and compacts the structured
-// content, then compacts the whole response again: for a read_graph of a
-// large memory that was most of the server's time. On stdio the tool
-// handler therefore parks its pre-encoded result and gives the SDK a small
-// placeholder; the connection writes the real result in the placeholder's
-// place, keeping every field the SDK added (resultType, _meta).
-//
-// Other transports (HTTP, in-memory) get ordinary results.
-
-// placeholderKey marks a result whose content waits in preencoded.
-const placeholderKey = "io.github.kgmemory/preencoded"
-
-type placeholder struct {
-	Token string `json:"io.github.kgmemory/preencoded"`
-}
-
-// preencodedResult is a tool result's content and structuredContent, as JSON.
-type preencodedResult struct {
-	content, structured []byte
-	parked              time.Time
-}
-
-// results holds parked results by token until their response is written.
-type results struct {
-	mu     sync.Mutex
-	parked map[string]preencodedResult
-}
-
-// park stores r and returns its token. Results whose response never came
-// (a cancelled call) are dropped after a minute.
-func (rs *results) park(r preencodedResult) string {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if rs.parked == nil {
-		rs.parked = make(map[string]preencodedResult)
-	}
-	now := time.Now()
-	for tok, p := range rs.parked {
-		if now.Sub(p.parked) > time.Minute {
-			delete(rs.parked, tok)
-		}
-	}
-	r.parked = now
-	tok := rand.Text()
-	rs.parked[tok] = r
-	return tok
-}
-
-func (rs *results) take(tok string) (preencodedResult, bool) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	r, ok := rs.parked[tok]
-	delete(rs.parked, tok)
-	return r, ok
-}
-
 // RunStdio serves one client over in and out (the process's stdin and
 // stdout) until the client closes in or ctx ends, watching the memory file
-// for other writers meanwhile.
+// for other writers meanwhile. Every request read before in closes is
+// answered, and has taken effect, when RunStdio returns.
 func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	sniffer := &batchSniffer{r: in}
-	return s.run(ctx, &transport{
-		inner: &mcp.IOTransport{Reader: sniffer, Writer: out},
-		s:     s,
-		out:   out,
-		batch: sniffer,
-	})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go s.Watch(ctx)
+	return s.mcp.Run(ctx, newStdioLines(in, out))
 }
 
-// transport wraps the connections of another: every error response gets a
-// JSON-RPC code (wireError), including those the go-sdk produces before any
-// middleware runs; and, when out is set (stdio), parked results are written
-// in place of their placeholders.
-type transport struct {
-	inner mcp.Transport
-	s     *Server
-	out   io.Writer     // where inner writes; nil: no parked results
-	batch *batchSniffer // with out
+// stdioLines is the stdio transport: the go-sdk's IOTransport behind a
+// check of each line. The go-sdk reads stdin as a stream of JSON values,
+// so one bad line ends the connection or swallows the lines after it, and
+// it serves stdio as if every request were answered once stdin closes.
+// stdioLines reads line by line and hands the go-sdk only lines that are
+// JSON-RPC messages it can answer correctly. It answers the others itself:
+//
+//   - a line that is not JSON: -32700, id null;
+//   - JSON that is not a JSON-RPC message, or a batch the protocol does
+//     not allow: -32600, with the message's id when it has a usable one;
+//   - an id that is a number with a fraction (the go-sdk would answer it as
+//     another id), or the id of a request of this connection still in
+//     progress (the go-sdk would never answer it): -32600;
+//   - server/discover without the protocol version in _meta: -32602, as
+//     for every other request of that protocol.
+//
+// When stdin ends, it tells the go-sdk only once every request it handed
+// over has been answered. Its connection also gives every error response a
+// JSON-RPC code (errors.go): the go-sdk sends some of its own refusals,
+// made before any middleware runs, with code 0.
+type stdioLines struct {
+	in  *bufio.Reader
+	raw io.Closer
+	out *lockedWriter
+
+	mu          sync.Mutex
+	changed     *sync.Cond        // signalled when answered or closed change
+	inProgress  map[string]string // method by id key, for requests handed over
+	unanswered  int               // requests handed over whose answer is not written yet, listens aside
+	closed      bool
+	initialized bool   // initialize was answered with a result
+	version     string // the version initialize negotiated
+	next        []byte // the rest of the line being handed over
 }
 
-func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
+func newStdioLines(in io.ReadCloser, out io.WriteCloser) *stdioLines {
+	l := &stdioLines{
+		in:         bufio.NewReaderSize(in, 64<<10),
+		raw:        in,
+		out:        &lockedWriter{w: out},
+		inProgress: make(map[string]string),
+	}
+	l.changed = sync.NewCond(&l.mu)
+	return l
+}
+
+// Connect implements mcp.Transport.
+func (l *stdioLines) Connect(ctx context.Context) (mcp.Connection, error) {
+	inner, err := (&mcp.IOTransport{Reader: (*lineReader)(l), Writer: l.out, MaxLineLength: -1}).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if t.out == nil {
-		return &conn{Connection: c, t: t}, nil
-	}
-	sc := &conn{Connection: c, t: t, id: "stdio-" + rand.Text()}
-	t.s.parkingSessions.Store(sc.id, true)
-	return sc, nil
+	return &stdioConn{Connection: inner, l: l}, nil
 }
 
-// conn is a connection of transport. All writes pass through it, so its
-// mutex also orders its direct writes with the SDK's.
-type conn struct {
-	mcp.Connection
-	t  *transport
-	id string // set when the session takes parked results
-	mu sync.Mutex
-}
+// lineReader is the stdin the go-sdk reads: checked lines only.
+type lineReader stdioLines
 
-// SessionID names a connection that takes parked results, so tool handlers
-// can tell.
-func (c *conn) SessionID() string {
-	if c.id != "" {
-		return c.id
-	}
-	return c.Connection.SessionID()
-}
+func (r *lineReader) Close() error { return r.raw.Close() }
 
-func (c *conn) Close() error {
-	if c.id != "" {
-		c.t.s.parkingSessions.Delete(c.id)
-	}
-	return c.Connection.Close()
-}
-
-func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		if resp.Error != nil {
-			r := *resp
-			r.Error = wireError(resp.Error)
-			msg = &r
-		} else if e, ok := c.t.s.expand(resp); ok {
-			if c.t.batch.seen.Load() {
-				// Responses to a batch go out together; let the SDK
-				// collect this one with the real result.
-				r := *resp
-				r.Result = e.result()
-				return c.Connection.Write(ctx, &r)
-			}
-			return e.writeTo(c.t.out)
+func (r *lineReader) Read(p []byte) (int, error) {
+	l := (*stdioLines)(r)
+	for len(l.next) == 0 {
+		line, tooLong, err := l.readLine()
+		if tooLong {
+			l.reply(nil, errLineTooLong(maxLineLength))
+		} else if line = bytes.TrimSpace(line); len(line) > 0 && l.check(line) {
+			l.next = append(line, '\n')
+		}
+		if err != nil && len(l.next) == 0 {
+			l.waitForAnswers()
+			return 0, err
 		}
 	}
-	return c.Connection.Write(ctx, msg)
+	n := copy(p, l.next)
+	l.next = l.next[n:]
+	return n, nil
 }
 
-// expanded is a response rebuilt around a parked result, in pieces so the
-// megabytes of content and structured result are not copied again.
-type expanded struct {
-	pieces [][]byte // the whole response line, "\n" included
+// maxLineLength bounds one line of stdin, as the go-sdk bounds a message.
+var maxLineLength = mcp.DefaultMaxLineLength
+
+// readLine reads the next line. A line longer than maxLineLength is read
+// to its end and dropped.
+func (l *stdioLines) readLine() (line []byte, tooLong bool, err error) {
+	for {
+		part, err := l.in.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(part) > maxLineLength {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, part...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return line, tooLong, err
+		}
+	}
 }
 
-// result joins the pieces of the tool result alone, for a batch.
-func (e expanded) result() json.RawMessage {
-	return json.RawMessage(bytes.Join(e.pieces[1:len(e.pieces)-1], nil))
+// waitForAnswers waits until every request handed over has been answered,
+// or the connection closed.
+func (l *stdioLines) waitForAnswers() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.unanswered > 0 && !l.closed {
+		l.changed.Wait()
+	}
 }
 
-// writeTo writes the response line piece by piece.
-func (e expanded) writeTo(w io.Writer) error {
-	for _, p := range e.pieces {
-		if _, err := w.Write(p); err != nil {
-			return err
+// message is a JSON-RPC message as the checks see it, decoded in one pass.
+type message struct {
+	JSONRPC *string         `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	method  string
+}
+
+// isCall reports whether m is a request that expects an answer.
+func (m *message) isCall() bool { return m.Method != nil && m.ID != nil }
+
+// check decides whether line goes to the go-sdk, answering it if not, and
+// records the requests it lets through. Each line is decoded once here
+// (the go-sdk decodes it again).
+func (l *stdioLines) check(line []byte) bool {
+	var msgs []message
+	if line[0] != '[' {
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil {
+			l.reply(nil, notJSONOrNotObject(err))
+			return false
+		}
+		msgs = []message{m}
+	} else {
+		var elems []json.RawMessage
+		if err := json.Unmarshal(line, &elems); err != nil {
+			l.reply(nil, notJSONOrNotObject(err))
+			return false
+		}
+		l.mu.Lock()
+		version := l.version
+		l.mu.Unlock()
+		if version >= "2025-06-18" {
+			l.reply(nil, errBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
+			return false
+		}
+		if len(elems) == 0 {
+			l.reply(nil, errBatch("the batch is empty"))
+			return false
+		}
+		msgs = make([]message, len(elems))
+		for i, raw := range elems {
+			if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+				l.reply(nil, errNotJSONRPC(errors.New("not a JSON object")))
+				return false
+			}
+		}
+	}
+	for i := range msgs {
+		if err := l.checkMessage(&msgs[i], line); err != nil {
+			l.reply(msgs[i].ID, err)
+			return false
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	calls := map[string]string{} // method by id key
+	for _, m := range msgs {
+		if !m.isCall() {
+			continue // a notification, or a response to the server
+		}
+		key := idKey(m.ID)
+		if _, dup := calls[key]; dup {
+			// A batch that repeats an id.
+			l.reply(m.ID, errIDInUse(string(m.ID)))
+			return false
+		}
+		calls[key] = m.method
+	}
+	for key, method := range calls {
+		l.inProgress[key] = method
+		if method != "subscriptions/listen" {
+			l.unanswered++
+		}
+	}
+	return true
+}
+
+// notJSONOrNotObject answers a line that did not decode: -32700 when it is
+// not JSON, -32600 when it is JSON of the wrong shape.
+func notJSONOrNotObject(err error) *jsonrpc.Error {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return errParse(err)
+	}
+	return errNotJSONRPC(errors.New("not a JSON object"))
+}
+
+// checkMessage checks one decoded message against the rules of the go-sdk's
+// decoder (jsonrpc.DecodeMessage), and ours. On error, m.ID is the id to
+// answer with, or nil. line is the whole line, for the go-sdk's decoder in
+// the rare case of a response from the client.
+func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
+	if string(m.ID) == "null" {
+		m.ID = nil
+	}
+	var badID error
+	switch {
+	case m.ID == nil, m.ID[0] == '"':
+	case m.ID[0] == '-' || ('0' <= m.ID[0] && m.ID[0] <= '9'):
+		if _, err := strconv.ParseInt(string(m.ID), 10, 64); err != nil {
+			return errBadID(string(m.ID))
+		}
+	default:
+		badID = fmt.Errorf("invalid ID type %s", m.ID)
+		m.ID = nil
+	}
+	switch {
+	case m.JSONRPC == nil || *m.JSONRPC != "2.0":
+		v := ""
+		if m.JSONRPC != nil {
+			v = *m.JSONRPC
+		}
+		return errNotJSONRPC(fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0"))
+	case badID != nil:
+		return errNotJSONRPC(badID)
+	case m.Method == nil:
+		// A response to the server: the go-sdk's decoder decides.
+		if _, err := jsonrpc.DecodeMessage(line); err != nil {
+			return errNotJSONRPC(err)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(m.Method, &m.method); err != nil {
+		return errNotJSONRPC(errors.New("method is not a string"))
+	}
+	if !m.isCall() {
+		return nil
+	}
+	l.mu.Lock()
+	_, dup := l.inProgress[idKey(m.ID)]
+	l.mu.Unlock()
+	if dup {
+		return errIDInUse(string(m.ID))
+	}
+	if m.method == "server/discover" {
+		var p struct {
+			Meta map[string]any `json:"_meta"`
+		}
+		json.Unmarshal(m.Params, &p)
+		if _, ok := p.Meta[mcp.MetaKeyProtocolVersion]; !ok {
+			return errDiscoverWithoutMeta()
 		}
 	}
 	return nil
 }
 
-// expand rebuilds a response whose result is a placeholder.
-func (s *Server) expand(resp *jsonrpc.Response) (expanded, bool) {
-	if !bytes.Contains(resp.Result, []byte(placeholderKey)) {
-		return expanded{}, false
+// idKey names a request id the same way from the wire and from a
+// jsonrpc.ID: integers by value, strings by content.
+func idKey(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		json.Unmarshal(raw, &s)
+		return "s" + s
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(resp.Result, &fields); err != nil {
-		return expanded{}, false
+	n, _ := strconv.ParseInt(string(raw), 10, 64) // checked before
+	return "n" + strconv.FormatInt(n, 10)
+}
+
+func idKeyOf(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case string:
+		return "s" + v
+	case int64:
+		return "n" + strconv.FormatInt(v, 10)
 	}
-	var p placeholder
-	if err := json.Unmarshal(fields["structuredContent"], &p); err != nil || p.Token == "" {
-		return expanded{}, false
+	return ""
+}
+
+// reply writes an error response the go-sdk never sees.
+func (l *stdioLines) reply(id json.RawMessage, e *jsonrpc.Error) {
+	if id == nil {
+		id = json.RawMessage("null")
 	}
-	r, ok := s.results.take(p.Token)
+	data, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, e})
+	l.out.Write(append(data, '\n'))
+}
+
+// stdioConn is the go-sdk's connection over stdioLines.
+type stdioConn struct {
+	mcp.Connection
+	l *stdioLines
+}
+
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
-		return expanded{}, false
+		return c.Connection.Write(ctx, msg)
 	}
-	delete(fields, "structuredContent")
-	delete(fields, "content")
-	id, err := json.Marshal(resp.ID.Raw())
-	if err != nil {
-		return expanded{}, false
-	}
-	head := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
-	head = append(head, `,"result":`...)
-	// The pieces between the first and the last are the result.
-	var tail []byte
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		kb, _ := json.Marshal(k)
-		tail = append(append(append(tail, ','), kb...), ':')
-		tail = append(tail, fields[k]...)
-	}
-	tail = append(tail, '}')
-	return expanded{pieces: [][]byte{
-		head,
-		[]byte(`{"content":`), r.content, []byte(`,"structuredContent":`), r.structured, tail,
-		[]byte("}\n"),
-	}}, true
-}
-
-// batchSniffer watches the client's input for a JSON-RPC batch (an array at
-// the top level), which makes the SDK send the responses of a batch
-// together; direct writes would break that up.
-type batchSniffer struct {
-	r        io.ReadCloser
-	seen     atomic.Bool
-	depth    int
-	inString bool
-	escaped  bool
-}
-
-func (b *batchSniffer) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if !b.seen.Load() {
-		for _, c := range p[:n] {
-			switch {
-			case b.inString:
-				switch {
-				case b.escaped:
-					b.escaped = false
-				case c == '\\':
-					b.escaped = true
-				case c == '"':
-					b.inString = false
-				}
-			case c == '"':
-				b.inString = true
-			case c == '{' || c == '[':
-				if c == '[' && b.depth == 0 {
-					b.seen.Store(true)
-				}
-				b.depth++
-			case c == '}' || c == ']':
-				b.depth--
-			}
+	l := c.l
+	l.mu.Lock()
+	key := idKeyOf(resp.ID)
+	method, handedOver := l.inProgress[key]
+	// The client may reuse the id as soon as it reads this answer.
+	delete(l.inProgress, key)
+	initialized := l.initialized
+	if method == "initialize" && resp.Error == nil {
+		l.initialized = true
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
 		}
+		json.Unmarshal(resp.Result, &r)
+		l.version = r.ProtocolVersion
 	}
-	return n, err
+	l.mu.Unlock()
+	if resp.Error != nil {
+		r := *resp
+		r.Error = classify(method, initialized, resp.Error)
+		resp = &r
+	}
+	err := c.Connection.Write(ctx, resp)
+	if handedOver && method != "subscriptions/listen" {
+		l.mu.Lock()
+		l.unanswered--
+		l.changed.Broadcast()
+		l.mu.Unlock()
+	}
+	return err
 }
 
-func (b *batchSniffer) Close() error { return b.r.Close() }
+func (c *stdioConn) Close() error {
+	c.l.mu.Lock()
+	c.l.closed = true
+	c.l.changed.Broadcast()
+	c.l.mu.Unlock()
+	return c.Connection.Close()
+}
+
+// lockedWriter lets the go-sdk and stdioLines write whole lines to one
+// stream.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+func (w *lockedWriter) Close() error { return w.w.Close() }

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 func boolPtr(b bool) *bool { return &b }
@@ -34,61 +33,31 @@ var (
 	readOnly    = annotations(true, false, true)
 )
 
-// reply is what a tool returns, already encoded: the structured result as
-// compact JSON, and the text items, either as strings or, for sessions that
-// take parked results, as the pre-encoded content array.
-type reply struct {
-	structured []byte
-	texts      []string
-	content    []byte
+// indentedResult is a tool result whose structured content is written by
+// write and whose first text item is the same JSON, indented (the
+// reference's JSON.stringify(result, null, 2)); more text items follow.
+func indentedResult(write func(*jsonWriter), more ...string) *mcp.CallToolResult {
+	return toolResult(write, append([]string{string(encodeJSON(true, write))}, more...)...)
 }
 
-// replier encodes replies for one call, in the form its session takes.
-type replier struct{ preencoded bool }
-
-// json is a reply whose structured content is written by write and whose
-// first text item is the same, indented (the reference's
-// JSON.stringify(result, null, 2)); more text items follow.
-func (rp replier) json(write func(*jsonWriter), more ...string) reply {
-	r := reply{structured: encodeJSON(false, write)}
-	if !rp.preencoded {
-		r.texts = append([]string{string(encodeJSON(true, write))}, more...)
-		return r
-	}
-	// The text item is written in one pass, already escaped as a JSON
-	// string, rather than indented and then escaped.
-	w := &jsonWriter{indent: true, quoted: true}
-	w.buf = append(make([]byte, 0, len(r.structured)*3/2+64), `[{"type":"text","text":"`...)
-	write(w)
-	b := append(w.buf, `"}`...)
-	for _, t := range more {
-		b = appendTextItem(append(b, ','), t)
-	}
-	r.content = append(b, ']')
-	return r
+// messageResult is a tool result whose one text item is text rather than
+// the JSON (the delete tools).
+func messageResult(write func(*jsonWriter), text string) *mcp.CallToolResult {
+	return toolResult(write, text)
 }
 
-// message is a reply whose text item is text rather than the JSON.
-func (rp replier) message(write func(*jsonWriter), text string) reply {
-	r := reply{structured: encodeJSON(false, write)}
-	if !rp.preencoded {
-		r.texts = []string{text}
-		return r
+func toolResult(write func(*jsonWriter), texts ...string) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(encodeJSON(false, write))}
+	for _, text := range texts {
+		res.Content = append(res.Content, &mcp.TextContent{Text: text})
 	}
-	r.content = append(appendTextItem([]byte{'['}, text), ']')
-	return r
-}
-
-func appendTextItem(b []byte, text string) []byte {
-	b = append(b, `{"type":"text","text":`...)
-	b = jsonl.AppendString(b, text)
-	return append(b, '}')
+	return res
 }
 
 // addTool registers a tool whose arguments are checked against its input
 // schema and then decoded into In. Bad arguments and failures of run come
 // back as tool errors (isError), never as protocol errors.
-func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, replier, In) (reply, error)) {
+func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp.CallToolResult, error)) {
 	in := t.InputSchema.(*jsonschema.Schema)
 	resolved, err := in.Resolve(nil)
 	if err != nil {
@@ -99,18 +68,9 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, replier, 
 		if err := decodeArguments(req.Params.Arguments, resolved, &args); err != nil {
 			return toolError(fmt.Errorf("Invalid arguments for tool %s: %w", t.Name, err)), nil
 		}
-		_, preencoded := s.parkingSessions.Load(req.Session.ID())
-		r, err := run(ctx, replier{preencoded}, args)
+		res, err := run(ctx, args)
 		if err != nil {
 			return toolError(err), nil
-		}
-		if preencoded {
-			tok := s.results.park(preencodedResult{content: r.content, structured: r.structured})
-			return &mcp.CallToolResult{StructuredContent: placeholder{Token: tok}}, nil
-		}
-		res := &mcp.CallToolResult{StructuredContent: json.RawMessage(r.structured)}
-		for _, text := range r.texts {
-			res.Content = append(res.Content, &mcp.TextContent{Text: text})
 		}
 		return res, nil
 	})
@@ -173,17 +133,17 @@ func (s *Server) addTools() {
 			"skipped":  array(str(""), "Names of entities that already existed and were not created"),
 		}, "entities")),
 		Annotations: mutating,
-	}, func(ctx context.Context, rp replier, a entitiesArgs) (reply, error) {
+	}, func(ctx context.Context, a entitiesArgs) (*mcp.CallToolResult, error) {
 		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.CreateEntitiesResult, error) {
 			return g.CreateEntities(a.Entities), nil
 		})
 		if err != nil {
-			return reply{}, err
+			return nil, err
 		}
 		if notice := res.Notice(); notice != "" {
-			return rp.json(writeCreatedEntities(res), notice), nil
+			return indentedResult(writeCreatedEntities(res), notice), nil
 		}
-		return rp.json(writeCreatedEntities(res)), nil
+		return indentedResult(writeCreatedEntities(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -193,14 +153,14 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"relations": relations}, "relations"),
 		OutputSchema: closed(object(map[string]*jsonschema.Schema{"relations": array(closed(relationSchema()), "")}, "relations")),
 		Annotations:  mutating,
-	}, func(ctx context.Context, rp replier, a relationsArgs) (reply, error) {
+	}, func(ctx context.Context, a relationsArgs) (*mcp.CallToolResult, error) {
 		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.CreateRelationsResult, error) {
 			return g.CreateRelations(a.Relations)
 		})
 		if err != nil {
-			return reply{}, err
+			return nil, err
 		}
-		return rp.json(writeCreatedRelations(res)), nil
+		return indentedResult(writeCreatedRelations(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -216,14 +176,14 @@ func (s *Server) addTools() {
 			"addedObservations": array(str(""), ""),
 		}, "entityName", "addedObservations")), "")}, "results")),
 		Annotations: mutating,
-	}, func(ctx context.Context, rp replier, a addObservationsArgs) (reply, error) {
+	}, func(ctx context.Context, a addObservationsArgs) (*mcp.CallToolResult, error) {
 		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.AddObservationsResult, error) {
 			return g.AddObservations(a.Observations)
 		})
 		if err != nil {
-			return reply{}, err
+			return nil, err
 		}
-		return rp.json(writeAddedObservations(res)), nil
+		return indentedResult(writeAddedObservations(res)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -233,8 +193,8 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"entityNames": array(str(""), "An array of entity names to delete")}, "entityNames"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"notFound": array(str(""), "Names that matched no entity")}),
 		Annotations:  destructive,
-	}, func(ctx context.Context, rp replier, a deleteEntitiesArgs) (reply, error) {
-		return s.delete(ctx, rp, func(g *graph.Graph) graph.DeleteResult { return g.DeleteEntities(a.EntityNames) })
+	}, func(ctx context.Context, a deleteEntitiesArgs) (*mcp.CallToolResult, error) {
+		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteEntities(a.EntityNames) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -247,8 +207,8 @@ func (s *Server) addTools() {
 		}, "entityName", "observations"), "")}, "deletions"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"deletedCount": {Type: "integer"}}, "deletedCount"),
 		Annotations:  destructive,
-	}, func(ctx context.Context, rp replier, a deleteObservationsArgs) (reply, error) {
-		return s.delete(ctx, rp, func(g *graph.Graph) graph.DeleteResult { return g.DeleteObservations(a.Deletions) })
+	}, func(ctx context.Context, a deleteObservationsArgs) (*mcp.CallToolResult, error) {
+		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteObservations(a.Deletions) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -258,8 +218,8 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"relations": array(relationSchema(), "An array of relations to delete")}, "relations"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"deletedCount": {Type: "integer"}}, "deletedCount"),
 		Annotations:  destructive,
-	}, func(ctx context.Context, rp replier, a relationsArgs) (reply, error) {
-		return s.delete(ctx, rp, func(g *graph.Graph) graph.DeleteResult { return g.DeleteRelations(a.Relations) })
+	}, func(ctx context.Context, a relationsArgs) (*mcp.CallToolResult, error) {
+		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteRelations(a.Relations) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -269,8 +229,8 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{}),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
-	}, func(ctx context.Context, rp replier, _ struct{}) (reply, error) {
-		return s.view(rp, func(g *graph.Graph) graph.Selection { return g.All() })
+	}, func(ctx context.Context, _ struct{}) (*mcp.CallToolResult, error) {
+		return s.view(func(g *graph.Graph) graph.Selection { return g.All() })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -280,11 +240,11 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"query": str("The search query to match against entity names, types, and observation content")}, "query"),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
-	}, func(ctx context.Context, rp replier, a searchArgs) (reply, error) {
+	}, func(ctx context.Context, a searchArgs) (*mcp.CallToolResult, error) {
 		if n := utf8.RuneCountInString(a.Query); n > graph.MaxQueryLength {
-			return reply{}, fmt.Errorf("Invalid arguments for tool search_nodes: query is %d characters long; the limit is %d", n, graph.MaxQueryLength)
+			return nil, fmt.Errorf("Invalid arguments for tool search_nodes: query is %d characters long; the limit is %d", n, graph.MaxQueryLength)
 		}
-		return s.view(rp, func(g *graph.Graph) graph.Selection { return g.Search(a.Query) })
+		return s.view(func(g *graph.Graph) graph.Selection { return g.Search(a.Query) })
 	})
 
 	addTool(s, &mcp.Tool{
@@ -294,8 +254,8 @@ func (s *Server) addTools() {
 		InputSchema:  object(map[string]*jsonschema.Schema{"names": array(str(""), "An array of entity names to retrieve")}, "names"),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
-	}, func(ctx context.Context, rp replier, a openArgs) (reply, error) {
-		return s.view(rp, func(g *graph.Graph) graph.Selection { return g.Open(a.Names) })
+	}, func(ctx context.Context, a openArgs) (*mcp.CallToolResult, error) {
+		return s.view(func(g *graph.Graph) graph.Selection { return g.Open(a.Names) })
 	})
 }
 
@@ -324,18 +284,18 @@ func mutate[R any](ctx context.Context, s *Server, apply func(*graph.Graph) (R, 
 }
 
 // delete runs one of the delete tools; their text item is the message.
-func (s *Server) delete(ctx context.Context, rp replier, fn func(*graph.Graph) graph.DeleteResult) (reply, error) {
+func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteResult) (*mcp.CallToolResult, error) {
 	res, err := mutate(ctx, s, func(g *graph.Graph) (graph.DeleteResult, error) { return fn(g), nil })
 	if err != nil {
-		return reply{}, err
+		return nil, err
 	}
-	return rp.message(writeDeleted(res), res.Message), nil
+	return messageResult(writeDeleted(res), res.Message), nil
 }
 
 // view runs a read tool. The result is encoded while the graph is held, so
 // nothing is copied first.
-func (s *Server) view(rp replier, selection func(*graph.Graph) graph.Selection) (reply, error) {
-	var r reply
-	err := s.store.View(func(g *graph.Graph) { r = rp.json(writeSelection(selection(g))) })
-	return r, err
+func (s *Server) view(selection func(*graph.Graph) graph.Selection) (*mcp.CallToolResult, error) {
+	var res *mcp.CallToolResult
+	err := s.store.View(func(g *graph.Graph) { res = indentedResult(writeSelection(selection(g))) })
+	return res, err
 }
