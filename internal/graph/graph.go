@@ -34,6 +34,7 @@ type Entity struct {
 
 	seq    uint64 // creation order
 	sid    uint32 // id in the search index; 0: not indexed
+	wid    uint32 // id in the word index; 0: not indexed
 	obsSet map[string]struct{}
 	state  *derived
 }
@@ -77,6 +78,7 @@ type Graph struct {
 	// entities' folded-text cache, which only mutations otherwise touch.
 	searchMu sync.Mutex
 	idx      *searchIndex // built by the first search
+	words    *wordIndex   // built by the first ranked search
 }
 
 // New returns an empty graph.
@@ -163,6 +165,7 @@ func (g *Graph) insertRelation(r Relation) *Relation {
 	g.relSet[nr.key()] = nr
 	g.out[nr.From] = append(g.out[nr.From], nr)
 	g.in[nr.To] = append(g.in[nr.To], nr)
+	g.relationChanged(nr)
 	return nr
 }
 
@@ -174,6 +177,7 @@ func (g *Graph) removeRelations(dead map[*Relation]bool) {
 	g.version++
 	g.relations = slices.DeleteFunc(g.relations, func(r *Relation) bool { return dead[r] })
 	for r := range dead {
+		g.relationChanged(r)
 		delete(g.relSet, r.key())
 		g.out[r.From] = dropRelation(g.out[r.From], r)
 		if len(g.out[r.From]) == 0 {

@@ -184,6 +184,13 @@ func (g *Graph) SearchNodes(query string) Snapshot { return g.Search(query).Snap
 func (g *Graph) Search(query string) Selection {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
+	ents := g.search(query)
+	return Selection{ents, g.touching(ents)}
+}
+
+// search returns the entities matching query, best first; it runs under
+// searchMu.
+func (g *Graph) search(query string) []*Entity {
 	q := newFolded(query)
 	var words []folded
 	for _, w := range strings.Fields(query) {
@@ -209,7 +216,7 @@ func (g *Graph) Search(query string) Selection {
 	for i, h := range hits {
 		ents[i] = h.e
 	}
-	return Selection{ents, g.touching(ents)}
+	return ents
 }
 
 // searchCandidates returns the entities that may match: from the trigram

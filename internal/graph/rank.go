@@ -1,0 +1,565 @@
+package graph
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// The word index behind SearchRanked: for every term (see words.go) the
+// entities whose text holds it and how often, so BM25 scores a query from a
+// few posting lists instead of reading the graph.
+//
+// An entity's text is its name, type and observations, and, as weaker
+// evidence, its context: for every relation it has, the relation type and
+// the other end's name and type. Fields count with different weights (the
+// name most, the context least), in the manner of BM25F: a term's weighted
+// count is saturated once, and the entity's weighted length normalises it.
+//
+// The lifecycle is the trigram index's: built by the first ranked search,
+// then kept up to date. A mutation only forgets the changed entities'
+// postings (their id goes stale) and records them; the next search indexes
+// them again under fresh ids, so posting lists stay sorted by appending.
+// Document frequencies count live ids only, so scores never depend on the
+// history of mutations; once stale ids outnumber live ones the index is
+// rebuilt.
+
+// Field weights, in units of half an occurrence: a word of the name counts
+// twice, a word of the type or an observation once, a word of the context
+// half.
+const (
+	weightName        = 4
+	weightType        = 2
+	weightObservation = 2
+	weightContext     = 1
+	unitsPerWord      = 2.0
+)
+
+// BM25 parameters: k1 is how quickly repeats of a term stop adding, b how
+// much a long entity is discounted. The usual values; see rank_test.go's
+// quality check for how they were looked at.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// DefaultSearchLimit is SearchRanked's limit when the caller gives none.
+const DefaultSearchLimit = 10
+
+// stopTerm marks a stop word in the surface cache.
+const stopTerm = ^uint32(0)
+
+type wordIndex struct {
+	byID   []*Entity // nil: stale id
+	docLen []uint32  // weighted length of each id's text, in units
+
+	lists   []postingList     // by term id
+	termIDs map[string]uint32 // term -> id
+	// surface caches what a folded word stands for (a term id or
+	// stopTerm): stemming is the slow part of indexing, and the same words
+	// recur.
+	surface map[string]uint32
+
+	live     int    // ids not stale
+	totalLen uint64 // sum of docLen over live ids
+	stale    int
+	pending  []*Entity // to (re)index at the next search
+
+	counts  map[uint32]uint32 // scratch for add: units by term
+	scores  []float64         // scratch for scoring, by id
+	touched []uint32
+}
+
+// postingList holds, for one term, the ids of the entities that have it
+// (ascending) and the term's weighted count in each (in units, saturated at
+// the uint16 maximum). Two slices rather than one of pairs: 6 bytes per
+// posting, not 8.
+type postingList struct {
+	ids []uint32
+	tfs []uint16
+}
+
+func newWordIndex(size int) *wordIndex {
+	return &wordIndex{
+		byID:    make([]*Entity, 1, size+1), // id 0 means "not indexed"
+		docLen:  make([]uint32, 1, size+1),
+		termIDs: make(map[string]uint32),
+		surface: make(map[string]uint32),
+		counts:  make(map[uint32]uint32),
+	}
+}
+
+// wordsChanged records that e's text or context changed.
+func (g *Graph) wordsChanged(e *Entity) {
+	if x := g.words; x != nil && e != nil {
+		x.forget(e)
+		x.pending = append(x.pending, e)
+	}
+}
+
+// relationChanged records that r was added or removed: both ends' context
+// changed.
+func (g *Graph) relationChanged(r *Relation) {
+	if g.words != nil {
+		g.wordsChanged(g.byName[r.From])
+		g.wordsChanged(g.byName[r.To])
+	}
+}
+
+func (x *wordIndex) forget(e *Entity) {
+	if e.wid != 0 {
+		x.byID[e.wid] = nil
+		x.totalLen -= uint64(x.docLen[e.wid])
+		x.live--
+		x.stale++
+		e.wid = 0
+	}
+}
+
+// wordIndex brings the word index up to date; it runs under searchMu.
+func (g *Graph) wordIndex() *wordIndex {
+	x := g.words
+	if x == nil || x.stale > len(x.byID)/2+rebuildSlack {
+		x = newWordIndex(len(g.entities))
+		for _, e := range g.entities {
+			e.wid = 0
+			x.add(g, e)
+		}
+		x.compact()
+		g.words = x
+		return x
+	}
+	for _, e := range x.pending {
+		if e.wid == 0 && g.byName[e.Name] == e {
+			x.add(g, e)
+		}
+	}
+	x.pending = nil
+	return x
+}
+
+// compact gives back the room that appending left at the end of each list.
+func (x *wordIndex) compact() {
+	for i := range x.lists {
+		l := &x.lists[i]
+		if cap(l.ids)-len(l.ids) > 4 {
+			l.ids = slices.Clip(slices.Clone(l.ids))
+			l.tfs = slices.Clip(slices.Clone(l.tfs))
+		}
+	}
+}
+
+// add indexes e under a fresh id.
+func (x *wordIndex) add(g *Graph, e *Entity) {
+	id := uint32(len(x.byID))
+	clear(x.counts)
+	length := uint32(0)
+	g.forEachField(e, func(text string, weight uint32) {
+		forEachToken(text, func(tok string, word bool) {
+			t := x.internToken(tok, word)
+			if t != stopTerm {
+				x.counts[t] += weight
+				length += weight
+			}
+		})
+	})
+	for t, c := range x.counts {
+		l := &x.lists[t]
+		l.ids = append(l.ids, id)
+		l.tfs = append(l.tfs, uint16(min(c, math.MaxUint16)))
+	}
+	x.byID = append(x.byID, e)
+	x.docLen = append(x.docLen, length)
+	e.wid = id
+	x.live++
+	x.totalLen += uint64(length)
+}
+
+// forEachField calls f with every folded text of e's document and its
+// weight: name, type, observations, then the context from e's relations
+// (outgoing, then incoming).
+func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32)) {
+	st := e.searchText()
+	f(st.name.nfkc, weightName)
+	f(st.entityType.nfkc, weightType)
+	for _, o := range st.observations {
+		f(o.nfkc, weightObservation)
+	}
+	context := func(r *Relation, other string) {
+		f(Fold(r.RelationType), weightContext)
+		if o := g.byName[other]; o != nil {
+			ost := o.searchText()
+			f(ost.name.nfkc, weightContext)
+			f(ost.entityType.nfkc, weightContext)
+		} else {
+			f(Fold(other), weightContext)
+		}
+	}
+	for _, r := range g.out[e.Name] {
+		context(r, r.To)
+	}
+	for _, r := range g.in[e.Name] {
+		context(r, r.From)
+	}
+}
+
+// internToken returns the term id of a token, adding the term if new.
+func (x *wordIndex) internToken(tok string, word bool) uint32 {
+	if !word {
+		return x.internTerm(tok)
+	}
+	if t, ok := x.surface[tok]; ok {
+		return t
+	}
+	t := stopTerm
+	if term := wordTerm(tok); term != "" {
+		t = x.internTerm(term)
+	}
+	x.surface[strings.Clone(tok)] = t
+	return t
+}
+
+func (x *wordIndex) internTerm(term string) uint32 {
+	if t, ok := x.termIDs[term]; ok {
+		return t
+	}
+	t := uint32(len(x.lists))
+	x.termIDs[strings.Clone(term)] = t
+	x.lists = append(x.lists, postingList{})
+	return t
+}
+
+// lookupTerm returns the id of a query term, or false when no entity has
+// it. It adds nothing: queries must not grow the index.
+func (x *wordIndex) lookupToken(tok string, word bool) (term string, id uint32, ok bool) {
+	term = tok
+	if word {
+		if t, cached := x.surface[tok]; cached && t == stopTerm {
+			return "", 0, false
+		}
+		term = wordTerm(tok)
+		if term == "" {
+			return "", 0, false
+		}
+	}
+	id, ok = x.termIDs[term]
+	return term, id, ok
+}
+
+// rankQuery is a query resolved against the index: its distinct terms in
+// order of first appearance, their weights, and what the exact rule needs.
+type rankQuery struct {
+	whole folded
+	words []folded
+	terms []string
+	ids   []uint32 // ids[i] is terms[i]'s id; terms unknown to the index are left out of both
+	idf   map[string]float64
+}
+
+func (x *wordIndex) resolve(query string) *rankQuery {
+	q := &rankQuery{whole: newFolded(query), idf: make(map[string]float64)}
+	for _, w := range strings.Fields(query) {
+		q.words = append(q.words, newFolded(w))
+	}
+	forEachToken(Fold(query), func(tok string, word bool) {
+		term, id, ok := x.lookupToken(tok, word)
+		if !ok {
+			return
+		}
+		if _, seen := q.idf[term]; seen {
+			return
+		}
+		q.terms = append(q.terms, strings.Clone(term))
+		q.ids = append(q.ids, id)
+		q.idf[term] = x.idf(x.docFreq(id))
+	})
+	return q
+}
+
+// docFreq counts the live entities holding term t.
+func (x *wordIndex) docFreq(t uint32) int {
+	n := 0
+	for _, id := range x.lists[t].ids {
+		if x.byID[id] != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// idf is BM25's inverse document frequency, never negative: a term every
+// entity has still counts a little.
+func (x *wordIndex) idf(df int) float64 {
+	return math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// bm25 is one term's contribution to an entity's score, from the term's idf,
+// its weighted count in the entity (units) and the entity's weighted length
+// (units), given the average length.
+func bm25(idf float64, tfUnits uint16, lenUnits uint32, avgLen float64) float64 {
+	tf := float64(tfUnits) / unitsPerWord
+	norm := 1 - bm25B + bm25B*float64(lenUnits)/unitsPerWord/avgLen
+	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+}
+
+func (x *wordIndex) avgLen() float64 {
+	if x.live == 0 || x.totalLen == 0 {
+		return 1
+	}
+	return float64(x.totalLen) / unitsPerWord / float64(x.live)
+}
+
+// accumulate adds each live entity's score for q into x.scores and lists
+// the ids it touched in x.touched. The caller reads them, then calls reset.
+func (x *wordIndex) accumulate(q *rankQuery) {
+	if cap(x.scores) < len(x.byID) {
+		x.scores = make([]float64, len(x.byID), cap(x.byID))
+	}
+	x.scores = x.scores[:len(x.byID)]
+	avg := x.avgLen()
+	for i, t := range q.ids {
+		idf := q.idf[q.terms[i]]
+		l := x.lists[t]
+		for j, id := range l.ids {
+			if x.byID[id] == nil {
+				continue
+			}
+			if x.scores[id] == 0 {
+				x.touched = append(x.touched, id)
+			}
+			x.scores[id] += bm25(idf, l.tfs[j], x.docLen[id], avg)
+		}
+	}
+}
+
+func (x *wordIndex) reset() {
+	for _, id := range x.touched {
+		x.scores[id] = 0
+	}
+	x.touched = x.touched[:0]
+}
+
+// Ranked is what SearchRanked returns. Like Selection it points into the
+// graph: valid until the next mutation, not to be modified.
+type Ranked struct {
+	// Hits are the entities found, best first: the Exact ones (in
+	// SearchNodes' order), then the closest partial matches by score.
+	Hits []Hit
+	// Exact is the number of leading hits that match the whole query by
+	// the rule of SearchNodes. When it is 0 and Hits is not empty, nothing
+	// matched the whole query and the hits are only the closest.
+	Exact int
+	// Relations are those with at least one end among the hits, in graph
+	// order.
+	Relations []*Relation
+}
+
+// Hit is one entity of a ranked search.
+type Hit struct {
+	Entity *Entity
+	// Exact: the entity matches the whole query (SearchNodes' rule), rather
+	// than sharing only some of its words.
+	Exact bool
+	// Score is the entity's BM25-like relevance to the query's words; 0
+	// when it shares none (an exact match on a stop word or a fragment).
+	Score float64
+
+	q *rankQuery
+}
+
+// Selection returns the hits' entities and the relations, as Search
+// returns them, for callers that show a ranked answer like any other.
+func (r Ranked) Selection() Selection {
+	ents := make([]*Entity, len(r.Hits))
+	for i, h := range r.Hits {
+		ents[i] = h.Entity
+	}
+	return Selection{ents, r.Relations}
+}
+
+// SearchRanked answers a question asked in natural words. It returns every
+// entity SearchNodes would (those matching the whole query, in that order)
+// and then, while they are fewer than limit, the entities sharing the most
+// relevant words with the query, best first (ties in graph order), until
+// there are limit hits in all. A limit of 0 or less means
+// DefaultSearchLimit.
+//
+// Relevance is BM25 over words (see the word index in rank.go): words
+// compared after Fold, English and Russian words by their Snowball stems,
+// stop words ignored, Japanese and Chinese text by character bigrams; rare
+// words weigh more, the name more than an observation, and the names and
+// types of related entities and relation types less.
+//
+// The first ranked search builds the word index; later mutations update it
+// incrementally. Like Search it may run beside other read-only calls.
+func (g *Graph) SearchRanked(query string, limit int) Ranked {
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	g.searchMu.Lock()
+	defer g.searchMu.Unlock()
+	exact := g.search(query)
+	x := g.wordIndex()
+	q := x.resolve(query)
+	x.accumulate(q)
+	defer x.reset()
+
+	hits := make([]Hit, 0, max(len(exact), limit))
+	isExact := make(map[*Entity]bool, len(exact))
+	for _, e := range exact {
+		isExact[e] = true
+		hits = append(hits, Hit{Entity: e, Exact: true, Score: x.scores[e.wid], q: q})
+	}
+	if want := limit - len(exact); want > 0 {
+		var others []Hit
+		for _, id := range x.touched {
+			if e := x.byID[id]; !isExact[e] {
+				others = append(others, Hit{Entity: e, Score: x.scores[id], q: q})
+			}
+		}
+		hits = append(hits, best(others, want)...)
+	}
+	r := Ranked{Hits: hits, Exact: len(exact)}
+	r.Relations = g.touching(r.Selection().Entities)
+	return r
+}
+
+// better orders hits by score, ties in graph order.
+func better(a, b Hit) int {
+	if a.Score != b.Score {
+		if a.Score > b.Score {
+			return -1
+		}
+		return 1
+	}
+	return bySeq(a.Entity, b.Entity)
+}
+
+// best returns the n best of hits, in order.
+func best(hits []Hit, n int) []Hit {
+	if len(hits) > 4*n {
+		// Most candidates cannot make the cut: find the n-th best score
+		// with a partial sort of a copy of the scores, then sort only
+		// those at least as good.
+		scores := make([]float64, len(hits))
+		for i, h := range hits {
+			scores[i] = h.Score
+		}
+		cut := nthLargest(scores, n)
+		hits = slices.DeleteFunc(hits, func(h Hit) bool { return h.Score < cut })
+	}
+	slices.SortFunc(hits, better)
+	return hits[:min(n, len(hits))]
+}
+
+// nthLargest returns the n-th largest value of s (1-based), reordering s.
+func nthLargest(s []float64, n int) float64 {
+	k := n - 1 // index in descending order
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		pivot := s[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] > pivot {
+				i++
+			}
+			for s[j] < pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}
+
+// Matched returns the indexes of the entity's observations that match the
+// query, best first: those containing the whole query (compared after Fold),
+// then those sharing the most weight of the query's words, then those
+// containing one of the query's space-separated words; ties in the
+// entity's order. A caller shows these observations first, so a big entity
+// never buries the fact asked about.
+func (h Hit) Matched() []int {
+	if h.q == nil {
+		return nil
+	}
+	type match struct {
+		i     int
+		whole bool
+		score float64
+		words int
+	}
+	var ms []match
+	for i, o := range h.Entity.Observations {
+		f := newFolded(o)
+		m := match{i: i, whole: f.contains(h.q.whole)}
+		if len(h.q.idf) > 0 {
+			seen := make(map[string]bool)
+			forEachTerm(f.nfkc, func(t string) {
+				if w, ok := h.q.idf[t]; ok && !seen[t] {
+					seen[t] = true
+					m.score += w
+				}
+			})
+		}
+		for _, w := range h.q.words {
+			if f.contains(w) {
+				m.words++
+			}
+		}
+		if m.whole || m.score > 0 || m.words > 0 {
+			ms = append(ms, m)
+		}
+	}
+	slices.SortStableFunc(ms, func(a, b match) int {
+		switch {
+		case a.whole != b.whole:
+			if a.whole {
+				return -1
+			}
+			return 1
+		case a.score != b.score:
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return b.words - a.words
+	})
+	out := make([]int, len(ms))
+	for i, m := range ms {
+		out[i] = m.i
+	}
+	return out
+}
+
+// Observations returns the entity's observations with the matched ones
+// (Matched) first and the others after them in their order. The result is a
+// new slice; the strings are the entity's.
+func (h Hit) Observations() []string {
+	obs := h.Entity.Observations
+	matched := h.Matched()
+	out := make([]string, 0, len(obs))
+	taken := make([]bool, len(obs))
+	for _, i := range matched {
+		out = append(out, obs[i])
+		taken[i] = true
+	}
+	for i, o := range obs {
+		if !taken[i] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
