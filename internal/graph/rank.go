@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
@@ -55,9 +56,10 @@ type wordIndex struct {
 
 	lists   []postingList     // by term id
 	termIDs map[string]uint32 // term -> id
-	// surface caches what a folded word stands for (a term id or
-	// stopTerm): stemming is the slow part of indexing, and the same words
-	// recur.
+	// surface caches what a folded English or Russian word stands for (a
+	// term id or stopTerm): stemming is the slow part of indexing, and the
+	// same words recur. Other words (numbers, names in other scripts) are
+	// their own terms and need no cache.
 	surface map[string]uint32
 
 	live     int    // ids not stale
@@ -70,13 +72,31 @@ type wordIndex struct {
 	touched []uint32
 }
 
-// postingList holds, for one term, the ids of the entities that have it
-// (ascending) and the term's weighted count in each (in units, saturated at
-// the uint16 maximum). Two slices rather than one of pairs: 6 bytes per
-// posting, not 8.
+// postingList holds, for one term, the entities that have it and the term's
+// weighted count in each, packed: per entity the difference of its id from
+// the previous one (uvarint; ids ascend) and then the count in units,
+// saturated at 255 (far past where BM25 stops adding). Most postings take
+// two bytes; at 100k entities the lists hold about six million of them.
 type postingList struct {
-	ids []uint32
-	tfs []uint16
+	data []byte
+	last uint32 // the last id in data
+}
+
+func (l *postingList) add(id uint32, units uint32) {
+	l.data = binary.AppendUvarint(l.data, uint64(id-l.last))
+	l.data = append(l.data, byte(min(units, math.MaxUint8)))
+	l.last = id
+}
+
+// each calls f with every id of the list and its count, in order.
+func (l *postingList) each(f func(id uint32, units uint8)) {
+	id := uint32(0)
+	for i := 0; i < len(l.data); {
+		d, n := binary.Uvarint(l.data[i:])
+		id += uint32(d)
+		f(id, l.data[i+n])
+		i += n + 1
+	}
 }
 
 func newWordIndex(size int) *wordIndex {
@@ -140,11 +160,11 @@ func (g *Graph) wordIndex() *wordIndex {
 
 // compact gives back the room that appending left at the end of each list.
 func (x *wordIndex) compact() {
+	x.lists = slices.Clip(slices.Clone(x.lists))
 	for i := range x.lists {
 		l := &x.lists[i]
-		if cap(l.ids)-len(l.ids) > 4 {
-			l.ids = slices.Clip(slices.Clone(l.ids))
-			l.tfs = slices.Clip(slices.Clone(l.tfs))
+		if cap(l.data)-len(l.data) > 8 {
+			l.data = slices.Clip(slices.Clone(l.data))
 		}
 	}
 }
@@ -164,9 +184,7 @@ func (x *wordIndex) add(g *Graph, e *Entity) {
 		})
 	})
 	for t, c := range x.counts {
-		l := &x.lists[t]
-		l.ids = append(l.ids, id)
-		l.tfs = append(l.tfs, uint16(min(c, math.MaxUint16)))
+		x.lists[t].add(id, c)
 	}
 	x.byID = append(x.byID, e)
 	x.docLen = append(x.docLen, length)
@@ -205,7 +223,7 @@ func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32)) {
 
 // internToken returns the term id of a token, adding the term if new.
 func (x *wordIndex) internToken(tok string, word bool) uint32 {
-	if !word {
+	if !word || !stemmed(tok) {
 		return x.internTerm(tok)
 	}
 	if t, ok := x.surface[tok]; ok {
@@ -279,11 +297,11 @@ func (x *wordIndex) resolve(query string) *rankQuery {
 // docFreq counts the live entities holding term t.
 func (x *wordIndex) docFreq(t uint32) int {
 	n := 0
-	for _, id := range x.lists[t].ids {
+	x.lists[t].each(func(id uint32, _ uint8) {
 		if x.byID[id] != nil {
 			n++
 		}
-	}
+	})
 	return n
 }
 
@@ -296,7 +314,7 @@ func (x *wordIndex) idf(df int) float64 {
 // bm25 is one term's contribution to an entity's score, from the term's idf,
 // its weighted count in the entity (units) and the entity's weighted length
 // (units), given the average length.
-func bm25(idf float64, tfUnits uint16, lenUnits uint32, avgLen float64) float64 {
+func bm25(idf float64, tfUnits uint8, lenUnits uint32, avgLen float64) float64 {
 	tf := float64(tfUnits) / unitsPerWord
 	norm := 1 - bm25B + bm25B*float64(lenUnits)/unitsPerWord/avgLen
 	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
@@ -319,16 +337,15 @@ func (x *wordIndex) accumulate(q *rankQuery) {
 	avg := x.avgLen()
 	for i, t := range q.ids {
 		idf := q.idf[q.terms[i]]
-		l := x.lists[t]
-		for j, id := range l.ids {
+		x.lists[t].each(func(id uint32, units uint8) {
 			if x.byID[id] == nil {
-				continue
+				return
 			}
 			if x.scores[id] == 0 {
 				x.touched = append(x.touched, id)
 			}
-			x.scores[id] += bm25(idf, l.tfs[j], x.docLen[id], avg)
-		}
+			x.scores[id] += bm25(idf, units, x.docLen[id], avg)
+		})
 	}
 }
 

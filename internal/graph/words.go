@@ -104,6 +104,10 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }
 
+// stemmed reports whether wordTerm may change w: whether it is English or
+// Russian, whose words are stemmed and may be stop words.
+func stemmed(w string) bool { return isASCIILetters(w) || hasCyrillic(w) }
+
 // wordTerm returns the term a folded word stands for, or "" for a stop word.
 func wordTerm(w string) string {
 	if hasCyrillic(w) {
