@@ -74,7 +74,7 @@ func TestIndexMatchesScan(t *testing.T) {
 				query = w[:len(w)/2+1] // a fragment, maybe mid-character
 			}
 			var got []string
-			for _, e := range g.SearchNodes(query).Entities {
+			for _, e := range searchNodes(g, query).Entities {
 				got = append(got, e.Name)
 			}
 			if want := bruteForceSearch(g, query); !reflect.DeepEqual(got, want) {

@@ -360,10 +360,10 @@ func (x *wordIndex) reset() {
 // graph: valid until the next mutation, not to be modified.
 type Ranked struct {
 	// Hits are the entities found, best first: the Exact ones (in
-	// SearchNodes' order), then the closest partial matches by score.
+	// Search's order), then the closest partial matches by score.
 	Hits []Hit
 	// Exact is the number of leading hits that match the whole query by
-	// the rule of SearchNodes. When it is 0 and Hits is not empty, nothing
+	// the rule of Search. When it is 0 and Hits is not empty, nothing
 	// matched the whole query and the hits are only the closest.
 	Exact int
 	// Relations are those with at least one end among the hits, in graph
@@ -374,7 +374,7 @@ type Ranked struct {
 // Hit is one entity of a ranked search.
 type Hit struct {
 	Entity *Entity
-	// Exact: the entity matches the whole query (SearchNodes' rule), rather
+	// Exact: the entity matches the whole query (Search's rule), rather
 	// than sharing only some of its words.
 	Exact bool
 	// Score is the entity's BM25-like relevance to the query's words; 0
@@ -395,7 +395,7 @@ func (r Ranked) Selection() Selection {
 }
 
 // SearchRanked answers a question asked in natural words. It returns every
-// entity SearchNodes would (those matching the whole query, in that order)
+// entity Search would (those matching the whole query, in that order)
 // and then, while they are fewer than limit, the entities sharing the most
 // relevant words with the query, best first (ties in graph order), until
 // there are limit hits in all. A limit of 0 or less means

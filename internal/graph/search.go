@@ -171,16 +171,14 @@ func (st *searchText) hasAllWords(words []folded) bool {
 	return true
 }
 
-// SearchNodes returns the entities that match query and every relation with
-// at least one end among them.
+// Search selects what search_nodes returns: the entities that match query,
+// best first, and every relation with at least one end among them.
 //
 // An entity matches when the whole query occurs in its name, type or an
 // observation, compared after Fold; or, for a query of several words, when
 // every word occurs somewhere in those fields. Name matches come first, then
 // type, then observation, then all-words matches; ties in graph order.
-func (g *Graph) SearchNodes(query string) Snapshot { return g.Search(query).Snapshot() }
-
-// Search selects what SearchNodes returns.
+// SearchRanked adds the closest partial matches after these.
 func (g *Graph) Search(query string) Selection {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
