@@ -218,17 +218,21 @@ func (g *Graph) search(query string) []*Entity {
 }
 
 // searchCandidates returns the entities that may match: from the trigram
-// index, or every entity when the query or a word is too short for it.
+// index, or every entity when the query is too short for it, or when every
+// word of a query of several words is. An entity holding every word holds
+// the long ones, so the words too short for the index ("of", "in": questions
+// are full of them) are left to the verification.
 func (g *Graph) searchCandidates(q folded, words []folded) []*Entity {
 	short := func(f folded) bool { return len(f.nfkc) < minIndexedQuery || len(f.plain) < minIndexedQuery }
-	if short(q) || len(words) > 1 && slices.ContainsFunc(words, short) {
+	long := slices.DeleteFunc(slices.Clone(words), short)
+	if short(q) || len(words) > 1 && len(long) == 0 {
 		return g.entities
 	}
 	x := g.index()
 	ids := x.candidatesFolded(q)
 	if len(words) > 1 {
-		all := x.candidatesFolded(words[0])
-		for _, w := range words[1:] {
+		all := x.candidatesFolded(long[0])
+		for _, w := range long[1:] {
 			if len(all) == 0 {
 				break
 			}
