@@ -3,8 +3,10 @@ package graph
 import (
 	"encoding/binary"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The word index behind SearchRanked: for every term (see words.go) the
@@ -88,6 +90,18 @@ func (l *postingList) add(id uint32, units uint32) {
 	l.last = id
 }
 
+// join appends o, whose ids all follow l's, to l: only the first delta
+// changes.
+func (l *postingList) join(o *postingList) {
+	if len(o.data) == 0 {
+		return
+	}
+	first, n := binary.Uvarint(o.data)
+	l.data = binary.AppendUvarint(l.data, first-uint64(l.last))
+	l.data = append(l.data, o.data[n:]...)
+	l.last = o.last
+}
+
 // each calls f with every id of the list and its count, in order.
 func (l *postingList) each(f func(id uint32, units uint8)) {
 	id := uint32(0)
@@ -99,10 +113,10 @@ func (l *postingList) each(f func(id uint32, units uint8)) {
 	}
 }
 
-func newWordIndex(size int) *wordIndex {
+func newWordIndex() *wordIndex {
 	return &wordIndex{
-		byID:    make([]*Entity, 1, size+1), // id 0 means "not indexed"
-		docLen:  make([]uint32, 1, size+1),
+		byID:    []*Entity{nil}, // id 0 means "not indexed"
+		docLen:  []uint32{0},
 		termIDs: make(map[string]uint32),
 		surface: make(map[string]uint32),
 		counts:  make(map[uint32]uint32),
@@ -140,12 +154,7 @@ func (x *wordIndex) forget(e *Entity) {
 func (g *Graph) wordIndex() *wordIndex {
 	x := g.words
 	if x == nil || x.stale > len(x.byID)/2+rebuildSlack {
-		x = newWordIndex(len(g.entities))
-		for _, e := range g.entities {
-			e.wid = 0
-			x.add(g, e)
-		}
-		x.compact()
+		x = g.buildWordIndex()
 		g.words = x
 		return x
 	}
@@ -156,6 +165,73 @@ func (g *Graph) wordIndex() *wordIndex {
 	}
 	x.pending = nil
 	return x
+}
+
+// buildWordIndex indexes every entity, entity i as id i+1. Like the trigram
+// index, a large graph is cut into one part per core; each part has terms
+// and lists of its own, and the parts' lists are joined in order, so every
+// list stays ascending.
+func (g *Graph) buildWordIndex() *wordIndex {
+	n := len(g.entities)
+	parts := 1
+	if n >= parallelBuildMin {
+		parts = min(runtime.GOMAXPROCS(0), 8)
+	}
+	size := (n + parts - 1) / parts
+	inParallel := func(f func(lo, hi int) *wordIndex) []*wordIndex {
+		out := make([]*wordIndex, parts)
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Go(func() { out[p] = f(p*size, min(n, (p+1)*size)) })
+		}
+		wg.Wait()
+		return out
+	}
+	// Indexing an entity reads its neighbours' folded text: fold every
+	// entity first, so no part writes what another reads.
+	inParallel(func(lo, hi int) *wordIndex {
+		for _, e := range g.entities[lo:hi] {
+			e.searchText()
+		}
+		return nil
+	})
+	byID := make([]*Entity, n+1)
+	docLen := make([]uint32, n+1)
+	partial := inParallel(func(lo, hi int) *wordIndex {
+		x := newWordIndex()
+		x.byID, x.docLen = byID, docLen // each part writes its own ids only
+		for i := lo; i < hi; i++ {
+			x.post(g, g.entities[i], uint32(i+1))
+		}
+		return x
+	})
+	x := partial[0]
+	for _, p := range partial[1:] {
+		x.join(p)
+	}
+	x.compact()
+	return x
+}
+
+// join appends the postings of p, whose ids all follow x's, to x.
+func (x *wordIndex) join(p *wordIndex) {
+	ids := make([]uint32, len(p.lists)) // p's term ids -> x's
+	for term, t := range p.termIDs {
+		ids[t] = x.internTerm(term)
+	}
+	for t := range p.lists {
+		x.lists[ids[t]].join(&p.lists[t])
+	}
+	for w, t := range p.surface {
+		if _, ok := x.surface[w]; !ok {
+			if t != stopTerm {
+				t = ids[t]
+			}
+			x.surface[w] = t
+		}
+	}
+	x.live += p.live
+	x.totalLen += p.totalLen
 }
 
 // compact gives back the room that appending left at the end of each list.
@@ -172,6 +248,13 @@ func (x *wordIndex) compact() {
 // add indexes e under a fresh id.
 func (x *wordIndex) add(g *Graph, e *Entity) {
 	id := uint32(len(x.byID))
+	x.byID = append(x.byID, nil)
+	x.docLen = append(x.docLen, 0)
+	x.post(g, e, id)
+}
+
+// post indexes e as id, a slot of byID that is free.
+func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
 	clear(x.counts)
 	length := uint32(0)
 	g.forEachField(e, func(text string, weight uint32) {
@@ -186,8 +269,8 @@ func (x *wordIndex) add(g *Graph, e *Entity) {
 	for t, c := range x.counts {
 		x.lists[t].add(id, c)
 	}
-	x.byID = append(x.byID, e)
-	x.docLen = append(x.docLen, length)
+	x.byID[id] = e
+	x.docLen[id] = length
 	e.wid = id
 	x.live++
 	x.totalLen += uint64(length)

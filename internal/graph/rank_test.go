@@ -368,13 +368,14 @@ func cloneGraph(g *Graph) *Graph {
 }
 
 // TestWordIndexIncremental mutates a graph at random between ranked
-// searches, so the word index is built, updated in place and rebuilt, and
+// searches, so the word index is built (in parts, as a large graph is),
+// updated in place and rebuilt, and
 // checks every score against an index built from scratch on a copy (which
 // must agree to the bit) and against naiveScores (to rounding).
 func TestWordIndexIncremental(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(*quickSeed), 9))
-	defer func(slack int) { rebuildSlack = slack }(rebuildSlack)
-	rebuildSlack = 16
+	defer func(slack, parallel int) { rebuildSlack, parallelBuildMin = slack, parallel }(rebuildSlack, parallelBuildMin)
+	rebuildSlack, parallelBuildMin = 16, 8
 	vocab := []string{"support group", "groups", "Caroline", "painting", "painted", "Москва", "москве", "группа", "東京都", "京都", "the", "when", "ｶﾀｶﾅ", "tea", "teas", "works_at", "knows"}
 	text := func() string {
 		var parts []string
