@@ -76,9 +76,9 @@ type wordIndex struct {
 
 // postingList holds, for one term, the entities that have it and the term's
 // weighted count in each, packed: per entity the difference of its id from
-// the previous one (uvarint; ids ascend) and then the count in units,
-// saturated at 255 (far past where BM25 stops adding). Most postings take
-// two bytes; at 100k entities the lists hold about six million of them.
+// the previous one and then the count in units, both uvarints (ids ascend).
+// Most postings take two bytes; at 100k entities the lists hold about six
+// million of them.
 type postingList struct {
 	data []byte
 	last uint32 // the last id in data
@@ -86,7 +86,7 @@ type postingList struct {
 
 func (l *postingList) add(id uint32, units uint32) {
 	l.data = binary.AppendUvarint(l.data, uint64(id-l.last))
-	l.data = append(l.data, byte(min(units, math.MaxUint8)))
+	l.data = binary.AppendUvarint(l.data, uint64(units))
 	l.last = id
 }
 
@@ -103,13 +103,15 @@ func (l *postingList) join(o *postingList) {
 }
 
 // each calls f with every id of the list and its count, in order.
-func (l *postingList) each(f func(id uint32, units uint8)) {
+func (l *postingList) each(f func(id, units uint32)) {
 	id := uint32(0)
 	for i := 0; i < len(l.data); {
 		d, n := binary.Uvarint(l.data[i:])
+		i += n
+		units, m := binary.Uvarint(l.data[i:])
+		i += m
 		id += uint32(d)
-		f(id, l.data[i+n])
-		i += n + 1
+		f(id, uint32(units))
 	}
 }
 
@@ -128,6 +130,11 @@ func (g *Graph) wordsChanged(e *Entity) {
 	if x := g.words; x != nil && e != nil {
 		x.forget(e)
 		x.pending = append(x.pending, e)
+		if len(x.pending) > 2*len(x.byID)+rebuildSlack {
+			// Many writes and no search: building afresh when a search
+			// comes costs less than the records.
+			g.words = nil
+		}
 	}
 }
 
@@ -380,7 +387,7 @@ func (x *wordIndex) resolve(query string) *rankQuery {
 // docFreq counts the live entities holding term t.
 func (x *wordIndex) docFreq(t uint32) int {
 	n := 0
-	x.lists[t].each(func(id uint32, _ uint8) {
+	x.lists[t].each(func(id, _ uint32) {
 		if x.byID[id] != nil {
 			n++
 		}
@@ -397,7 +404,7 @@ func (x *wordIndex) idf(df int) float64 {
 // bm25 is one term's contribution to an entity's score, from the term's idf,
 // its weighted count in the entity (units) and the entity's weighted length
 // (units), given the average length.
-func bm25(idf float64, tfUnits uint8, lenUnits uint32, avgLen float64) float64 {
+func bm25(idf float64, tfUnits, lenUnits uint32, avgLen float64) float64 {
 	tf := float64(tfUnits) / unitsPerWord
 	norm := 1 - bm25B + bm25B*float64(lenUnits)/unitsPerWord/avgLen
 	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
@@ -420,7 +427,7 @@ func (x *wordIndex) accumulate(q *rankQuery) {
 	avg := x.avgLen()
 	for i, t := range q.ids {
 		idf := q.idf[q.terms[i]]
-		x.lists[t].each(func(id uint32, units uint8) {
+		x.lists[t].each(func(id, units uint32) {
 			if x.byID[id] == nil {
 				return
 			}

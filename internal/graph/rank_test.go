@@ -528,3 +528,19 @@ func TestSearchRankedConversation(t *testing.T) {
 		t.Errorf("LGBTQ support group question: %q (exact %d), want conversation message 1 first", hitNames(r), r.Exact)
 	}
 }
+
+// Many writes with no search in between: the index stops recording them and
+// the next search builds it afresh, with the same scores.
+func TestWordIndexManyWritesNoSearch(t *testing.T) {
+	g := newGraph(t, []Entity{ent("A", "note", "green tea"), ent("B", "note", "black tea")}, nil)
+	g.SearchRanked("tea", 0)
+	for i := range 3000 {
+		g.AddObservations([]ObservationAddition{{EntityName: "A", Contents: []string{fmt.Sprintf("cup %d of tea", i)}}})
+	}
+	if g.words != nil {
+		t.Fatalf("after 3000 writes the index still records %d pending entities", len(g.words.pending))
+	}
+	if got, want := indexScores(g, "green tea cup"), naiveScores(g, "green tea cup"); len(got) != 2 || math.Abs(got["A"]-want["A"]) > 1e-9 || math.Abs(got["B"]-want["B"]) > 1e-9 {
+		t.Errorf("scores after the rebuild %v, naive %v", got, want)
+	}
+}
