@@ -39,8 +39,11 @@ const (
 )
 
 // BM25 parameters: k1 is how quickly repeats of a term stop adding, b how
-// much a long entity is discounted. The usual values; see rank_test.go's
-// quality check for how they were looked at.
+// much a long entity is discounted. These are the textbook values, the ones
+// the project's retrieval notes measured on a held-out conversational
+// benchmark (recall@5 0.60, 0.68 with neighbours' words at half weight).
+// They are not fitted to any test here; the evaluation set (cmd/memory-eval)
+// is where to try others.
 const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
@@ -63,6 +66,7 @@ type wordIndex struct {
 	// same words recur. Other words (numbers, names in other scripts) are
 	// their own terms and need no cache.
 	surface map[string]uint32
+	phrases map[string][]uint32 // term ids of repeated texts; see phraseTerms
 
 	live     int    // ids not stale
 	totalLen uint64 // sum of docLen over live ids
@@ -121,6 +125,7 @@ func newWordIndex() *wordIndex {
 		docLen:  []uint32{0},
 		termIDs: make(map[string]uint32),
 		surface: make(map[string]uint32),
+		phrases: make(map[string][]uint32),
 		counts:  make(map[uint32]uint32),
 	}
 }
@@ -264,7 +269,14 @@ func (x *wordIndex) add(g *Graph, e *Entity) {
 func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
 	clear(x.counts)
 	length := uint32(0)
-	g.forEachField(e, func(text string, weight uint32) {
+	g.forEachField(e, func(text string, weight uint32, repeated bool) {
+		if repeated {
+			for _, t := range x.phraseTerms(text) {
+				x.counts[t] += weight
+				length += weight
+			}
+			return
+		}
 		forEachToken(text, func(tok string, word bool) {
 			t := x.internToken(tok, word)
 			if t != stopTerm {
@@ -285,22 +297,23 @@ func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
 
 // forEachField calls f with every folded text of e's document and its
 // weight: name, type, observations, then the context from e's relations
-// (outgoing, then incoming).
-func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32)) {
+// (outgoing, then incoming). repeated marks the texts that recur across
+// entities (types and relation types), which are worth caching.
+func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32, repeated bool)) {
 	st := e.searchText()
-	f(st.name.nfkc, weightName)
-	f(st.entityType.nfkc, weightType)
+	f(st.name.nfkc, weightName, false)
+	f(st.entityType.nfkc, weightType, true)
 	for _, o := range st.observations {
-		f(o.nfkc, weightObservation)
+		f(o.nfkc, weightObservation, false)
 	}
 	context := func(r *Relation, other string) {
-		f(Fold(r.RelationType), weightContext)
+		f(Fold(r.RelationType), weightContext, true)
 		if o := g.byName[other]; o != nil {
 			ost := o.searchText()
-			f(ost.name.nfkc, weightContext)
-			f(ost.entityType.nfkc, weightContext)
+			f(ost.name.nfkc, weightContext, false)
+			f(ost.entityType.nfkc, weightContext, true)
 		} else {
-			f(Fold(other), weightContext)
+			f(Fold(other), weightContext, false)
 		}
 	}
 	for _, r := range g.out[e.Name] {
@@ -309,6 +322,29 @@ func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32)) {
 	for _, r := range g.in[e.Name] {
 		context(r, r.From)
 	}
+}
+
+// maxPhrases bounds the cache of repeated texts: a memory has a handful of
+// types and relation types, but nothing stops it from having a new one on
+// every entity.
+const maxPhrases = 4096
+
+// phraseTerms returns the term ids of a folded text that recurs, stop words
+// left out, from a cache.
+func (x *wordIndex) phraseTerms(text string) []uint32 {
+	if ts, ok := x.phrases[text]; ok {
+		return ts
+	}
+	var ts []uint32
+	forEachToken(text, func(tok string, word bool) {
+		if t := x.internToken(tok, word); t != stopTerm {
+			ts = append(ts, t)
+		}
+	})
+	if len(x.phrases) < maxPhrases {
+		x.phrases[strings.Clone(text)] = ts
+	}
+	return ts
 }
 
 // internToken returns the term id of a token, adding the term if new.
@@ -608,11 +644,12 @@ func (h Hit) Matched() []int {
 		words int
 	}
 	var ms []match
+	seen := make(map[string]bool)
 	for i, o := range h.Entity.Observations {
 		f := newFolded(o)
 		m := match{i: i, whole: f.contains(h.q.whole)}
 		if len(h.q.idf) > 0 {
-			seen := make(map[string]bool)
+			clear(seen)
 			forEachTerm(f.nfkc, func(t string) {
 				if w, ok := h.q.idf[t]; ok && !seen[t] {
 					seen[t] = true
