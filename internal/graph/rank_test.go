@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -272,6 +273,24 @@ func TestHitMatched(t *testing.T) {
 	}
 }
 
+// cachedTerms is terms, remembered: the model tests score the same small
+// texts thousands of times, and stemming is slow.
+func cachedTerms(s string) []string {
+	termCache.Lock()
+	defer termCache.Unlock()
+	ts, ok := termCache.m[s]
+	if !ok {
+		ts = terms(s)
+		termCache.m[s] = ts
+	}
+	return ts
+}
+
+var termCache = struct {
+	sync.Mutex
+	m map[string][]string
+}{m: make(map[string][]string)}
+
 // naiveScores scores every entity of g for query straight from the
 // definition: each entity's weighted terms counted afresh from its text and
 // relations, document frequencies and lengths from all entities.
@@ -279,7 +298,7 @@ func naiveScores(g *Graph, query string) map[string]float64 {
 	docs := make(map[string]map[string]int)
 	lens := make(map[string]int)
 	add := func(e, text string, w int) {
-		for _, t := range terms(text) {
+		for _, t := range cachedTerms(text) {
 			docs[e][t] += w
 			lens[e] += w
 		}
