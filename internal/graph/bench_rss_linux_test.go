@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"syscall"
 	"testing"
 
@@ -8,9 +9,10 @@ import (
 )
 
 // BenchmarkPeakRSS loads a generated graph of 100k entities as the server
-// does and runs the workload's four searches with Search (search_nodes
-// today) or SearchRanked, then reports the process's peak RSS. The peak only
-// grows, so run each sub-benchmark in a process of its own and compare:
+// does, runs the workload's four searches with Search (search_nodes today)
+// or SearchRanked, encodes the whole graph once as read_graph would, and
+// reports the process's peak RSS. The peak only grows, so run each
+// sub-benchmark in a process of its own and compare:
 //
 //	go test ./internal/graph -run XXX -bench 'PeakRSS/search$' -benchtime 1x
 //	go test ./internal/graph -run XXX -bench 'PeakRSS/ranked$' -benchtime 1x
@@ -27,6 +29,9 @@ func BenchmarkPeakRSS(b *testing.B) {
 			for b.Loop() {
 				for _, query := range []string{q.Rare, q.Common, q.TwoWords, q.Japanese} {
 					c.search(g, query)
+				}
+				if _, err := json.MarshalIndent(g.All().Snapshot(), "", "  "); err != nil {
+					b.Fatal(err)
 				}
 			}
 			var ru syscall.Rusage
