@@ -373,8 +373,9 @@ func (x *wordIndex) internTerm(term string) uint32 {
 	return t
 }
 
-// lookupTerm returns the id of a query term, or false when no entity has
-// it. It adds nothing: queries must not grow the index.
+// lookupToken returns the term and term id of a query token, or false when
+// it is a stop word or no entity has it. It adds nothing: queries must not
+// grow the index.
 func (x *wordIndex) lookupToken(tok string, word bool) (term string, id uint32, ok bool) {
 	term = tok
 	if word {
@@ -548,12 +549,14 @@ func (g *Graph) SearchRanked(query string, limit int) Ranked {
 	defer x.reset()
 
 	hits := make([]Hit, 0, max(len(exact), limit))
-	isExact := make(map[*Entity]bool, len(exact))
 	for _, e := range exact {
-		isExact[e] = true
 		hits = append(hits, Hit{Entity: e, Exact: true, Score: x.scores[e.wid], q: q})
 	}
 	if want := limit - len(exact); want > 0 {
+		isExact := make(map[*Entity]bool, len(exact))
+		for _, e := range exact {
+			isExact[e] = true
+		}
 		var others []Hit
 		for _, id := range x.touched {
 			if e := x.byID[id]; !isExact[e] {
