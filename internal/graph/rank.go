@@ -217,44 +217,54 @@ func (g *Graph) buildWordIndex() *wordIndex {
 		}
 		return x
 	})
-	x := partial[0]
-	for _, p := range partial[1:] {
-		x.join(p)
-	}
-	x.compact()
-	return x
+	return merge(partial)
 }
 
-// join appends the postings of p, whose ids all follow x's, to x.
-func (x *wordIndex) join(p *wordIndex) {
-	ids := make([]uint32, len(p.lists)) // p's term ids -> x's
-	for term, t := range p.termIDs {
-		ids[t] = x.internTerm(term)
-	}
-	for t := range p.lists {
-		x.lists[ids[t]].join(&p.lists[t])
-	}
-	for w, t := range p.surface {
-		if _, ok := x.surface[w]; !ok {
-			if t != stopTerm {
-				t = ids[t]
+// merge joins the parts of a build into one index: the first part's terms
+// and then each later part's postings after its predecessors'. Every list is
+// copied once into an array of its final size, so the index keeps no room
+// left over from appending and the build no chain of regrown arrays.
+func merge(parts []*wordIndex) *wordIndex {
+	x := parts[0]
+	ids := make([][]uint32, len(parts)) // ids[p][t]: x's id of part p's term t
+	for i, p := range parts[1:] {
+		m := make([]uint32, len(p.lists))
+		for term, t := range p.termIDs {
+			m[t] = x.internTerm(term)
+		}
+		for w, t := range p.surface {
+			if _, ok := x.surface[w]; !ok {
+				if t != stopTerm {
+					t = m[t]
+				}
+				x.surface[w] = t
 			}
-			x.surface[w] = t
+		}
+		x.live += p.live
+		x.totalLen += p.totalLen
+		ids[i+1] = m
+	}
+	size := make([]int, len(x.lists))
+	for t, l := range x.lists {
+		size[t] = len(l.data)
+	}
+	for i, p := range parts[1:] {
+		for t, l := range p.lists {
+			size[ids[i+1][t]] += len(l.data) // a rebased first delta is no longer
 		}
 	}
-	x.live += p.live
-	x.totalLen += p.totalLen
-}
-
-// compact gives back the room that appending left at the end of each list.
-func (x *wordIndex) compact() {
-	x.lists = slices.Clip(slices.Clone(x.lists))
-	for i := range x.lists {
-		l := &x.lists[i]
-		if cap(l.data)-len(l.data) > 8 {
-			l.data = slices.Clip(slices.Clone(l.data))
+	lists := make([]postingList, len(x.lists))
+	for t := range lists {
+		lists[t].data = make([]byte, 0, size[t])
+		lists[t].join(&x.lists[t])
+	}
+	for i, p := range parts[1:] {
+		for t := range p.lists {
+			lists[ids[i+1][t]].join(&p.lists[t])
 		}
 	}
+	x.lists = lists
+	return x
 }
 
 // add indexes e under a fresh id.
