@@ -1,15 +1,33 @@
 // Package graph is the knowledge graph the memory server keeps: entities with
 // a type and an ordered list of observations, joined by directed relations,
-// and the semantics of the nine MCP tools over them.
+// and the semantics of the MCP tools over them.
 //
 // The package is pure: no files, no MCP, no clock. A Graph is indexed by
 // entity name and by relation end, so looking up a handful of names costs
 // O(answer), not O(graph). Every mutating method validates its whole input
 // before it changes anything: a call that fails changes nothing.
 //
+// What to call:
+//
+//   - Writes: CreateEntities, CreateRelations, AddObservations,
+//     DeleteEntities, DeleteObservations, DeleteRelations (one per tool);
+//     storage loads a file with LoadEntity and LoadRelation.
+//   - Reads return a Selection, which points into the graph (valid until the
+//     next mutation) so an answer can be written without copying it: All
+//     (read_graph), Open (open_nodes), Neighbours (open_nodes with a depth),
+//     Search (search_nodes, the reference's rule) and SearchRanked (Search,
+//     then the closest partial matches, with what matched in each; its
+//     Ranked.Selection is the same shape). Outline is the graph without
+//     observations. Selection.Snapshot copies a selection for a caller that
+//     keeps it past a mutation.
+//
+// Search and SearchRanked keep indexes (a trigram index for whole-query
+// matches, a word index for ranking) built by the first call that needs
+// them and kept up to date by every mutation after that.
+//
 // A Graph is not safe for concurrent use, except that any number of
-// read-only calls (ReadGraph, OpenNodes, SearchNodes, the accessors) may run
-// at once while no mutation runs.
+// read-only calls (the reads above and the accessors) may run at once while
+// no mutation runs.
 package graph
 
 import (
@@ -34,6 +52,7 @@ type Entity struct {
 
 	seq    uint64 // creation order
 	sid    uint32 // id in the search index; 0: not indexed
+	wid    uint32 // id in the word index; 0: not indexed
 	obsSet map[string]struct{}
 	state  *derived
 }
@@ -77,6 +96,7 @@ type Graph struct {
 	// entities' folded-text cache, which only mutations otherwise touch.
 	searchMu sync.Mutex
 	idx      *searchIndex // built by the first search
+	words    *wordIndex   // built by the first ranked search
 }
 
 // New returns an empty graph.
@@ -163,6 +183,7 @@ func (g *Graph) insertRelation(r Relation) *Relation {
 	g.relSet[nr.key()] = nr
 	g.out[nr.From] = append(g.out[nr.From], nr)
 	g.in[nr.To] = append(g.in[nr.To], nr)
+	g.relationChanged(nr)
 	return nr
 }
 
@@ -174,6 +195,7 @@ func (g *Graph) removeRelations(dead map[*Relation]bool) {
 	g.version++
 	g.relations = slices.DeleteFunc(g.relations, func(r *Relation) bool { return dead[r] })
 	for r := range dead {
+		g.relationChanged(r)
 		delete(g.relSet, r.key())
 		g.out[r.From] = dropRelation(g.out[r.From], r)
 		if len(g.out[r.From]) == 0 {

@@ -100,3 +100,6 @@ func assertNotFound(t *testing.T, err error, name string) {
 }
 
 func intPtr(n int) *int { return &n }
+
+// searchNodes is what search_nodes answers, copied.
+func searchNodes(g *Graph, query string) Snapshot { return g.Search(query).Snapshot() }

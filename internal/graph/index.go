@@ -42,6 +42,17 @@ func (g *Graph) entityAdded(e *Entity) {
 	if g.idx != nil {
 		g.idx.pending = append(g.idx.pending, e)
 	}
+	if g.words != nil {
+		g.wordsChanged(e)
+		// Relations loaded before their end existed now have that end's
+		// type as context.
+		for _, r := range g.out[e.Name] {
+			g.wordsChanged(g.byName[r.To])
+		}
+		for _, r := range g.in[e.Name] {
+			g.wordsChanged(g.byName[r.From])
+		}
+	}
 }
 
 func (g *Graph) entityChanged(e *Entity) {
@@ -51,11 +62,15 @@ func (g *Graph) entityChanged(e *Entity) {
 		g.idx.forget(e)
 		g.idx.pending = append(g.idx.pending, e)
 	}
+	g.wordsChanged(e)
 }
 
 func (g *Graph) entityRemoved(e *Entity) {
 	if g.idx != nil {
 		g.idx.forget(e)
+	}
+	if g.words != nil {
+		g.words.forget(e)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -267,6 +268,84 @@ func (m *model) searchNodes(query string) Snapshot {
 	return m.snapshot(slices.Concat(byName, byType, byObs, byWords), func(from, to bool) bool { return from || to })
 }
 
+// neighbours is open_nodes at a depth: the named entities, then breadth
+// first the entities related to those found, depth times.
+func (m *model) neighbours(names []string, depth int) Snapshot {
+	var found []string
+	for _, n := range names {
+		if m.entity(n) != nil && !slices.Contains(found, n) {
+			found = append(found, n)
+		}
+	}
+	for range depth {
+		var next []string
+		for _, r := range m.rels {
+			for _, end := range [2][2]string{{r.From, r.To}, {r.To, r.From}} {
+				if slices.Contains(found, end[0]) && m.entity(end[1]) != nil && !slices.Contains(found, end[1]) && !slices.Contains(next, end[1]) {
+					next = append(next, end[1])
+				}
+			}
+		}
+		found = append(found, next...)
+	}
+	return m.openNodes(found)
+}
+
+func (m *model) outline() []OutlineEntity {
+	out := []OutlineEntity{}
+	for _, e := range m.ents {
+		out = append(out, OutlineEntity{e.Name, e.EntityType, len(e.Observations)})
+	}
+	return out
+}
+
+// checkRanked checks a ranked search against the model: the exact part is
+// the model's search_nodes answer, the rest are the entities with the best
+// scores (naiveScores), as many as the limit leaves room for.
+func checkRanked(t *testing.T, g *Graph, m *model, query string, limit int) {
+	t.Helper()
+	r := g.SearchRanked(query, limit)
+	exact := m.searchNodes(query)
+	got := r.Selection().Snapshot()
+	if want := names(exact.Entities); !slices.Equal(names(got.Entities[:r.Exact]), want) {
+		t.Errorf("SearchRanked(%q, %d) exact part %q, want %q", query, limit, names(got.Entities[:r.Exact]), want)
+		return
+	}
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	scores := naiveScores(g, query)
+	var candidates []string // entities with a score, not exact matches
+	for _, e := range m.ents {
+		if scores[e.Name] > 0 && !slices.Contains(names(exact.Entities), e.Name) {
+			candidates = append(candidates, e.Name)
+		}
+	}
+	partial := r.Hits[r.Exact:]
+	if want := min(max(limit-r.Exact, 0), len(candidates)); len(partial) != want {
+		t.Errorf("SearchRanked(%q, %d) has %d partial matches, want %d", query, limit, len(partial), want)
+		return
+	}
+	lowest := math.Inf(1)
+	for i, h := range partial {
+		if h.Exact || h.Score <= 0 || math.Abs(h.Score-scores[h.Entity.Name]) > 1e-9*h.Score {
+			t.Errorf("SearchRanked(%q) partial hit %s: exact %v, score %v (naive %v)", query, h.Entity.Name, h.Exact, h.Score, scores[h.Entity.Name])
+		}
+		if i > 0 && better(partial[i-1], h) > 0 {
+			t.Errorf("SearchRanked(%q) partial hits out of order at %s", query, h.Entity.Name)
+		}
+		lowest = min(lowest, scores[h.Entity.Name])
+	}
+	for _, c := range candidates {
+		if !slices.ContainsFunc(partial, func(h Hit) bool { return h.Entity.Name == c }) && scores[c] > lowest*(1+1e-9) {
+			t.Errorf("SearchRanked(%q, %d) left out %s (score %v) but kept one scoring %v", query, limit, c, scores[c], lowest)
+		}
+	}
+	if want := m.snapshot(got.Entities, func(from, to bool) bool { return from || to }); !reflect.DeepEqual(got.Relations, want.Relations) {
+		t.Errorf("SearchRanked(%q) relations %s, want %s", query, describeRelations(got.Relations), describeRelations(want.Relations))
+	}
+}
+
 // Random input is drawn from small pools so that names collide, relations
 // repeat and searches hit. Names and texts contain spaces for multi-word
 // queries; the observation pool is large enough for an entity to pass 32.
@@ -421,7 +500,17 @@ func quickCheckReads(t *testing.T, rng *rand.Rand, g *Graph, m *model) {
 	names := quickList(rng, 5, func() string { return quickName(rng) })
 	compare(fmt.Sprintf("OpenNodes(%q)", names), g.OpenNodes(names), m.openNodes(names))
 	q := quickQuery(rng, m)
-	compare(fmt.Sprintf("SearchNodes(%q)", q), g.SearchNodes(q), m.searchNodes(q))
+	compare(fmt.Sprintf("SearchNodes(%q)", q), searchNodes(g, q), m.searchNodes(q))
+	depth := rng.IntN(MaxDepth + 1)
+	sel, err := g.Neighbours(names, depth)
+	if err != nil {
+		t.Errorf("Neighbours(%q, %d): %v", names, depth, err)
+	}
+	compare(fmt.Sprintf("Neighbours(%q, %d)", names, depth), sel.Snapshot(), m.neighbours(names, depth))
+	if got, want := g.Outline(), m.outline(); !reflect.DeepEqual(got.Entities, want) || !reflect.DeepEqual(Selection{Relations: got.Relations}.Snapshot().Relations, m.readGraph().Relations) {
+		t.Errorf("Outline() = %v, want %v", got.Entities, want)
+	}
+	checkRanked(t, g, m, q, rng.IntN(6))
 	if ents, rels := g.Len(); ents != len(m.ents) || rels != len(m.rels) {
 		t.Errorf("Len() = %d, %d; want %d, %d", ents, rels, len(m.ents), len(m.rels))
 	}

@@ -171,19 +171,24 @@ func (st *searchText) hasAllWords(words []folded) bool {
 	return true
 }
 
-// SearchNodes returns the entities that match query and every relation with
-// at least one end among them.
+// Search selects what search_nodes returns: the entities that match query,
+// best first, and every relation with at least one end among them.
 //
 // An entity matches when the whole query occurs in its name, type or an
 // observation, compared after Fold; or, for a query of several words, when
 // every word occurs somewhere in those fields. Name matches come first, then
 // type, then observation, then all-words matches; ties in graph order.
-func (g *Graph) SearchNodes(query string) Snapshot { return g.Search(query).Snapshot() }
-
-// Search selects what SearchNodes returns.
+// SearchRanked adds the closest partial matches after these.
 func (g *Graph) Search(query string) Selection {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
+	ents := g.search(query)
+	return Selection{ents, g.touching(ents)}
+}
+
+// search returns the entities matching query, best first; it runs under
+// searchMu.
+func (g *Graph) search(query string) []*Entity {
 	q := newFolded(query)
 	var words []folded
 	for _, w := range strings.Fields(query) {
@@ -209,21 +214,25 @@ func (g *Graph) Search(query string) Selection {
 	for i, h := range hits {
 		ents[i] = h.e
 	}
-	return Selection{ents, g.touching(ents)}
+	return ents
 }
 
 // searchCandidates returns the entities that may match: from the trigram
-// index, or every entity when the query or a word is too short for it.
+// index, or every entity when the query is too short for it, or when every
+// word of a query of several words is. An entity holding every word holds
+// the long ones, so the words too short for the index ("of", "in": questions
+// are full of them) are left to the verification.
 func (g *Graph) searchCandidates(q folded, words []folded) []*Entity {
 	short := func(f folded) bool { return len(f.nfkc) < minIndexedQuery || len(f.plain) < minIndexedQuery }
-	if short(q) || len(words) > 1 && slices.ContainsFunc(words, short) {
+	long := slices.DeleteFunc(slices.Clone(words), short)
+	if short(q) || len(words) > 1 && len(long) == 0 {
 		return g.entities
 	}
 	x := g.index()
 	ids := x.candidatesFolded(q)
 	if len(words) > 1 {
-		all := x.candidatesFolded(words[0])
-		for _, w := range words[1:] {
+		all := x.candidatesFolded(long[0])
+		for _, w := range long[1:] {
 			if len(all) == 0 {
 				break
 			}

@@ -104,7 +104,7 @@ func TestSearchNodesReferenceRule(t *testing.T) {
 	}
 	g := searchGraph(t)
 	for _, tt := range tests {
-		if got := names(g.SearchNodes(tt.query).Entities); !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+		if got := names(searchNodes(g, tt.query).Entities); !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
 			t.Errorf("SearchNodes(%q) = %q, want %q", tt.query, got, tt.want)
 		}
 	}
@@ -139,7 +139,7 @@ func TestSearchNodesUnicode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newGraph(t, []Entity{tt.entity}, nil)
-			got := g.SearchNodes(tt.query).Entities
+			got := searchNodes(g, tt.query).Entities
 			if found := len(got) == 1; found != tt.found {
 				t.Errorf("SearchNodes(%q) over %s = %q, want found = %v", tt.query, describe(Snapshot{Entities: []Entity{tt.entity}}), names(got), tt.found)
 			}
@@ -176,7 +176,7 @@ func TestSearchNodesReturnsEveryReferenceMatch(t *testing.T) {
 			}
 			for _, e := range []Entity{ent(tt.text, "t"), ent("x", tt.text), ent("x", "t", "other", tt.text)} {
 				g := newGraph(t, []Entity{e}, nil)
-				if got := g.SearchNodes(tt.query).Entities; len(got) != 1 {
+				if got := searchNodes(g, tt.query).Entities; len(got) != 1 {
 					t.Errorf("SearchNodes(%q) over %s found nothing; the reference finds it (%U in %U)",
 						tt.query, describe(Snapshot{Entities: []Entity{e}}), []rune(tt.query), []rune(tt.text))
 				}
@@ -215,7 +215,7 @@ func TestSearchNodesAllWords(t *testing.T) {
 		{"ａｌｉｃｅ　ＡＣＭＥ", []string{"Alice"}},            // full-width words and ideographic space
 	}
 	for _, tt := range tests {
-		if got := names(g.SearchNodes(tt.query).Entities); !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+		if got := names(searchNodes(g, tt.query).Entities); !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
 			t.Errorf("SearchNodes(%q) = %q, want %q", tt.query, got, tt.want)
 		}
 	}
@@ -243,7 +243,7 @@ func TestSearchNodesRanking(t *testing.T) {
 		{"lang", []string{"Rust Lang", "RUST LANG foundation", "Words", "Kind", "Both", "Notes", "Obs2", "Split"}},
 	}
 	for _, tt := range tests {
-		if got := names(g.SearchNodes(tt.query).Entities); !slices.Equal(got, tt.want) {
+		if got := names(searchNodes(g, tt.query).Entities); !slices.Equal(got, tt.want) {
 			t.Errorf("SearchNodes(%q) =\n %q\nwant\n %q", tt.query, got, tt.want)
 		}
 	}
@@ -262,11 +262,11 @@ func TestSearchNodesRelations(t *testing.T) {
 		{"nobody", ""},
 	}
 	for _, tt := range tests {
-		if got := describe(g.SearchNodes(tt.query)); got != tt.want {
+		if got := describe(searchNodes(g, tt.query)); got != tt.want {
 			t.Errorf("SearchNodes(%q) =\n %q\nwant\n %q", tt.query, got, tt.want)
 		}
 	}
-	assertJSON(t, "SearchNodes with no match", g.SearchNodes("nobody"), `{"entities":[],"relations":[]}`)
+	assertJSON(t, "SearchNodes with no match", searchNodes(g, "nobody"), `{"entities":[],"relations":[]}`)
 }
 
 // The reference matches the empty string everywhere: an empty query returns
@@ -275,7 +275,7 @@ func TestSearchNodesEmptyQuery(t *testing.T) {
 	g := searchGraph(t)
 	g.DeleteEntities([]string{"Acme"})
 	g.CreateEntities([]Entity{ent("Acme", "company")})
-	if got, want := describe(g.SearchNodes("")), describe(g.ReadGraph()); got != want {
+	if got, want := describe(searchNodes(g, "")), describe(g.ReadGraph()); got != want {
 		t.Errorf("SearchNodes(\"\") =\n %q\nwant the whole graph\n %q", got, want)
 	}
 }
@@ -284,7 +284,7 @@ func TestSearchNodesEmptyQuery(t *testing.T) {
 // seen by the next search.
 func TestSearchNodesSeesChanges(t *testing.T) {
 	g := newGraph(t, []Entity{ent("Alice", "person", "likes tea")}, nil)
-	search := func(q string) []string { return names(g.SearchNodes(q).Entities) }
+	search := func(q string) []string { return names(searchNodes(g, q).Entities) }
 	if got := search("tea"); !slices.Equal(got, []string{"Alice"}) {
 		t.Fatalf("search tea = %q", got)
 	}

@@ -745,7 +745,7 @@ func TestResultsAreCopies(t *testing.T) {
 	}{
 		{"ReadGraph", func(g *Graph) []Entity { return g.ReadGraph().Entities }},
 		{"OpenNodes", func(g *Graph) []Entity { return g.OpenNodes([]string{"A"}).Entities }},
-		{"SearchNodes", func(g *Graph) []Entity { return g.SearchNodes("A").Entities }},
+		{"SearchNodes", func(g *Graph) []Entity { return searchNodes(g, "A").Entities }},
 		{"CreateEntities", func(g *Graph) []Entity {
 			g.DeleteEntities([]string{"A"})
 			return g.CreateEntities([]Entity{ent("A", "t", "o1", "o2", "o3")}).Entities
@@ -828,7 +828,7 @@ func TestLoadedGraph(t *testing.T) {
 	if got, want := describe(g.ReadGraph()), "A/first[x,y,z] B/t[] | A-r->B A-r->Ghost"; got != want {
 		t.Errorf("loaded graph = %q, want %q", got, want)
 	}
-	if got, want := describe(g.SearchNodes("z")), "A/first[x,y,z] | A-r->B A-r->Ghost"; got != want {
+	if got, want := describe(searchNodes(g, "z")), "A/first[x,y,z] | A-r->B A-r->Ghost"; got != want {
 		t.Errorf("search after a merge = %q, want %q", got, want)
 	}
 	if got, want := describe(g.OpenNodes([]string{"A", "Ghost"})), "A/first[x,y,z]"; got != want {
@@ -845,14 +845,25 @@ func TestConcurrentReaders(t *testing.T) {
 	g := newGraph(t,
 		[]Entity{ent("Alice", "person", "likes tea"), ent("Bob", "person", "ＰＹＴＨＯＮ"), ent("Москва", "city")},
 		[]Relation{rel("Alice", "knows", "Bob"), rel("Bob", "lives_in", "Москва")})
-	want := describe(g.SearchNodes("python"))
+	want := describe(searchNodes(g, "python"))
 	var wg sync.WaitGroup
-	for i := range 8 {
+	for i := range 12 {
 		wg.Go(func() {
 			for range 50 {
-				switch i % 4 {
+				switch i % 6 {
+				case 4:
+					r := g.SearchRanked("who knows python", 0)
+					if len(r.Hits) == 0 || r.Hits[0].Entity.Name != "Bob" {
+						t.Errorf("concurrent ranked search = %q, want Bob first", hitNames(r))
+					}
+					for _, h := range r.Hits {
+						h.Observations()
+					}
+				case 5:
+					g.Neighbours([]string{"Alice"}, 2)
+					g.Outline()
 				case 0:
-					if got := describe(g.SearchNodes("python")); got != want {
+					if got := describe(searchNodes(g, "python")); got != want {
 						t.Errorf("concurrent search = %q, want %q", got, want)
 					}
 				case 1:
@@ -898,7 +909,14 @@ func TestVersion(t *testing.T) {
 		}, false},
 		{"delete_relations, found", func(g *Graph) { g.DeleteRelations([]Relation{rel("A", "r", "B")}) }, true},
 		{"delete_relations, none found", func(g *Graph) { g.DeleteRelations([]Relation{rel("B", "r", "A")}) }, false},
-		{"reads", func(g *Graph) { g.ReadGraph(); g.OpenNodes([]string{"A"}); g.SearchNodes("a") }, false},
+		{"reads", func(g *Graph) {
+			g.ReadGraph()
+			g.OpenNodes([]string{"A"})
+			searchNodes(g, "a")
+			g.SearchRanked("a b", 0)
+			g.Neighbours([]string{"A"}, 1)
+			g.Outline()
+		}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,80 @@
+package graph
+
+import "fmt"
+
+// MaxDepth is the deepest neighbourhood Neighbours returns. Two steps
+// already reach most of a well-connected memory; more would answer with the
+// whole graph.
+const MaxDepth = 2
+
+// DepthError is returned for a depth Neighbours does not accept.
+type DepthError struct{ Depth int }
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("depth must be between 0 and %d, not %d", MaxDepth, e.Depth)
+}
+
+// Neighbours selects the named entities that exist and, at depth 1, every
+// entity directly related to one of them (either direction), at depth 2
+// also the entities related to those; with the relations whose both ends are
+// among the selected entities. Entities and relations are in graph order;
+// unknown names are skipped. Depth 0 selects what Open does. A depth below
+// 0 or above MaxDepth returns a *DepthError.
+func (g *Graph) Neighbours(names []string, depth int) (Selection, error) {
+	if depth < 0 || depth > MaxDepth {
+		return Selection{}, &DepthError{depth}
+	}
+	seen := make(map[string]bool, len(names))
+	var reached, frontier []string
+	reach := func(name string) {
+		if !seen[name] && g.byName[name] != nil {
+			seen[name] = true
+			reached = append(reached, name)
+			frontier = append(frontier, name)
+		}
+	}
+	for _, n := range names {
+		reach(n)
+	}
+	for range depth {
+		current := frontier
+		frontier = nil
+		for _, name := range current {
+			for _, r := range g.out[name] {
+				reach(r.To)
+			}
+			for _, r := range g.in[name] {
+				reach(r.From)
+			}
+		}
+	}
+	return g.Open(reached), nil
+}
+
+// OutlineEntity is an entity as the outline shows it: no observations, only
+// how many there are.
+type OutlineEntity struct {
+	Name             string `json:"name"`
+	EntityType       string `json:"entityType"`
+	ObservationCount int    `json:"observationCount"`
+}
+
+// Outline is the shape of the whole graph: every entity's name, type and
+// number of observations, and every relation, in graph order. An assistant
+// orients itself in a big memory with it, then opens what it needs. The
+// relations point into the graph: valid until the next mutation, not to be
+// modified.
+type Outline struct {
+	Entities  []OutlineEntity
+	Relations []*Relation
+}
+
+// Outline returns the outline of the graph. It copies no observation: the
+// cost is one small record per entity.
+func (g *Graph) Outline() Outline {
+	ents := make([]OutlineEntity, len(g.entities))
+	for i, e := range g.entities {
+		ents[i] = OutlineEntity{Name: e.Name, EntityType: e.EntityType, ObservationCount: len(e.Observations)}
+	}
+	return Outline{Entities: ents, Relations: g.relations}
+}

@@ -1,0 +1,722 @@
+package graph
+
+import (
+	"encoding/binary"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The word index behind SearchRanked: for every term (see words.go) the
+// entities whose text holds it and how often, so BM25 scores a query from a
+// few posting lists instead of reading the graph.
+//
+// An entity's text is its name, type and observations, and, as weaker
+// evidence, its context: for every relation it has, the relation type and
+// the other end's name and type. Fields count with different weights (the
+// name most, the context least), in the manner of BM25F: a term's weighted
+// count is saturated once, and the entity's weighted length normalises it.
+//
+// The lifecycle is the trigram index's: built by the first ranked search,
+// then kept up to date. A mutation only forgets the changed entities'
+// postings (their id goes stale) and records them; the next search indexes
+// them again under fresh ids, so posting lists stay sorted by appending.
+// Document frequencies count live ids only, so scores never depend on the
+// history of mutations; once stale ids outnumber live ones the index is
+// rebuilt.
+
+// Field weights, in units of half an occurrence: a word of the name counts
+// twice, a word of the type or an observation once, a word of the context
+// half.
+const (
+	weightName        = 4
+	weightType        = 2
+	weightObservation = 2
+	weightContext     = 1
+	unitsPerWord      = 2.0
+)
+
+// BM25 parameters: k1 is how quickly repeats of a term stop adding, b how
+// much a long entity is discounted. These are the textbook values, the ones
+// the project's retrieval notes measured on a held-out conversational
+// benchmark (recall@5 0.60, 0.68 with neighbours' words at half weight).
+// They are not fitted to any test here; the evaluation set (cmd/memory-eval)
+// is where to try others.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// DefaultSearchLimit is SearchRanked's limit when the caller gives none.
+const DefaultSearchLimit = 10
+
+// stopTerm marks a stop word in the surface cache.
+const stopTerm = ^uint32(0)
+
+type wordIndex struct {
+	byID   []*Entity // nil: stale id
+	docLen []uint32  // weighted length of each id's text, in units
+
+	lists   []postingList     // by term id
+	termIDs map[string]uint32 // term -> id
+	// surface caches what a folded English or Russian word stands for (a
+	// term id or stopTerm): stemming is the slow part of indexing, and the
+	// same words recur. Other words (numbers, names in other scripts) are
+	// their own terms and need no cache.
+	surface map[string]uint32
+	phrases map[string][]uint32 // term ids of repeated texts; see phraseTerms
+
+	live     int    // ids not stale
+	totalLen uint64 // sum of docLen over live ids
+	stale    int
+	pending  []*Entity // to (re)index at the next search
+
+	counts  map[uint32]uint32 // scratch for add: units by term
+	scores  []float64         // scratch for scoring, by id
+	touched []uint32
+}
+
+// postingList holds, for one term, the entities that have it and the term's
+// weighted count in each, packed: per entity the difference of its id from
+// the previous one and then the count in units, both uvarints (ids ascend).
+// Most postings take two bytes; at 100k entities the lists hold about six
+// million of them.
+type postingList struct {
+	data []byte
+	last uint32 // the last id in data
+}
+
+func (l *postingList) add(id uint32, units uint32) {
+	l.data = binary.AppendUvarint(l.data, uint64(id-l.last))
+	l.data = binary.AppendUvarint(l.data, uint64(units))
+	l.last = id
+}
+
+// join appends o, whose ids all follow l's, to l: only the first delta
+// changes.
+func (l *postingList) join(o *postingList) {
+	if len(o.data) == 0 {
+		return
+	}
+	first, n := binary.Uvarint(o.data)
+	l.data = binary.AppendUvarint(l.data, first-uint64(l.last))
+	l.data = append(l.data, o.data[n:]...)
+	l.last = o.last
+}
+
+// each calls f with every id of the list and its count, in order.
+func (l *postingList) each(f func(id, units uint32)) {
+	id := uint32(0)
+	for i := 0; i < len(l.data); {
+		d, n := binary.Uvarint(l.data[i:])
+		i += n
+		units, m := binary.Uvarint(l.data[i:])
+		i += m
+		id += uint32(d)
+		f(id, uint32(units))
+	}
+}
+
+func newWordIndex() *wordIndex {
+	return &wordIndex{
+		byID:    []*Entity{nil}, // id 0 means "not indexed"
+		docLen:  []uint32{0},
+		termIDs: make(map[string]uint32),
+		surface: make(map[string]uint32),
+		phrases: make(map[string][]uint32),
+		counts:  make(map[uint32]uint32),
+	}
+}
+
+// wordsChanged records that e's text or context changed.
+func (g *Graph) wordsChanged(e *Entity) {
+	if x := g.words; x != nil && e != nil {
+		x.forget(e)
+		x.pending = append(x.pending, e)
+		if len(x.pending) > 2*len(x.byID)+rebuildSlack {
+			// Many writes and no search: building afresh when a search
+			// comes costs less than the records.
+			g.words = nil
+		}
+	}
+}
+
+// relationChanged records that r was added or removed: both ends' context
+// changed.
+func (g *Graph) relationChanged(r *Relation) {
+	if g.words != nil {
+		g.wordsChanged(g.byName[r.From])
+		g.wordsChanged(g.byName[r.To])
+	}
+}
+
+func (x *wordIndex) forget(e *Entity) {
+	if e.wid != 0 {
+		x.byID[e.wid] = nil
+		x.totalLen -= uint64(x.docLen[e.wid])
+		x.live--
+		x.stale++
+		e.wid = 0
+	}
+}
+
+// wordIndex brings the word index up to date; it runs under searchMu.
+func (g *Graph) wordIndex() *wordIndex {
+	x := g.words
+	if x == nil || x.stale > len(x.byID)/2+rebuildSlack {
+		x = g.buildWordIndex()
+		g.words = x
+		return x
+	}
+	for _, e := range x.pending {
+		if e.wid == 0 && g.byName[e.Name] == e {
+			x.add(g, e)
+		}
+	}
+	x.pending = nil
+	return x
+}
+
+// buildWordIndex indexes every entity, entity i as id i+1. Like the trigram
+// index, a large graph is cut into one part per core; each part has terms
+// and lists of its own, and the parts' lists are joined in order, so every
+// list stays ascending.
+func (g *Graph) buildWordIndex() *wordIndex {
+	n := len(g.entities)
+	parts := 1
+	if n >= parallelBuildMin {
+		parts = min(runtime.GOMAXPROCS(0), 8)
+	}
+	size := (n + parts - 1) / parts
+	inParallel := func(f func(lo, hi int) *wordIndex) []*wordIndex {
+		out := make([]*wordIndex, parts)
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Go(func() { out[p] = f(p*size, min(n, (p+1)*size)) })
+		}
+		wg.Wait()
+		return out
+	}
+	// Indexing an entity reads its neighbours' folded text: fold every
+	// entity first, so no part writes what another reads.
+	inParallel(func(lo, hi int) *wordIndex {
+		for _, e := range g.entities[lo:hi] {
+			e.searchText()
+		}
+		return nil
+	})
+	byID := make([]*Entity, n+1)
+	docLen := make([]uint32, n+1)
+	partial := inParallel(func(lo, hi int) *wordIndex {
+		x := newWordIndex()
+		x.byID, x.docLen = byID, docLen // each part writes its own ids only
+		for i := lo; i < hi; i++ {
+			x.post(g, g.entities[i], uint32(i+1))
+		}
+		return x
+	})
+	return merge(partial)
+}
+
+// merge joins the parts of a build into one index: the first part's terms
+// and then each later part's postings after its predecessors'. Every list is
+// copied once into an array of its final size, so the index keeps no room
+// left over from appending and the build no chain of regrown arrays.
+func merge(parts []*wordIndex) *wordIndex {
+	x := parts[0]
+	ids := make([][]uint32, len(parts)) // ids[p][t]: x's id of part p's term t
+	for i, p := range parts[1:] {
+		m := make([]uint32, len(p.lists))
+		for term, t := range p.termIDs {
+			m[t] = x.internTerm(term)
+		}
+		for w, t := range p.surface {
+			if _, ok := x.surface[w]; !ok {
+				if t != stopTerm {
+					t = m[t]
+				}
+				x.surface[w] = t
+			}
+		}
+		x.live += p.live
+		x.totalLen += p.totalLen
+		ids[i+1] = m
+	}
+	size := make([]int, len(x.lists))
+	for t, l := range x.lists {
+		size[t] = len(l.data)
+	}
+	for i, p := range parts[1:] {
+		for t, l := range p.lists {
+			size[ids[i+1][t]] += len(l.data) // a rebased first delta is no longer
+		}
+	}
+	lists := make([]postingList, len(x.lists))
+	for t := range lists {
+		lists[t].data = make([]byte, 0, size[t])
+		lists[t].join(&x.lists[t])
+	}
+	for i, p := range parts[1:] {
+		for t := range p.lists {
+			lists[ids[i+1][t]].join(&p.lists[t])
+		}
+	}
+	x.lists = lists
+	return x
+}
+
+// add indexes e under a fresh id.
+func (x *wordIndex) add(g *Graph, e *Entity) {
+	id := uint32(len(x.byID))
+	x.byID = append(x.byID, nil)
+	x.docLen = append(x.docLen, 0)
+	x.post(g, e, id)
+}
+
+// post indexes e as id, a slot of byID that is free.
+func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
+	clear(x.counts)
+	length := uint32(0)
+	g.forEachField(e, func(text string, weight uint32, repeated bool) {
+		if repeated {
+			for _, t := range x.phraseTerms(text) {
+				x.counts[t] += weight
+				length += weight
+			}
+			return
+		}
+		forEachToken(text, func(tok string, word bool) {
+			t := x.internToken(tok, word)
+			if t != stopTerm {
+				x.counts[t] += weight
+				length += weight
+			}
+		})
+	})
+	for t, c := range x.counts {
+		x.lists[t].add(id, c)
+	}
+	x.byID[id] = e
+	x.docLen[id] = length
+	e.wid = id
+	x.live++
+	x.totalLen += uint64(length)
+}
+
+// forEachField calls f with every folded text of e's document and its
+// weight: name, type, observations, then the context from e's relations
+// (outgoing, then incoming). repeated marks the texts that recur across
+// entities (types and relation types), which are worth caching.
+func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32, repeated bool)) {
+	st := e.searchText()
+	f(st.name.nfkc, weightName, false)
+	f(st.entityType.nfkc, weightType, true)
+	for _, o := range st.observations {
+		f(o.nfkc, weightObservation, false)
+	}
+	context := func(r *Relation, other string) {
+		f(Fold(r.RelationType), weightContext, true)
+		if o := g.byName[other]; o != nil {
+			ost := o.searchText()
+			f(ost.name.nfkc, weightContext, false)
+			f(ost.entityType.nfkc, weightContext, true)
+		} else {
+			f(Fold(other), weightContext, false)
+		}
+	}
+	for _, r := range g.out[e.Name] {
+		context(r, r.To)
+	}
+	for _, r := range g.in[e.Name] {
+		context(r, r.From)
+	}
+}
+
+// maxPhrases bounds the cache of repeated texts: a memory has a handful of
+// types and relation types, but nothing stops it from having a new one on
+// every entity.
+const maxPhrases = 4096
+
+// phraseTerms returns the term ids of a folded text that recurs, stop words
+// left out, from a cache.
+func (x *wordIndex) phraseTerms(text string) []uint32 {
+	if ts, ok := x.phrases[text]; ok {
+		return ts
+	}
+	var ts []uint32
+	forEachToken(text, func(tok string, word bool) {
+		if t := x.internToken(tok, word); t != stopTerm {
+			ts = append(ts, t)
+		}
+	})
+	if len(x.phrases) < maxPhrases {
+		x.phrases[strings.Clone(text)] = ts
+	}
+	return ts
+}
+
+// internToken returns the term id of a token, adding the term if new.
+func (x *wordIndex) internToken(tok string, word bool) uint32 {
+	if !word || !stemmed(tok) {
+		return x.internTerm(tok)
+	}
+	if t, ok := x.surface[tok]; ok {
+		return t
+	}
+	t := stopTerm
+	if term := wordTerm(tok); term != "" {
+		t = x.internTerm(term)
+	}
+	x.surface[strings.Clone(tok)] = t
+	return t
+}
+
+func (x *wordIndex) internTerm(term string) uint32 {
+	if t, ok := x.termIDs[term]; ok {
+		return t
+	}
+	t := uint32(len(x.lists))
+	x.termIDs[strings.Clone(term)] = t
+	x.lists = append(x.lists, postingList{})
+	return t
+}
+
+// lookupToken returns the term and term id of a query token, or false when
+// it is a stop word or no entity has it. It adds nothing: queries must not
+// grow the index.
+func (x *wordIndex) lookupToken(tok string, word bool) (term string, id uint32, ok bool) {
+	term = tok
+	if word {
+		if t, cached := x.surface[tok]; cached && t == stopTerm {
+			return "", 0, false
+		}
+		term = wordTerm(tok)
+		if term == "" {
+			return "", 0, false
+		}
+	}
+	id, ok = x.termIDs[term]
+	return term, id, ok
+}
+
+// rankQuery is a query resolved against the index: its distinct terms in
+// order of first appearance, their weights, and what the exact rule needs.
+type rankQuery struct {
+	whole folded
+	words []folded
+	terms []string
+	ids   []uint32 // ids[i] is terms[i]'s id; terms unknown to the index are left out of both
+	idf   map[string]float64
+}
+
+func (x *wordIndex) resolve(query string) *rankQuery {
+	q := &rankQuery{whole: newFolded(query), idf: make(map[string]float64)}
+	for _, w := range strings.Fields(query) {
+		q.words = append(q.words, newFolded(w))
+	}
+	forEachToken(Fold(query), func(tok string, word bool) {
+		term, id, ok := x.lookupToken(tok, word)
+		if !ok {
+			return
+		}
+		if _, seen := q.idf[term]; seen {
+			return
+		}
+		q.terms = append(q.terms, strings.Clone(term))
+		q.ids = append(q.ids, id)
+		q.idf[term] = x.idf(x.docFreq(id))
+	})
+	return q
+}
+
+// docFreq counts the live entities holding term t.
+func (x *wordIndex) docFreq(t uint32) int {
+	n := 0
+	x.lists[t].each(func(id, _ uint32) {
+		if x.byID[id] != nil {
+			n++
+		}
+	})
+	return n
+}
+
+// idf is BM25's inverse document frequency, never negative: a term every
+// entity has still counts a little.
+func (x *wordIndex) idf(df int) float64 {
+	return math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// bm25 is one term's contribution to an entity's score, from the term's idf,
+// its weighted count in the entity (units) and the entity's weighted length
+// (units), given the average length.
+func bm25(idf float64, tfUnits, lenUnits uint32, avgLen float64) float64 {
+	tf := float64(tfUnits) / unitsPerWord
+	norm := 1 - bm25B + bm25B*float64(lenUnits)/unitsPerWord/avgLen
+	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+}
+
+func (x *wordIndex) avgLen() float64 {
+	if x.live == 0 || x.totalLen == 0 {
+		return 1
+	}
+	return float64(x.totalLen) / unitsPerWord / float64(x.live)
+}
+
+// accumulate adds each live entity's score for q into x.scores and lists
+// the ids it touched in x.touched. The caller reads them, then calls reset.
+func (x *wordIndex) accumulate(q *rankQuery) {
+	if cap(x.scores) < len(x.byID) {
+		x.scores = make([]float64, len(x.byID), cap(x.byID))
+	}
+	x.scores = x.scores[:len(x.byID)]
+	avg := x.avgLen()
+	for i, t := range q.ids {
+		idf := q.idf[q.terms[i]]
+		x.lists[t].each(func(id, units uint32) {
+			if x.byID[id] == nil {
+				return
+			}
+			if x.scores[id] == 0 {
+				x.touched = append(x.touched, id)
+			}
+			x.scores[id] += bm25(idf, units, x.docLen[id], avg)
+		})
+	}
+}
+
+func (x *wordIndex) reset() {
+	for _, id := range x.touched {
+		x.scores[id] = 0
+	}
+	x.touched = x.touched[:0]
+}
+
+// Ranked is what SearchRanked returns. Like Selection it points into the
+// graph: valid until the next mutation, not to be modified.
+type Ranked struct {
+	// Hits are the entities found, best first: the Exact ones (in
+	// Search's order), then the closest partial matches by score.
+	Hits []Hit
+	// Exact is the number of leading hits that match the whole query by
+	// the rule of Search. When it is 0 and Hits is not empty, nothing
+	// matched the whole query and the hits are only the closest.
+	Exact int
+	// Relations are those with at least one end among the hits, in graph
+	// order.
+	Relations []*Relation
+}
+
+// Hit is one entity of a ranked search.
+type Hit struct {
+	Entity *Entity
+	// Exact: the entity matches the whole query (Search's rule), rather
+	// than sharing only some of its words.
+	Exact bool
+	// Score is the entity's BM25-like relevance to the query's words; 0
+	// when it shares none (an exact match on a stop word or a fragment).
+	Score float64
+
+	q *rankQuery
+}
+
+// Selection returns the hits' entities and the relations, as Search
+// returns them, for callers that show a ranked answer like any other.
+func (r Ranked) Selection() Selection {
+	ents := make([]*Entity, len(r.Hits))
+	for i, h := range r.Hits {
+		ents[i] = h.Entity
+	}
+	return Selection{ents, r.Relations}
+}
+
+// SearchRanked answers a question asked in natural words. It returns every
+// entity Search would (those matching the whole query, in that order)
+// and then, while they are fewer than limit, the entities sharing the most
+// relevant words with the query, best first (ties in graph order), until
+// there are limit hits in all. A limit of 0 or less means
+// DefaultSearchLimit.
+//
+// Relevance is BM25 over words (see the word index in rank.go): words
+// compared after Fold, English and Russian words by their Snowball stems,
+// stop words ignored, Japanese and Chinese text by character bigrams; rare
+// words weigh more, the name more than an observation, and the names and
+// types of related entities and relation types less.
+//
+// The first ranked search builds the word index; later mutations update it
+// incrementally. Like Search it may run beside other read-only calls.
+func (g *Graph) SearchRanked(query string, limit int) Ranked {
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	g.searchMu.Lock()
+	defer g.searchMu.Unlock()
+	exact := g.search(query)
+	x := g.wordIndex()
+	q := x.resolve(query)
+	x.accumulate(q)
+	defer x.reset()
+
+	hits := make([]Hit, 0, max(len(exact), limit))
+	for _, e := range exact {
+		hits = append(hits, Hit{Entity: e, Exact: true, Score: x.scores[e.wid], q: q})
+	}
+	if want := limit - len(exact); want > 0 {
+		isExact := make(map[*Entity]bool, len(exact))
+		for _, e := range exact {
+			isExact[e] = true
+		}
+		var others []Hit
+		for _, id := range x.touched {
+			if e := x.byID[id]; !isExact[e] {
+				others = append(others, Hit{Entity: e, Score: x.scores[id], q: q})
+			}
+		}
+		hits = append(hits, best(others, want)...)
+	}
+	r := Ranked{Hits: hits, Exact: len(exact)}
+	r.Relations = g.touching(r.Selection().Entities)
+	return r
+}
+
+// better orders hits by score, ties in graph order.
+func better(a, b Hit) int {
+	if a.Score != b.Score {
+		if a.Score > b.Score {
+			return -1
+		}
+		return 1
+	}
+	return bySeq(a.Entity, b.Entity)
+}
+
+// best returns the n best of hits, in order.
+func best(hits []Hit, n int) []Hit {
+	if len(hits) > 4*n {
+		// Most candidates cannot make the cut: find the n-th best score
+		// with a partial sort of a copy of the scores, then sort only
+		// those at least as good.
+		scores := make([]float64, len(hits))
+		for i, h := range hits {
+			scores[i] = h.Score
+		}
+		cut := nthLargest(scores, n)
+		hits = slices.DeleteFunc(hits, func(h Hit) bool { return h.Score < cut })
+	}
+	slices.SortFunc(hits, better)
+	return hits[:min(n, len(hits))]
+}
+
+// nthLargest returns the n-th largest value of s (1-based), reordering s.
+func nthLargest(s []float64, n int) float64 {
+	k := n - 1 // index in descending order
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		pivot := s[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] > pivot {
+				i++
+			}
+			for s[j] < pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}
+
+// Matched returns the indexes of the entity's observations that match the
+// query, best first: those containing the whole query (compared after Fold),
+// then those sharing the most weight of the query's words, then those
+// containing one of the query's space-separated words; ties in the
+// entity's order. A caller shows these observations first, so a big entity
+// never buries the fact asked about.
+func (h Hit) Matched() []int {
+	if h.q == nil {
+		return nil
+	}
+	type match struct {
+		i     int
+		whole bool
+		score float64
+		words int
+	}
+	var ms []match
+	seen := make(map[string]bool)
+	for i, o := range h.Entity.Observations {
+		f := newFolded(o)
+		m := match{i: i, whole: f.contains(h.q.whole)}
+		if len(h.q.idf) > 0 {
+			clear(seen)
+			forEachTerm(f.nfkc, func(t string) {
+				if w, ok := h.q.idf[t]; ok && !seen[t] {
+					seen[t] = true
+					m.score += w
+				}
+			})
+		}
+		for _, w := range h.q.words {
+			if f.contains(w) {
+				m.words++
+			}
+		}
+		if m.whole || m.score > 0 || m.words > 0 {
+			ms = append(ms, m)
+		}
+	}
+	slices.SortStableFunc(ms, func(a, b match) int {
+		switch {
+		case a.whole != b.whole:
+			if a.whole {
+				return -1
+			}
+			return 1
+		case a.score != b.score:
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return b.words - a.words
+	})
+	out := make([]int, len(ms))
+	for i, m := range ms {
+		out[i] = m.i
+	}
+	return out
+}
+
+// Observations returns the entity's observations with the matched ones
+// (Matched) first and the others after them in their order. The result is a
+// new slice; the strings are the entity's.
+func (h Hit) Observations() []string {
+	obs := h.Entity.Observations
+	matched := h.Matched()
+	out := make([]string, 0, len(obs))
+	taken := make([]bool, len(obs))
+	for _, i := range matched {
+		out = append(out, obs[i])
+		taken[i] = true
+	}
+	for i, o := range obs {
+		if !taken[i] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
