@@ -17,10 +17,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/cli"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
@@ -57,6 +59,9 @@ Environment:
   MEMORY_FILE_PATH   the memory file (JSONL). Absolute, ~/..., or relative to
                      the directory of this executable. Default: memory.jsonl
                      beside the executable.
+  MEMORY_ANSWER_LIMIT  bytes of text one tool answer may hold (default
+                     60000, about 15-20k tokens); a bigger answer comes in
+                     parts with a cursor. 0: no limit, as the reference.
   MEMORY_HTTP_TOKEN  with --http: clients must send Authorization: Bearer
                      <token> (at least 16 characters). Required unless the
                      address is loopback; enforced whenever set.
@@ -123,8 +128,13 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		logger.Print(err)
 		return 2
 	}
+	limit, err := answerLimit()
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
 	store := filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts})
-	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch})
+	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -246,6 +256,19 @@ func tuning() (filestore.LockOptions, time.Duration, error) {
 		*k.dst = d
 	}
 	return lock, watch, nil
+}
+
+// answerLimit reads MEMORY_ANSWER_LIMIT (SPEC §8).
+func answerLimit() (int, error) {
+	v := strings.TrimSpace(os.Getenv("MEMORY_ANSWER_LIMIT"))
+	if v == "" {
+		return server.DefaultAnswerLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || 0 < n && n < answer.MinLimit {
+		return 0, fmt.Errorf("MEMORY_ANSWER_LIMIT=%q: want 0 (no limit) or a number of bytes of at least %d, such as 60000", v, answer.MinLimit)
+	}
+	return n, nil
 }
 
 // Set at link time by the release scripts (scripts/release-lib.sh):

@@ -159,8 +159,20 @@ func runSearch(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Ranked as search_nodes ranks, each entity's matching observations
+	// first.
 	var snap graph.Snapshot
-	if err := s.View(func(g *graph.Graph) { snap = g.SearchNodes(query) }); err != nil {
+	exact := 0 // the leading entities that contain the whole query
+	if err := s.View(func(g *graph.Graph) {
+		found := g.SearchRanked(query, graph.DefaultSearchLimit)
+		exact = found.Exact
+		for _, h := range found.Hits {
+			snap.Entities = append(snap.Entities, graph.Entity{Name: h.Entity.Name, EntityType: h.Entity.EntityType, Observations: h.Observations()})
+		}
+		for _, r := range found.Relations {
+			snap.Relations = append(snap.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType})
+		}
+	}); err != nil {
 		return err
 	}
 	if c.json {
@@ -170,20 +182,22 @@ func runSearch(c *context_, args []string) error {
 		c.printf("No entity matches %q.\n", query)
 		return nil
 	}
-	c.printf("%s %s %q:\n\n", plural(len(snap.Entities), "entity", "entities"), map[bool]string{true: "matches", false: "match"}[len(snap.Entities) == 1], query)
+	switch {
+	case exact == 0:
+		c.printf("No entity contains %q; the closest by the words they share with it:\n\n", query)
+	default:
+		c.printf("%s %s %q:\n\n", plural(exact, "entity", "entities"), map[bool]string{true: "matches", false: "match"}[exact == 1], query)
+	}
 	shown := snap.Entities
 	if *limit > 0 && len(shown) > *limit {
 		shown = shown[:*limit]
 	}
-	folded := graph.Fold(query)
-	for _, e := range shown {
+	for i, e := range shown {
+		if i == exact && exact > 0 {
+			c.printf("\nThe closest others by the words they share with it:\n\n")
+		}
 		c.printf("%s (%s)\n", oneLine(e.Name), oneLine(e.EntityType))
-		// The observations that hold the query first, as search_nodes
-		// shows them.
-		obs := slices.Clone(e.Observations)
-		slices.SortStableFunc(obs, func(a, b string) int {
-			return cmp.Compare(boolInt(!strings.Contains(graph.Fold(a), folded)), boolInt(!strings.Contains(graph.Fold(b), folded)))
-		})
+		obs := e.Observations
 		for i, o := range obs {
 			if i == 3 {
 				c.printf("    … %d more\n", len(obs)-3)

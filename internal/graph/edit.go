@@ -267,33 +267,13 @@ func (g *Graph) Rewrite() { g.version++ }
 // Truncated reports that the limit cut the neighbourhood short. It returns
 // an empty selection when name does not exist.
 func (g *Graph) Neighbourhood(name string, depth, limit int) (sel Selection, truncated bool) {
-	start := g.byName[name]
-	if start == nil {
+	if g.byName[name] == nil {
 		return Selection{}, false
 	}
-	seen := map[*Entity]bool{start: true}
-	ents := []*Entity{start}
-	frontier := []*Entity{start}
-	for d := 0; d < depth && len(frontier) > 0 && !truncated; d++ {
-		var next []*Entity
-		for _, e := range frontier {
-			for _, r := range g.touching([]*Entity{e}) {
-				for _, n := range [2]string{r.From, r.To} {
-					ne := g.byName[n]
-					if ne == nil || seen[ne] {
-						continue
-					}
-					if limit > 0 && len(ents) >= limit {
-						truncated = true
-						continue
-					}
-					seen[ne] = true
-					ents = append(ents, ne)
-					next = append(next, ne)
-				}
-			}
-		}
-		frontier = next
+	ents, truncated := g.reach([]string{name}, depth, limit)
+	seen := make(map[*Entity]bool, len(ents))
+	for _, e := range ents {
+		seen[e] = true
 	}
 	var rels []*Relation
 	for _, e := range ents {

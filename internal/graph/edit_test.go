@@ -75,13 +75,13 @@ func TestRename(t *testing.T) {
 	if got := describe(g.ReadGraph()); got != want {
 		t.Errorf("after rename:\n got %s\nwant %s", got, want)
 	}
-	if got := names(g.SearchNodes("алиса").Entities); !slices.Equal(got, []string{"Алиса 東京"}) {
+	if got := names(searchNodes(g, "алиса").Entities); !slices.Equal(got, []string{"Алиса 東京"}) {
 		t.Errorf("search алиса = %v", got)
 	}
-	if got := names(g.SearchNodes("tea").Entities); !slices.Equal(got, []string{"Алиса 東京"}) {
+	if got := names(searchNodes(g, "tea").Entities); !slices.Equal(got, []string{"Алиса 東京"}) {
 		t.Errorf("search tea = %v", got)
 	}
-	if got := g.SearchNodes("Alice").Entities; len(got) != 0 {
+	if got := searchNodes(g, "Alice").Entities; len(got) != 0 {
 		t.Errorf("the old name is still found: %v", names(got))
 	}
 	if got := describe(g.OpenNodes([]string{"Алиса 東京", "Bob"})); got != "Алиса 東京/person[likes tea] Bob/person[] | Алиса 東京-knows->Bob Bob-knows->Алиса 東京 Алиса 東京-is->Алиса 東京" {
@@ -167,7 +167,7 @@ func TestMerge(t *testing.T) {
 			if res.TypeDropped != tt.typeDropped {
 				t.Errorf("TypeDropped = %q, want %q", res.TypeDropped, tt.typeDropped)
 			}
-			if got := g.SearchNodes(tt.from).Entities; len(got) != 0 && got[0].Name == tt.from {
+			if got := searchNodes(g, tt.from).Entities; len(got) != 0 && got[0].Name == tt.from {
 				t.Errorf("the merged entity is still found")
 			}
 		})
@@ -198,10 +198,10 @@ func TestReplaceObservation(t *testing.T) {
 	if got := describe(g.ReadGraph()); got != "A/t[one,2 — два — 二,three]" {
 		t.Errorf("got %s", got)
 	}
-	if got := names(g.SearchNodes("ДВА").Entities); !slices.Equal(got, []string{"A"}) {
+	if got := names(searchNodes(g, "ДВА").Entities); !slices.Equal(got, []string{"A"}) {
 		t.Errorf("search for the new text: %v", got)
 	}
-	if got := g.SearchNodes("two").Entities; len(got) != 0 {
+	if got := searchNodes(g, "two").Entities; len(got) != 0 {
 		t.Errorf("the old text is still found")
 	}
 	v := g.Version()
@@ -303,7 +303,7 @@ func TestImport(t *testing.T) {
 		t.Errorf("graph:\n got %s\nwant %s", got, want)
 	}
 	assertJSON(t, "result", res, `{"addedEntities":["Борис","東京"],"addedObservations":[{"entityName":"Alice","addedObservations":["a2"]}],"addedRelations":[{"from":"Борис","to":"東京","relationType":"lives_in"},{"from":"Alice","to":"Борис","relationType":"knows"}],"skippedObservations":1,"skippedRelations":1,"typesKept":[{"name":"Alice","kept":"person","imported":"human"}]}`)
-	if got := names(g.SearchNodes("a2").Entities); !slices.Equal(got, []string{"Alice"}) {
+	if got := names(searchNodes(g, "a2").Entities); !slices.Equal(got, []string{"Alice"}) {
 		t.Errorf("search a2 = %v", got)
 	}
 

@@ -24,31 +24,47 @@ func (g *Graph) Neighbours(names []string, depth int) (Selection, error) {
 	if depth < 0 || depth > MaxDepth {
 		return Selection{}, &DepthError{depth}
 	}
-	seen := make(map[string]bool, len(names))
-	var reached, frontier []string
-	reach := func(name string) {
-		if !seen[name] && g.byName[name] != nil {
-			seen[name] = true
-			reached = append(reached, name)
-			frontier = append(frontier, name)
+	ents, _ := g.reach(names, depth, 0)
+	reached := make([]string, len(ents))
+	for i, e := range ents {
+		reached[i] = e.Name
+	}
+	return g.Open(reached), nil
+}
+
+// reach returns the named entities that exist and those within depth
+// relations of them (either direction), breadth first, at most limit in all
+// (0: no limit); truncated reports that the limit cut it short.
+func (g *Graph) reach(names []string, depth, limit int) (ents []*Entity, truncated bool) {
+	seen := make(map[*Entity]bool, len(names))
+	var frontier []*Entity
+	add := func(e *Entity) {
+		if e == nil || seen[e] {
+			return
 		}
+		if limit > 0 && len(ents) >= limit {
+			truncated = true
+			return
+		}
+		seen[e] = true
+		ents = append(ents, e)
+		frontier = append(frontier, e)
 	}
 	for _, n := range names {
-		reach(n)
+		add(g.byName[n])
 	}
 	for range depth {
 		current := frontier
 		frontier = nil
-		for _, name := range current {
-			for _, r := range g.out[name] {
-				reach(r.To)
-			}
-			for _, r := range g.in[name] {
-				reach(r.From)
+		for _, e := range current {
+			// Relations in graph order, so a limit keeps the oldest.
+			for _, r := range g.touching([]*Entity{e}) {
+				add(g.byName[r.From])
+				add(g.byName[r.To])
 			}
 		}
 	}
-	return g.Open(reached), nil
+	return ents, truncated
 }
 
 // OutlineEntity is an entity as the outline shows it: no observations, only

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestEncodeMatchesJSONStringify(t *testing.T) {
 	g.CreateRelations([]graph.Relation{{From: "Alice", To: "Empty", RelationType: "knows"}})
 	count := 2
 	cases := map[string]struct {
-		write func(*jsonWriter)
+		write func(*answer.JSON)
 		std   any
 	}{
 		"selection":       {writeSelection(g.All()), g.ReadGraph()},
@@ -48,7 +49,7 @@ func TestEncodeMatchesJSONStringify(t *testing.T) {
 	}
 	for name, c := range cases {
 		for _, indent := range []bool{false, true} {
-			got := string(encodeJSON(indent, c.write))
+			got := string(answer.Encode(indent, c.write))
 			if want := stdJSON(t, c.std, indent); got != want {
 				t.Errorf("%s (indent %v):\ngot  %s\nwant %s", name, indent, got, want)
 			}
@@ -60,7 +61,7 @@ func TestEncodeMatchesJSONStringify(t *testing.T) {
 func TestEncodeLineSeparatorsRaw(t *testing.T) {
 	g := graph.New()
 	g.CreateEntities([]graph.Entity{{Name: "a\u2028b\u2029c", EntityType: "t"}})
-	got := string(encodeJSON(false, writeSelection(g.All())))
+	got := string(answer.Encode(false, writeSelection(g.All())))
 	if want := "{\"entities\":[{\"name\":\"a\u2028b\u2029c\",\"entityType\":\"t\",\"observations\":[]}],\"relations\":[]}"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

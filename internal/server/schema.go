@@ -43,10 +43,23 @@ func relationSchema() *jsonschema.Schema {
 	}, "from", "to", "relationType")
 }
 
+// graphOutputSchema is the read tools' result: the reference's, with what
+// SPEC §8 adds as optional members. An outline's entities have
+// observationCount instead of observations; an entity shown in part says
+// how many observations it leaves out; a cut answer has nextCursor.
 func graphOutputSchema() *jsonschema.Schema {
+	count := &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(0.0)}
+	entity := object(map[string]*jsonschema.Schema{
+		"name":                str("The name of the entity"),
+		"entityType":          str("The type of the entity"),
+		"observations":        array(str(""), "An array of observation contents associated with the entity"),
+		"observationCount":    count,
+		"omittedObservations": count,
+	}, "name", "entityType")
 	return closed(object(map[string]*jsonschema.Schema{
-		"entities":  array(closed(entitySchema()), ""),
-		"relations": array(closed(relationSchema()), ""),
+		"entities":   array(closed(entity), ""),
+		"relations":  array(closed(relationSchema()), ""),
+		"nextCursor": str("Pass as cursor to get the next part of the answer"),
 	}, "entities", "relations"))
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -36,7 +37,15 @@ type Options struct {
 	WatchInterval time.Duration
 	// Logf writes diagnostics; nil writes to stderr.
 	Logf func(format string, args ...any)
+	// AnswerLimit caps the bytes of text of one tool result (SPEC §8);
+	// a longer answer comes in parts. 0: no limit, as the reference.
+	AnswerLimit int
 }
+
+// DefaultAnswerLimit is MEMORY_ANSWER_LIMIT's default: about 15–20k
+// tokens, well inside what clients take (Claude Code refuses a tool
+// result over 25,000 tokens).
+const DefaultAnswerLimit = 60000
 
 // Server is the memory server: one store served to any number of MCP
 // sessions.
@@ -161,7 +170,7 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 
 func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var text []byte
-	if err := s.store.View(func(g *graph.Graph) { text = encodeJSON(true, writeSelection(g.All())) }); err != nil {
+	if err := s.store.View(func(g *graph.Graph) { text = answer.Encode(true, writeSelection(g.All())) }); err != nil {
 		return nil, errInternal(err)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{

@@ -64,9 +64,9 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallT
 	return res
 }
 
-// answer is a tool result as text: the structured content, then the text
+// resultText is a tool result as text: the structured content, then the text
 // items.
-func answer(t *testing.T, res *mcp.CallToolResult) string {
+func resultText(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	structured, err := json.Marshal(res.StructuredContent)
 	if err != nil {
@@ -128,9 +128,9 @@ func TestEveryToolInBothProtocols(t *testing.T) {
 			for _, step := range steps {
 				res := call(t, cs, step.tool, step.args)
 				if res.IsError {
-					t.Fatalf("%s: tool error %s", step.tool, answer(t, res))
+					t.Fatalf("%s: tool error %s", step.tool, resultText(t, res))
 				}
-				if got, want := answer(t, res), canonical(t, step.want); got != want {
+				if got, want := resultText(t, res), canonical(t, step.want); got != want {
 					t.Errorf("%s:\ngot  %s\nwant %s", step.tool, got, step.want)
 				}
 			}
@@ -159,7 +159,7 @@ func TestToolErrors(t *testing.T) {
 		{"read_graph", nil, ""},
 	} {
 		res := call(t, cs, tc.tool, tc.args)
-		if got := answer(t, res); res.IsError != (tc.want != "") || !strings.Contains(got, tc.want) {
+		if got := resultText(t, res); res.IsError != (tc.want != "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s %v: isError %v %q, want an error containing %q", tc.tool, tc.args, res.IsError, got, tc.want)
 		}
 	}
@@ -654,7 +654,7 @@ func TestStatelessRequestsLeaveNoPins(t *testing.T) {
 	defer cs.Close()
 	for range 20 {
 		if res := call(t, cs, "read_graph", map[string]any{}); res.IsError {
-			t.Fatal(answer(t, res))
+			t.Fatal(resultText(t, res))
 		}
 	}
 	waitFor(t, "the requests' pins to go", func() bool { return s.pins.len() == 0 })

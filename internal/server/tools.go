@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
@@ -36,18 +37,18 @@ var (
 // indentedResult is a tool result whose structured content is written by
 // write and whose first text item is the same JSON, indented (the
 // reference's JSON.stringify(result, null, 2)); more text items follow.
-func indentedResult(write func(*jsonWriter), more ...string) *mcp.CallToolResult {
-	return toolResult(write, append([]string{string(encodeJSON(true, write))}, more...)...)
+func indentedResult(write func(*answer.JSON), more ...string) *mcp.CallToolResult {
+	return toolResult(write, append([]string{string(answer.Encode(true, write))}, more...)...)
 }
 
 // messageResult is a tool result whose one text item is text rather than
 // the JSON (the delete tools).
-func messageResult(write func(*jsonWriter), text string) *mcp.CallToolResult {
+func messageResult(write func(*answer.JSON), text string) *mcp.CallToolResult {
 	return toolResult(write, text)
 }
 
-func toolResult(write func(*jsonWriter), texts ...string) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(encodeJSON(false, write))}
+func toolResult(write func(*answer.JSON), texts ...string) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(answer.Encode(false, write))}
 	for _, text := range texts {
 		res.Content = append(res.Content, &mcp.TextContent{Text: text})
 	}
@@ -112,12 +113,32 @@ type deleteEntitiesArgs struct {
 type deleteObservationsArgs struct {
 	Deletions []graph.ObservationDeletion `json:"deletions"`
 }
+type readArgs struct {
+	Outline bool   `json:"outline"`
+	Cursor  string `json:"cursor"`
+}
 type searchArgs struct {
-	Query string `json:"query"`
+	Query  string `json:"query"`
+	Limit  int    `json:"limit"`
+	Cursor string `json:"cursor"`
 }
 type openArgs struct {
-	Names []string `json:"names"`
+	Names  []string `json:"names"`
+	Depth  int      `json:"depth"`
+	Cursor string   `json:"cursor"`
 }
+
+// The read tools' optional arguments (SPEC §8). A client that sends only
+// what the reference accepts gets the reference's answer, cut into parts
+// only when it is bigger than the answer limit.
+var (
+	cursorArg  = str("nextCursor of the previous part of this answer, to get the next part")
+	outlineArg = &jsonschema.Schema{Type: "boolean", Description: "Only names, types, observation counts and relations: an overview of a big memory"}
+	limitArg   = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Maximum: jsonschema.Ptr(100.0),
+		Description: "When fewer entities contain the whole query, the closest matches fill the answer up to this many (default 10)"}
+	depthArg = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(0.0), Maximum: jsonschema.Ptr(float64(graph.MaxDepth)),
+		Description: "1: also the entities directly related to the named ones; 2: and theirs (default 0)"}
+)
 
 func (s *Server) addTools() {
 	entities := array(entitySchema(), "")
@@ -225,38 +246,130 @@ func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{
 		Name:         "read_graph",
 		Title:        "Read Graph",
-		Description:  "Read the entire knowledge graph",
-		InputSchema:  object(map[string]*jsonschema.Schema{}),
+		Description:  "Read the entire knowledge graph. A big graph comes in parts: pass nextCursor back as cursor. outline: true gives only names, types, observation counts and relations.",
+		InputSchema:  object(map[string]*jsonschema.Schema{"outline": outlineArg, "cursor": cursorArg}),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
-	}, func(ctx context.Context, _ struct{}) (*mcp.CallToolResult, error) {
-		return s.view(func(g *graph.Graph) graph.Selection { return g.All() })
+	}, func(ctx context.Context, a readArgs) (*mcp.CallToolResult, error) {
+		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+			ans := &answer.Answer{
+				Tool: "read_graph", Request: fmt.Sprintf("read_graph outline=%t", a.Outline),
+				Outline: a.Outline, Entities: views(g.Entities()), Relations: g.Relations(),
+				Hint: ", or narrow it: outline: true, search_nodes or open_nodes",
+			}
+			if a.Outline {
+				ans.Hint = ", or narrow it with search_nodes or open_nodes"
+			}
+			return ans, nil
+		})
 	})
 
 	addTool(s, &mcp.Tool{
-		Name:         "search_nodes",
-		Title:        "Search Nodes",
-		Description:  "Search for nodes in the knowledge graph based on a query",
-		InputSchema:  object(map[string]*jsonschema.Schema{"query": str("The search query to match against entity names, types, and observation content")}, "query"),
+		Name:        "search_nodes",
+		Title:       "Search Nodes",
+		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit.",
+		InputSchema: object(map[string]*jsonschema.Schema{
+			"query":  str("The search query to match against entity names, types, and observation content"),
+			"limit":  limitArg,
+			"cursor": cursorArg,
+		}, "query"),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
 	}, func(ctx context.Context, a searchArgs) (*mcp.CallToolResult, error) {
 		if n := utf8.RuneCountInString(a.Query); n > graph.MaxQueryLength {
 			return nil, fmt.Errorf("Invalid arguments for tool search_nodes: query is %d characters long; the limit is %d", n, graph.MaxQueryLength)
 		}
-		return s.view(func(g *graph.Graph) graph.Selection { return g.Search(a.Query) })
+		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+			return searchAnswer(g, a), nil
+		})
 	})
 
 	addTool(s, &mcp.Tool{
-		Name:         "open_nodes",
-		Title:        "Open Nodes",
-		Description:  "Open specific nodes in the knowledge graph by their names",
-		InputSchema:  object(map[string]*jsonschema.Schema{"names": array(str(""), "An array of entity names to retrieve")}, "names"),
+		Name:        "open_nodes",
+		Title:       "Open Nodes",
+		Description: "Open specific nodes in the knowledge graph by their names. depth: 1 also returns the entities directly related to them.",
+		InputSchema: object(map[string]*jsonschema.Schema{
+			"names":  array(str(""), "An array of entity names to retrieve"),
+			"depth":  depthArg,
+			"cursor": cursorArg,
+		}, "names"),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
 	}, func(ctx context.Context, a openArgs) (*mcp.CallToolResult, error) {
-		return s.view(func(g *graph.Graph) graph.Selection { return g.Open(a.Names) })
+		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+			sel, err := g.Neighbours(a.Names, a.Depth)
+			if err != nil {
+				return nil, fmt.Errorf("Invalid arguments for tool open_nodes: %w", err)
+			}
+			return &answer.Answer{
+				Tool: "open_nodes", Request: fmt.Sprintf("open_nodes depth=%d %q", a.Depth, a.Names),
+				Entities: views(sel.Entities), Relations: sel.Relations,
+				Hint: ", or open fewer names",
+			}, nil
+		})
 	})
+}
+
+// views shows entities as they are stored.
+func views(ents []*graph.Entity) []answer.View {
+	vs := make([]answer.View, len(ents))
+	for i, e := range ents {
+		vs[i] = answer.View{Entity: e}
+	}
+	return vs
+}
+
+// searchAnswer is search_nodes' whole answer: the entities that contain the
+// whole query, then the closest by shared words, each with what matched
+// shown first.
+func searchAnswer(g *graph.Graph, a searchArgs) *answer.Answer {
+	limit := a.Limit
+	if limit <= 0 {
+		limit = graph.DefaultSearchLimit
+	}
+	found := g.SearchRanked(a.Query, limit)
+	ans := &answer.Answer{
+		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
+		Entities: make([]answer.View, len(found.Hits)), Relations: found.Relations,
+		Hint: ", or search for something narrower",
+	}
+	for i, h := range found.Hits {
+		ans.Entities[i] = answer.View{Entity: h.Entity, First: h.Matched}
+	}
+	if found.Exact == 0 && len(found.Hits) > 0 {
+		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}
+	}
+	return ans
+}
+
+// page runs a read tool: build lays out the whole answer while the graph is
+// held, and the part the cursor points to is encoded before it is let go,
+// so nothing is copied first.
+func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
+	var (
+		p   answer.Page
+		err error
+	)
+	verr := s.store.View(func(g *graph.Graph) {
+		var ans *answer.Answer
+		if ans, err = build(g); err != nil {
+			return
+		}
+		if p, err = ans.Page(s.opts.AnswerLimit, cursor); err != nil {
+			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
+		}
+	})
+	if verr != nil {
+		return nil, verr
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(p.Structured)}
+	for _, text := range p.Texts {
+		res.Content = append(res.Content, &mcp.TextContent{Text: text})
+	}
+	return res, nil
 }
 
 // update runs a mutation under the file lock and tells subscribers when it
@@ -290,12 +403,4 @@ func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteR
 		return nil, err
 	}
 	return messageResult(writeDeleted(res), res.Message), nil
-}
-
-// view runs a read tool. The result is encoded while the graph is held, so
-// nothing is copied first.
-func (s *Server) view(selection func(*graph.Graph) graph.Selection) (*mcp.CallToolResult, error) {
-	var res *mcp.CallToolResult
-	err := s.store.View(func(g *graph.Graph) { res = indentedResult(writeSelection(selection(g))) })
-	return res, err
 }

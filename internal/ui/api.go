@@ -30,23 +30,27 @@ type searchResult struct {
 // the best searchLimit entities.
 func searchAnswer(g *graph.Graph, query string) searchResult {
 	res := searchResult{Query: query, Hits: []hit{}}
-	var ents []*graph.Entity
 	if strings.TrimSpace(query) == "" {
-		ents = g.Entities()
-	} else {
-		ents = g.Search(query).Entities
-	}
-	res.Total = len(ents)
-	folded := graph.Fold(query)
-	for _, e := range ents[:min(len(ents), searchLimit)] {
-		h := hit{Name: e.Name, EntityType: e.EntityType, Observations: len(e.Observations)}
-		for _, o := range e.Observations {
-			if folded != "" && strings.Contains(graph.Fold(o), folded) {
-				h.Snippet = o
-				break
+		ents := g.Entities()
+		res.Total = len(ents)
+		for _, e := range ents[:min(len(ents), searchLimit)] {
+			h := hit{Name: e.Name, EntityType: e.EntityType, Observations: len(e.Observations)}
+			if len(e.Observations) > 0 {
+				h.Snippet = e.Observations[0]
 			}
+			res.Hits = append(res.Hits, h)
 		}
-		if h.Snippet == "" && len(e.Observations) > 0 {
+		return res
+	}
+	found := g.SearchRanked(query, searchLimit)
+	res.Total = len(found.Hits)
+	for _, fh := range found.Hits[:min(len(found.Hits), searchLimit)] {
+		e := fh.Entity
+		h := hit{Name: e.Name, EntityType: e.EntityType, Observations: len(e.Observations)}
+		// What matched first, as search_nodes shows it.
+		if m := fh.Matched(); len(m) > 0 {
+			h.Snippet = e.Observations[m[0]]
+		} else if len(e.Observations) > 0 {
 			h.Snippet = e.Observations[0]
 		}
 		res.Hits = append(res.Hits, h)

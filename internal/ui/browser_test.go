@@ -387,7 +387,7 @@ func TestScreenshot(t *testing.T) {
 	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
 	waitFor(t, ctx, "depth 2", `document.querySelectorAll("#pic circle").length === 9`)
 	do(t, ctx, "search", typeInto("#q", "東京")...)
-	waitFor(t, ctx, "the hits", `document.querySelectorAll("#hits li").length === 2`)
+	waitFor(t, ctx, "the hits", `document.querySelectorAll("#hits li").length === 3`)
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "readme.png"), 1280, 760)
 }
 
