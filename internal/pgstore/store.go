@@ -1,0 +1,379 @@
+package pgstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+// Store is one memory in the database and the graph last read from it. It
+// is safe for concurrent use.
+type Store struct {
+	db     *DB
+	name   string
+	id     int64  // memories.id
+	origin string // names this Store's writes in notifications
+	ownsDB bool
+
+	lastOwn atomic.Int64 // the revision of this Store's last write
+
+	writeMu sync.Mutex // one writer of this Store at a time
+
+	mu     sync.RWMutex // guards the fields below
+	cur    *state       // nil: read the memory first
+	loaded bool         // false: cur is ahead of or behind the database
+}
+
+// state is the graph at one revision and what the database holds for it, to
+// find what a mutation changed without looking inside the graph.
+type state struct {
+	g    *graph.Graph
+	rev  int64
+	ents map[string]row
+	rels map[relationKey]row
+}
+
+// row is what the database holds for an entity or relation.
+type row struct {
+	seq  int64
+	line []byte
+}
+
+type relationKey struct{ from, to, relationType string }
+
+// Name returns the memory's name.
+func (s *Store) Name() string { return s.name }
+
+// Close releases the connection pool if Open made it for this Store.
+func (s *Store) Close() {
+	if s.ownsDB {
+		s.db.Close()
+	}
+}
+
+// View runs fn on the latest committed graph: it asks the database for the
+// memory's revision and reads the memory again only if it moved. fn must
+// not modify the graph or keep it after returning. View's queries are
+// bounded by Options.QueryTimeout.
+func (s *Store) View(fn func(*graph.Graph)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.db.opts.QueryTimeout)
+	defer cancel()
+	return s.ViewContext(ctx, fn)
+}
+
+// ViewContext is View bounded by ctx.
+func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
+	var rev int64
+	err := s.db.pool.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id).Scan(&rev)
+	if err != nil {
+		return s.fail("reading", err)
+	}
+	s.mu.RLock()
+	if s.loaded && s.cur.rev >= rev {
+		defer s.mu.RUnlock()
+		fn(s.cur.g)
+		return nil
+	}
+	s.mu.RUnlock()
+
+	// Read without holding mu: readers go on with the graph they have, and
+	// a writer waiting for mu holds no connection this read needs.
+	var st *state
+	err = pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) (err error) { st, err = s.read(ctx, tx); return err })
+	if err != nil {
+		return s.fail("reading", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded || s.cur.rev < st.rev {
+		s.cur, s.loaded = st, true
+	}
+	fn(s.cur.g)
+	return nil
+}
+
+// Update runs the mutation fn in one transaction: it locks the memory's
+// row, reads the memory again if another writer moved its revision, runs
+// fn, and writes what fn changed, which it reports. fn must validate before
+// it changes anything: when it returns an error nothing is written and the
+// error is returned as it is. Other errors: ErrLockTimeout, or a database
+// error after which nothing was written (the transaction rolled back), or
+// whose commit was cut off (the error says so).
+func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return false, s.fail("writing", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) // after Commit: a no-op
+
+	var rev, next int64
+	err = tx.QueryRow(ctx, "SELECT revision, next_seq FROM memories WHERE id = $1 FOR UPDATE", s.id).Scan(&rev, &next)
+	if err != nil {
+		return false, s.fail("writing", err)
+	}
+	// Under the row lock every other writer waits, so reading in this
+	// transaction (read committed) gives exactly revision rev.
+	s.mu.RLock()
+	fresh := s.loaded && s.cur.rev == rev
+	s.mu.RUnlock()
+	var st *state
+	if !fresh {
+		if st, err = s.read(ctx, tx); err != nil {
+			return false, s.fail("writing", err)
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st != nil {
+		s.cur, s.loaded = st, true
+	}
+	g := s.cur.g
+	before := g.Version()
+	if err := fn(g); err != nil {
+		if g.Version() != before {
+			s.loaded = false // fn broke its contract; forget what it did
+		}
+		return false, err
+	}
+	if g.Version() == before {
+		return false, nil
+	}
+	// From here on the graph is ahead of the database until COMMIT.
+	s.loaded = false
+	b := &pgx.Batch{}
+	queueChanges(b, "memory_entities", s.id, syncRows(s.cur.ents, g.Entities(), entityKey, entityLine, hashEntity, &next))
+	queueChanges(b, "memory_relations", s.id, syncRows(s.cur.rels, g.Relations(), relationKeyOf, relationLine, hashRelation, &next))
+	rev++
+	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id, rev, next)
+	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{s.id, rev, s.origin}.String())
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return false, s.fail("writing", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, fmt.Errorf("committing memory %q to PostgreSQL: %w (whether the change was saved is unknown; read the memory to see)", s.name, err)
+	}
+	s.cur.rev, s.loaded = rev, true
+	s.lastOwn.Store(rev)
+	return true, nil
+}
+
+// fail wraps a database error with what was being done and to which memory.
+func (s *Store) fail(doing string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
+		return fmt.Errorf("%w: memory %q, after %v; nothing was written", ErrLockTimeout, s.name, s.db.opts.LockTimeout)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = errors.New("the memory no longer exists in the database")
+	}
+	msg := fmt.Sprintf("%s memory %q in PostgreSQL", doing, s.name)
+	if doing == "writing" {
+		return fmt.Errorf("%s: %w; nothing was written", msg, err)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// read reads the whole memory in tx: its revision, then its lines in graph
+// order, decoded as a memory file of entity lines then relation lines.
+func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
+	st := &state{}
+	if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id).Scan(&st.rev); err != nil {
+		return nil, err
+	}
+	var lines lineSink
+	entSeqs, err := lines.read(ctx, tx, "SELECT seq, line FROM memory_entities WHERE memory_id = $1 ORDER BY seq", s.id)
+	if err != nil {
+		return nil, err
+	}
+	relSeqs, err := lines.read(ctx, tx, "SELECT seq, line FROM memory_relations WHERE memory_id = $1 ORDER BY seq", s.id)
+	if err != nil {
+		return nil, err
+	}
+	f := jsonl.Decode(lines.buf)
+	st.g = f.Graph
+	ents, rels := st.g.Entities(), st.g.Relations()
+	if len(ents) != len(entSeqs) || len(rels) != len(relSeqs) || len(f.Unreadable) > 0 {
+		return nil, fmt.Errorf("%w: %d entity and %d relation rows decode to %d entities, %d relations and %d unreadable lines",
+			ErrCorrupt, len(entSeqs), len(relSeqs), len(ents), len(rels), len(f.Unreadable))
+	}
+	st.ents = make(map[string]row, len(ents))
+	for i, e := range ents {
+		st.ents[e.Name] = row{entSeqs[i], lines.line(i)}
+	}
+	st.rels = make(map[relationKey]row, len(rels))
+	for i, r := range rels {
+		st.rels[relationKeyOf(r)] = row{relSeqs[i], lines.line(len(ents) + i)}
+	}
+	return st, nil
+}
+
+// lineSink gathers lines from bytea columns into one buffer, "\n" after
+// each, as a memory file: one allocation per growth, not one per row.
+type lineSink struct {
+	buf  []byte
+	ends []int // ends[i]: where line i ends (its "\n")
+}
+
+// ScanBytes implements pgtype.BytesScanner.
+func (l *lineSink) ScanBytes(v []byte) error {
+	l.buf = append(l.buf, v...)
+	l.ends = append(l.ends, len(l.buf))
+	l.buf = append(l.buf, '\n')
+	return nil
+}
+
+// line returns line i, once every line has been read.
+func (l *lineSink) line(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = l.ends[i-1] + 1
+	}
+	return l.buf[start:l.ends[i]:l.ends[i]]
+}
+
+// read appends the lines of a query returning (seq, line) rows and returns
+// their sequence numbers.
+func (l *lineSink) read(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]int64, error) {
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq, l); err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, rows.Err()
+}
+
+// changes are the rows a mutation wrote (inserted, changed or moved in
+// graph order) and deleted.
+type changes struct {
+	keys  [][]byte
+	seqs  []int64
+	lines [][]byte
+	gone  [][]byte
+}
+
+// syncRows brings known, what the database holds, to items, the graph's
+// entities or relations in graph order, and returns the rows to write. An
+// item is new when its key is unknown, changed when its line differs, and
+// moved when its known sequence number is not above its predecessor's (it
+// was deleted and created again within the mutation): new and moved items
+// get the next sequence numbers, so the database keeps graph order. Unchanged
+// lines are usually the very slice the graph caches, so comparing them costs
+// a pointer comparison.
+func syncRows[K comparable, T any](known map[K]row, items []T, keyOf func(T) K, lineOf func(T) []byte, hash func(K) []byte, next *int64) changes {
+	var ch changes
+	before, found := len(known), 0
+	var last int64
+	for _, it := range items {
+		k, line := keyOf(it), lineOf(it)
+		r, ok := known[k]
+		if ok {
+			found++
+		}
+		if ok && r.seq > last {
+			last = r.seq
+			if bytes.Equal(r.line, line) {
+				continue
+			}
+			r.line = line
+		} else {
+			r = row{seq: *next, line: line}
+			*next++
+			last = r.seq
+		}
+		known[k] = r
+		ch.keys, ch.seqs, ch.lines = append(ch.keys, hash(k)), append(ch.seqs, r.seq), append(ch.lines, line)
+	}
+	if found < before {
+		live := make(map[K]bool, len(items))
+		for _, it := range items {
+			live[keyOf(it)] = true
+		}
+		for k := range known {
+			if !live[k] {
+				delete(known, k)
+				ch.gone = append(ch.gone, hash(k))
+			}
+		}
+	}
+	return ch
+}
+
+// queueChanges queues at most two statements for one table, however many
+// rows changed: arrays travel as parameters.
+func queueChanges(b *pgx.Batch, table string, memory int64, ch changes) {
+	if len(ch.gone) > 0 {
+		b.Queue("DELETE FROM "+table+" WHERE memory_id = $1 AND key = ANY($2::bytea[])", memory, ch.gone)
+	}
+	if len(ch.keys) > 0 {
+		b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line)
+			SELECT $1, u.key, u.seq, u.line FROM unnest($2::bytea[], $3::bigint[], $4::bytea[]) AS u(key, seq, line)
+			ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line`,
+			memory, ch.keys, ch.seqs, ch.lines)
+	}
+}
+
+func entityKey(e *graph.Entity) string { return e.Name }
+
+func relationKeyOf(r *graph.Relation) relationKey {
+	return relationKey{r.From, r.To, r.RelationType}
+}
+
+// entityLine returns e's memory-file line, cached on the entity until it
+// changes, as the file store caches it.
+func entityLine(e *graph.Entity) []byte {
+	if l := e.EncodedLine(); l != nil {
+		return l
+	}
+	l := jsonl.AppendEntity(nil, e)
+	e.SetEncodedLine(l)
+	return l
+}
+
+func relationLine(r *graph.Relation) []byte {
+	if l := r.EncodedLine(); l != nil {
+		return l
+	}
+	l := jsonl.AppendRelation(nil, r)
+	r.SetEncodedLine(l)
+	return l
+}
+
+func hashEntity(name string) []byte {
+	h := sha256.Sum256([]byte(name))
+	return h[:]
+}
+
+// hashRelation hashes the triple with each part's length first, so no two
+// triples share an encoding.
+func hashRelation(k relationKey) []byte {
+	b := make([]byte, 0, 3*binary.MaxVarintLen64+len(k.from)+len(k.to)+len(k.relationType))
+	for _, s := range [3]string{k.from, k.to, k.relationType} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	h := sha256.Sum256(b)
+	return h[:]
+}
