@@ -31,8 +31,8 @@ import (
 const EnvURL = "MEMORY_TEST_DATABASE_URL"
 
 var (
-	url       string // the database tests use; "" when none
-	unusable  error  // why there is none
+	url      string // the database tests use; "" when none
+	unusable error  // why there is none
 )
 
 // Main runs the tests of m with a database and returns their exit code,
