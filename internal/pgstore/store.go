@@ -40,14 +40,8 @@ type Store struct {
 type state struct {
 	g    *graph.Graph
 	rev  int64
-	ents map[string]row
-	rels map[relationKey]row
-}
-
-// row is what the database holds for an entity or relation.
-type row struct {
-	seq  int64
-	line []byte
+	ents table[string]
+	rels table[relationKey]
 }
 
 type relationKey struct{ from, to, relationType string }
@@ -156,8 +150,8 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	// From here on the graph is ahead of the database until COMMIT.
 	s.loaded = false
 	b := &pgx.Batch{}
-	queueChanges(b, "memory_entities", s.id, syncRows(s.cur.ents, g.Entities(), entityKey, entityLine, hashEntity, &next))
-	queueChanges(b, "memory_relations", s.id, syncRows(s.cur.rels, g.Relations(), relationKeyOf, relationLine, hashRelation, &next))
+	queueChanges(b, "memory_entities", s.id, syncTable(&s.cur.ents, g.Entities(), entityKey, entityLine, hashEntity, &next))
+	queueChanges(b, "memory_relations", s.id, syncTable(&s.cur.rels, g.Relations(), relationKeyOf, relationLine, hashRelation, &next))
 	rev++
 	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id, rev, next)
 	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{s.id, rev, s.origin}.String())
@@ -211,13 +205,13 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 		return nil, fmt.Errorf("%w: %d entity and %d relation rows decode to %d entities, %d relations and %d unreadable lines",
 			ErrCorrupt, len(entSeqs), len(relSeqs), len(ents), len(rels), len(f.Unreadable))
 	}
-	st.ents = make(map[string]row, len(ents))
+	st.ents.rows = make([]row[string], len(ents))
 	for i, e := range ents {
-		st.ents[e.Name] = row{entSeqs[i], lines.line(i)}
+		st.ents.rows[i] = row[string]{e.Name, entSeqs[i], lines.line(i)}
 	}
-	st.rels = make(map[relationKey]row, len(rels))
+	st.rels.rows = make([]row[relationKey], len(rels))
 	for i, r := range rels {
-		st.rels[relationKeyOf(r)] = row{relSeqs[i], lines.line(len(ents) + i)}
+		st.rels.rows[i] = row[relationKey]{relationKeyOf(r), relSeqs[i], lines.line(len(ents) + i)}
 	}
 	return st, nil
 }
@@ -274,49 +268,86 @@ type changes struct {
 	gone  [][]byte
 }
 
-// syncRows brings known, what the database holds, to items, the graph's
-// entities or relations in graph order, and returns the rows to write. An
-// item is new when its key is unknown, changed when its line differs, and
-// moved when its known sequence number is not above its predecessor's (it
-// was deleted and created again within the mutation): new and moved items
-// get the next sequence numbers, so the database keeps graph order. Unchanged
-// lines are usually the very slice the graph caches, so comparing them costs
-// a pointer comparison.
-func syncRows[K comparable, T any](known map[K]row, items []T, keyOf func(T) K, lineOf func(T) []byte, hash func(K) []byte, next *int64) changes {
+func (ch *changes) write(key []byte, seq int64, line []byte) {
+	ch.keys, ch.seqs, ch.lines = append(ch.keys, key), append(ch.seqs, seq), append(ch.lines, line)
+}
+
+// table is what the database holds of one kind of line, in graph order
+// (ascending seq).
+type table[K comparable] struct{ rows []row[K] }
+
+// row is what the database holds for one entity or relation.
+type row[K comparable] struct {
+	key  K
+	seq  int64
+	line []byte
+}
+
+// syncTable brings t to items, the graph's entities or relations in graph
+// order, and returns the rows to write.
+//
+// The usual mutation changes a few lines in place or appends at the end, so
+// first t and items are walked side by side while the keys agree: a line
+// that differs is a change, and items beyond the end of t are new. Unchanged
+// lines are usually the very slice the graph caches, so the walk costs a
+// pointer comparison per item and no hashing. Only from the first
+// disagreement on (something was deleted, or deleted and created again) are
+// the remaining rows looked up by key: an item is new when its key is
+// unknown, and moved when its known seq is not above its predecessor's (it
+// was deleted and created again within the mutation); both get the next
+// sequence numbers, so the database keeps graph order. Known keys no item
+// has are deleted.
+func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lineOf func(T) []byte, hash func(K) []byte, next *int64) changes {
 	var ch changes
-	before, found := len(known), 0
-	var last int64
-	for _, it := range items {
-		k, line := keyOf(it), lineOf(it)
-		r, ok := known[k]
-		if ok {
-			found++
+	i, n := 0, min(len(items), len(t.rows))
+	for ; i < n; i++ {
+		k, r := keyOf(items[i]), &t.rows[i]
+		if k != r.key {
+			break
 		}
-		if ok && r.seq > last {
-			last = r.seq
-			if bytes.Equal(r.line, line) {
-				continue
-			}
+		if line := lineOf(items[i]); !bytes.Equal(r.line, line) {
 			r.line = line
-		} else {
-			r = row{seq: *next, line: line}
-			*next++
-			last = r.seq
+			ch.write(hash(k), r.seq, line)
 		}
-		known[k] = r
-		ch.keys, ch.seqs, ch.lines = append(ch.keys, hash(k)), append(ch.seqs, r.seq), append(ch.lines, line)
 	}
-	if found < before {
-		live := make(map[K]bool, len(items))
-		for _, it := range items {
-			live[keyOf(it)] = true
+	if i < len(t.rows) {
+		// The slow path: look the rest of the known rows up by key.
+		rest := make(map[K]row[K], len(t.rows)-i)
+		for _, r := range t.rows[i:] {
+			rest[r.key] = r
 		}
-		for k := range known {
-			if !live[k] {
-				delete(known, k)
-				ch.gone = append(ch.gone, hash(k))
+		var last int64
+		if i > 0 {
+			last = t.rows[i-1].seq
+		}
+		t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
+		for _, it := range items[i:] {
+			k, line := keyOf(it), lineOf(it)
+			r, ok := rest[k]
+			delete(rest, k)
+			switch {
+			case ok && r.seq > last && bytes.Equal(r.line, line):
+			case ok && r.seq > last:
+				r.line = line
+				ch.write(hash(k), r.seq, line)
+			default:
+				r = row[K]{key: k, seq: *next, line: line}
+				*next++
+				ch.write(hash(k), r.seq, line)
 			}
+			last = r.seq
+			t.rows = append(t.rows, r)
 		}
+		for k := range rest {
+			ch.gone = append(ch.gone, hash(k))
+		}
+		return ch
+	}
+	for _, it := range items[i:] {
+		k, line := keyOf(it), lineOf(it)
+		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line})
+		ch.write(hash(k), *next, line)
+		*next++
 	}
 	return ch
 }
