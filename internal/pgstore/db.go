@@ -33,6 +33,7 @@ type Options struct {
 type DB struct {
 	pool *pgxpool.Pool
 	opts Options
+	hub  hub // the Watches' listening connection
 }
 
 // Connect opens a connection pool on the database at url (a postgres://
@@ -69,11 +70,17 @@ func Connect(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("preparing the PostgreSQL schema: %w", err)
 	}
-	return &DB{pool: pool, opts: opts}, nil
+	db := &DB{pool: pool, opts: opts}
+	db.hub.db = db
+	return db, nil
 }
 
-// Close closes the pool. Stores of the DB must not be used afterwards.
-func (db *DB) Close() { db.pool.Close() }
+// Close stops the Watches' listening and closes the pool. Stores of the DB
+// must not be used afterwards.
+func (db *DB) Close() {
+	db.hub.close()
+	db.pool.Close()
+}
 
 // Memory returns the Store for the named memory, creating the memory if the
 // database has none of that name. Names follow access.ValidName.

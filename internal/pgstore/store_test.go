@@ -471,3 +471,114 @@ func TestBadURL(t *testing.T) {
 		t.Fatalf("a bad URL: %v (must fail without quoting the password)", err)
 	}
 }
+
+// watchCount starts a Watch and returns how often it fired so far.
+func watchCount(t *testing.T, s *pgstore.Store, interval time.Duration) *atomic.Int64 {
+	var n atomic.Int64
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); s.Watch(wctx, interval, func() { n.Add(1) }) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &n
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
+// A Watch whose connection dies reports the writes made while it was gone.
+func TestWatchAfterConnectionLoss(t *testing.T) {
+	open := openMemory(t)
+	a, b := open(t), open(t)
+	heard := watchCount(t, a, 300*time.Millisecond)
+	write := func(obs string) error {
+		_, err := b.Update(ctx, func(g *graph.Graph) error {
+			if g.Entity("x") == nil {
+				g.CreateEntities([]graph.Entity{{Name: "x", EntityType: "t", Observations: []string{}}})
+			}
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "x", Contents: []string{obs}}})
+			return err
+		})
+		return err
+	}
+	for i := 0; heard.Load() == 0; i++ {
+		if i == 100 {
+			t.Fatal("the watch heard none of 100 writes")
+		}
+		if err := write(fmt.Sprint("warm-up ", i)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c := admin(t)
+	terminate(t, c)
+	before := heard.Load()
+	// The first write may meet a dead pooled connection; the next one
+	// reconnects. The watch is still away (it waits 300 ms).
+	if err := write("while away"); err != nil {
+		t.Logf("first write after the connections died: %v", err)
+		if err := write("while away"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the watch reported the write made while its connection was down", func() bool { return heard.Load() > before })
+}
+
+// The Watches of one DB share one listening connection.
+func TestWatchesShareAConnection(t *testing.T) {
+	db, err := pgstore.Connect(ctx, pgtest.URL(t), pgstore.Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var stores []*pgstore.Store
+	for range 3 {
+		s, err := db.Memory(ctx, pgtest.MemoryName(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	var counts []*atomic.Int64
+	for _, s := range stores {
+		counts = append(counts, watchCount(t, s, 100*time.Millisecond))
+	}
+	c := admin(t)
+	listeners := func() (n int) {
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN mcp_memory_changed'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	waitFor(t, "one connection listens", func() bool { return listeners() == 1 })
+	// Each memory's watch hears its own memory only: write each through
+	// another DB's store.
+	for i, s := range stores {
+		other, err := pgstore.Open(ctx, pgtest.URL(t), s.Name(), pgstore.Options{Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, fmt.Sprintf("watch %d hears a write", i), func() bool {
+			other.Update(ctx, func(g *graph.Graph) error {
+				g.CreateEntities([]graph.Entity{{Name: fmt.Sprint(time.Now().UnixNano()), EntityType: "t", Observations: []string{}}})
+				return nil
+			})
+			time.Sleep(20 * time.Millisecond)
+			return counts[i].Load() > 0
+		})
+		other.Close()
+		for j := i + 1; j < len(stores); j++ {
+			if counts[j].Load() != 0 {
+				t.Errorf("watch %d heard a write to memory %d", j, i)
+			}
+		}
+	}
+	if n := listeners(); n != 1 {
+		t.Errorf("%d connections listen for 3 watches, want 1", n)
+	}
+}
