@@ -117,9 +117,11 @@ func Parse(r io.Reader) (*Grants, error) {
 }
 
 // Check tells what token may do with memory. Every grant is compared, so
-// the time taken does not tell which token nearly matched.
+// the time taken does not tell which token nearly matched. A name that
+// ValidName refuses is reached by no token, "*" grants included, so a
+// caller that forgot to validate a name from a URL still opens nothing.
 func (g *Grants) Check(token, memory string) Level {
-	if g == nil {
+	if g == nil || ValidName(memory) != nil {
 		return None
 	}
 	d := sha256.Sum256([]byte(token))
@@ -147,20 +149,26 @@ func init() {
 	}
 }
 
-// ValidName reports whether name may name a memory: 1 to 64 ASCII letters,
-// digits, '-', '_' and '.', starting with a letter or digit, not a name
-// Windows reserves. Such a name is safe as a URL segment and a file name:
-// no '/', no "..", no NUL.
+// ValidName reports whether name may name a memory: 1 to 64 lowercase
+// ASCII letters, digits, '-', '_' and '.', starting with a letter or digit
+// and not ending with '.', not a name Windows reserves. Such a name is safe
+// as a URL segment and a file name: no '/', no "..", no NUL. One spelling
+// per memory: on a file system that ignores case (macOS, Windows) "Team"
+// and "team" would be one file, and a token granted one would reach the
+// other; Windows also drops a trailing dot.
 func ValidName(name string) error {
 	if name == "" || len(name) > 64 {
-		return fmt.Errorf("memory name %q: use 1 to 64 letters, digits, '-', '_' or '.'", name)
+		return fmt.Errorf("memory name %q: use 1 to 64 lowercase letters, digits, '-', '_' or '.'", name)
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !letter && (i == 0 || c != '-' && c != '_' && c != '.') {
-			return fmt.Errorf("memory name %q: use letters, digits, '-', '_' or '.', starting with a letter or digit", name)
+		alnum := 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '-' && c != '_' && c != '.') {
+			return fmt.Errorf("memory name %q: use lowercase letters, digits, '-', '_' or '.', starting with a letter or digit", name)
 		}
+	}
+	if strings.HasSuffix(name, ".") {
+		return fmt.Errorf("memory name %q ends with '.'; Windows drops it, so it would name another memory's file", name)
 	}
 	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
 	if reserved[base] {

@@ -44,6 +44,10 @@ func TestCheck(t *testing.T) {
 		{"alice-0123456789abcdeX", "team", None},
 		{alice[:len(alice)-1], "team", None},
 		{alice + "x", "team", None},
+		// Names no memory can have are reached by no grant, "*" neither.
+		{bob, "../team", None},
+		{bob, "Team", None},
+		{bob, "", None},
 	}
 	for _, c := range cases {
 		if got := g.Check(c.token, c.memory); got != c.want {
@@ -64,7 +68,8 @@ func TestParseErrors(t *testing.T) {
 		{alice + " ../etc write", `memory name "../etc"`},
 		{alice + " team,,notes write", `memory name ""`},
 		{alice + " nul write", "reserved on Windows"},
-		{alice + " COM1.txt write", "reserved on Windows"},
+		{alice + " com1.txt write", "reserved on Windows"},
+		{alice + " Team write", "lowercase"},
 	} {
 		_, err := Parse(strings.NewReader(c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -77,12 +82,12 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestValidName(t *testing.T) {
-	for _, ok := range []string{"default", "team", "a", "Team-1", "notes_2026.v2", strings.Repeat("x", 64), "console"} {
+	for _, ok := range []string{"default", "team", "a", "team-1", "notes_2026.v2", "a.b", strings.Repeat("x", 64), "console"} {
 		if err := ValidName(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", ".", "..", "../x", "a/b", `a\b`, "a\x00b", ".hidden", "-x", "a b", "é", "%2e%2e", strings.Repeat("x", 65), "CON", "lpt9", "aux.json"} {
+	for _, bad := range []string{"", ".", "..", "../x", "a/b", `a\b`, "a\x00b", ".hidden", "-x", "a b", "é", "%2e%2e", strings.Repeat("x", 65), "CON", "lpt9", "aux.json", "Team", "TEAM", "team.", "a..", "x\n"} {
 		if err := ValidName(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
