@@ -26,7 +26,6 @@ var migrations = []string{
 		line      bytea NOT NULL, -- the memory-file line
 		PRIMARY KEY (memory_id, key)
 	);
-	CREATE INDEX memory_entities_order ON memory_entities (memory_id, seq);
 	CREATE TABLE memory_relations (
 		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
 		key       bytea NOT NULL, -- SHA-256 of the triple
@@ -34,7 +33,6 @@ var migrations = []string{
 		line      bytea NOT NULL,
 		PRIMARY KEY (memory_id, key)
 	);
-	CREATE INDEX memory_relations_order ON memory_relations (memory_id, seq);
 	CREATE TABLE memory_unreadable (
 		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
 		seq       bigint NOT NULL,

@@ -2,11 +2,13 @@ package pgstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -190,28 +192,28 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 		return nil, err
 	}
 	var lines lineSink
-	entSeqs, err := lines.read(ctx, tx, "SELECT seq, line FROM memory_entities WHERE memory_id = $1 ORDER BY seq", s.id)
-	if err != nil {
+	if err := lines.read(ctx, tx, "memory_entities", s.id); err != nil {
 		return nil, err
 	}
-	relSeqs, err := lines.read(ctx, tx, "SELECT seq, line FROM memory_relations WHERE memory_id = $1 ORDER BY seq", s.id)
-	if err != nil {
+	nents := len(lines.seqs)
+	if err := lines.read(ctx, tx, "memory_relations", s.id); err != nil {
 		return nil, err
 	}
+	lines.order(nents)
 	f := jsonl.Decode(lines.buf)
 	st.g = f.Graph
 	ents, rels := st.g.Entities(), st.g.Relations()
-	if len(ents) != len(entSeqs) || len(rels) != len(relSeqs) || len(f.Unreadable) > 0 {
+	if len(ents) != nents || len(rels) != len(lines.seqs)-nents || len(f.Unreadable) > 0 {
 		return nil, fmt.Errorf("%w: %d entity and %d relation rows decode to %d entities, %d relations and %d unreadable lines",
-			ErrCorrupt, len(entSeqs), len(relSeqs), len(ents), len(rels), len(f.Unreadable))
+			ErrCorrupt, nents, len(lines.seqs)-nents, len(ents), len(rels), len(f.Unreadable))
 	}
 	st.ents.rows = make([]row[string], len(ents))
 	for i, e := range ents {
-		st.ents.rows[i] = row[string]{e.Name, entSeqs[i], lines.line(i)}
+		st.ents.rows[i] = row[string]{e.Name, lines.seqs[i], lines.line(i)}
 	}
 	st.rels.rows = make([]row[relationKey], len(rels))
 	for i, r := range rels {
-		st.rels.rows[i] = row[relationKey]{relationKeyOf(r), relSeqs[i], lines.line(len(ents) + i)}
+		st.rels.rows[i] = row[relationKey]{relationKeyOf(r), lines.seqs[nents+i], lines.line(nents + i)}
 	}
 	return st, nil
 }
@@ -220,7 +222,8 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 // each, as a memory file: one allocation per growth, not one per row.
 type lineSink struct {
 	buf  []byte
-	ends []int // ends[i]: where line i ends (its "\n")
+	ends []int   // ends[i]: where line i ends (its "\n")
+	seqs []int64 // seqs[i]: line i's sequence number
 }
 
 // ScanBytes implements pgtype.BytesScanner.
@@ -240,23 +243,52 @@ func (l *lineSink) line(i int) []byte {
 	return l.buf[start:l.ends[i]:l.ends[i]]
 }
 
-// read appends the lines of a query returning (seq, line) rows and returns
-// their sequence numbers.
-func (l *lineSink) read(ctx context.Context, tx pgx.Tx, query string, args ...any) ([]int64, error) {
-	rows, err := tx.Query(ctx, query, args...)
+// read appends the lines of a table's rows of one memory, in the order the
+// database finds them: sorting is left to order, since a sort in the
+// server of a big memory spills to disk (work_mem) and the rows mostly lie
+// in seq order already.
+func (l *lineSink) read(ctx context.Context, tx pgx.Tx, table string, memory int64) error {
+	rows, err := tx.Query(ctx, "SELECT seq, line FROM "+table+" WHERE memory_id = $1", memory)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var seqs []int64
 	for rows.Next() {
 		var seq int64
 		if err := rows.Scan(&seq, l); err != nil {
-			return nil, err
+			return err
 		}
-		seqs = append(seqs, seq)
+		l.seqs = append(l.seqs, seq)
 	}
-	return seqs, rows.Err()
+	return rows.Err()
+}
+
+// order sorts the lines by seq within each section (lines [0, bounds[0]),
+// [bounds[0], bounds[1]), …, [last bound, end)), copying the buffer only if
+// some section is out of order.
+func (l *lineSink) order(bounds ...int) {
+	bounds = append(bounds, len(l.seqs))
+	perm := make([]int, len(l.seqs))
+	sorted, from := true, 0
+	for _, to := range bounds {
+		for i := from; i < to; i++ {
+			perm[i] = i
+			if i > from && l.seqs[i] < l.seqs[i-1] {
+				sorted = false
+			}
+		}
+		slices.SortFunc(perm[from:to], func(a, b int) int { return cmp.Compare(l.seqs[a], l.seqs[b]) })
+		from = to
+	}
+	if sorted {
+		return
+	}
+	out := lineSink{buf: make([]byte, 0, len(l.buf)), ends: make([]int, 0, len(l.ends)), seqs: make([]int64, 0, len(l.seqs))}
+	for _, i := range perm {
+		out.ScanBytes(l.line(i))
+		out.seqs = append(out.seqs, l.seqs[i])
+	}
+	*l = out
 }
 
 // changes are the rows a mutation wrote (inserted, changed or moved in

@@ -98,15 +98,14 @@ func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
 	var f *jsonl.File
 	err := pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var lines lineSink
-		for _, q := range []string{
-			"SELECT seq, line FROM memory_entities WHERE memory_id = $1 ORDER BY seq",
-			"SELECT seq, line FROM memory_relations WHERE memory_id = $1 ORDER BY seq",
-			"SELECT seq, line FROM memory_unreadable WHERE memory_id = $1 ORDER BY seq",
-		} {
-			if _, err := lines.read(ctx, tx, q, s.id); err != nil {
+		var bounds []int
+		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable"} {
+			if err := lines.read(ctx, tx, table, s.id); err != nil {
 				return err
 			}
+			bounds = append(bounds, len(lines.seqs))
 		}
+		lines.order(bounds[:2]...)
 		f = jsonl.Decode(lines.buf)
 		return nil
 	})
