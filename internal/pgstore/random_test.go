@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed of TestRandomWrites (0: a new one)")
@@ -24,7 +25,9 @@ func TestRandomWrites(t *testing.T) {
 	t.Logf("seed %d (rerun with -seed)", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
 	open := openMemory(t)
-	w, reader := open(t), open(t)
+	// Two writers and a reader, as three replicas: each catches up with
+	// the others' writes by reading only what changed.
+	stores := []*pgstore.Store{open(t), open(t), open(t)}
 	name := func() string { return fmt.Sprint("e", r.IntN(12)) }
 	ops := []func(g *graph.Graph){
 		func(g *graph.Graph) {
@@ -66,6 +69,7 @@ func TestRandomWrites(t *testing.T) {
 		},
 	}
 	for step := range 300 {
+		w := stores[r.IntN(2)]
 		if _, err := w.Update(ctx, func(g *graph.Graph) error {
 			for range 1 + r.IntN(4) {
 				ops[r.IntN(len(ops))](g)
@@ -74,8 +78,68 @@ func TestRandomWrites(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := dump(t, reader), dump(t, w); got != want {
-			t.Fatalf("step %d: the database holds\n%s\nthe writer has\n%s", step, got, want)
+		want := dump(t, w)
+		for i, s := range stores {
+			if r.IntN(2) == 0 && s != w {
+				continue // falls further behind
+			}
+			if got := dump(t, s); got != want {
+				t.Fatalf("step %d: store %d holds\n%s\nthe writer has\n%s", step, i, got, want)
+			}
 		}
+	}
+	if got, want := dump(t, open(t)), dump(t, stores[0]); got != want {
+		t.Fatalf("the database holds\n%s\nthe stores have\n%s", got, want)
+	}
+	for i, s := range stores {
+		whole, delta := s.Reads()
+		t.Logf("store %d caught up %d times reading the changes, %d reading the memory whole", i, delta, whole)
+		if whole != 1 {
+			t.Errorf("store %d read the memory whole %d times, want once (at the start)", i, whole)
+		}
+	}
+}
+
+// A store that fell behind further than the removals are remembered reads
+// the memory whole, and is right.
+func TestCatchUpAfterPruning(t *testing.T) {
+	defer pgstore.SetRemovedKept(4, 2)()
+	open := openMemory(t)
+	w, behind := open(t), open(t)
+	create := func(names ...string) {
+		t.Helper()
+		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+			for _, n := range names {
+				g.CreateEntities([]graph.Entity{{Name: n, EntityType: "t", Observations: []string{}}})
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("a", "b")
+	dump(t, behind)
+	for i := range 10 {
+		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+			g.DeleteEntities([]string{"a"})
+			g.CreateEntities([]graph.Entity{{Name: "a", EntityType: fmt.Sprint(i), Observations: []string{}}})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := dump(t, behind), dump(t, w); got != want {
+		t.Fatalf("the store that fell behind holds\n%s\nwant\n%s", got, want)
+	}
+	if whole, _ := behind.Reads(); whole != 2 {
+		t.Errorf("read the memory whole %d times, want 2 (the start, and after falling behind the pruning)", whole)
+	}
+	// Close behind: only the changes.
+	create("c")
+	if got, want := dump(t, behind), dump(t, w); got != want {
+		t.Fatalf("holds\n%s\nwant\n%s", got, want)
+	}
+	if whole, delta := behind.Reads(); whole != 2 || delta != 1 {
+		t.Errorf("reads: %d whole, %d changes; want 2 and 1", whole, delta)
 	}
 }

@@ -17,6 +17,8 @@ var migrations = []string{
 		name       text NOT NULL UNIQUE,
 		revision   bigint NOT NULL DEFAULT 0,
 		next_seq   bigint NOT NULL DEFAULT 1,
+		-- memory_removed holds every removal after this revision
+		removed_since bigint NOT NULL DEFAULT 0,
 		created_at timestamptz NOT NULL DEFAULT now()
 	);
 	CREATE TABLE memory_entities (
@@ -24,15 +26,28 @@ var migrations = []string{
 		key       bytea NOT NULL, -- SHA-256 of the name
 		seq       bigint NOT NULL, -- graph order
 		line      bytea NOT NULL, -- the memory-file line
+		rev       bigint NOT NULL, -- the revision that wrote the row
 		PRIMARY KEY (memory_id, key)
 	);
+	CREATE INDEX memory_entities_rev ON memory_entities (memory_id, rev);
 	CREATE TABLE memory_relations (
 		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
 		key       bytea NOT NULL, -- SHA-256 of the triple
 		seq       bigint NOT NULL,
 		line      bytea NOT NULL,
+		rev       bigint NOT NULL,
 		PRIMARY KEY (memory_id, key)
 	);
+	CREATE INDEX memory_relations_rev ON memory_relations (memory_id, rev);
+	-- Rows removed (deleted, or moved to a new seq) by recent writes, so a
+	-- replica can catch up by reading only what changed.
+	CREATE TABLE memory_removed (
+		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+		rev       bigint NOT NULL, -- the revision that removed it
+		kind      "char" NOT NULL, -- 'e' entity, 'r' relation
+		seq       bigint NOT NULL -- the removed row's seq
+	);
+	CREATE INDEX memory_removed_rev ON memory_removed (memory_id, rev);
 	CREATE TABLE memory_unreadable (
 		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
 		seq       bigint NOT NULL,

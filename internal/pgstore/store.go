@@ -30,6 +30,8 @@ type Store struct {
 
 	lastOwn atomic.Int64 // the revision of this Store's last write
 
+	wholeReads, deltaReads atomic.Int64 // how the Store caught up, for tests
+
 	writeMu sync.Mutex // one writer of this Store at a time
 
 	mu     sync.RWMutex // guards the fields below
@@ -84,20 +86,88 @@ func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
 	s.mu.RUnlock()
 
 	// Read without holding mu: readers go on with the graph they have, and
-	// a writer waiting for mu holds no connection this read needs.
-	var st *state
-	err = pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
-		func(tx pgx.Tx) (err error) { st, err = s.read(ctx, tx); return err })
-	if err != nil {
-		return s.fail("reading", err)
+	// a writer waiting for mu holds no connection this read needs. First
+	// only what changed since the graph held; if that cannot be applied,
+	// the whole memory.
+	for whole := false; ; whole = true {
+		s.mu.RLock()
+		base, from := s.cur, s.revLocked()
+		s.mu.RUnlock()
+		if whole {
+			from = -1
+		}
+		var c catchUp
+		err = pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+			func(tx pgx.Tx) (err error) { c, err = s.catchUp(ctx, tx, from); return err })
+		if err != nil {
+			return s.fail("reading", err)
+		}
+		s.mu.Lock()
+		if s.installLocked(base, c) {
+			defer s.mu.Unlock()
+			fn(s.cur.g)
+			return nil
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.loaded || s.cur.rev < st.rev {
-		s.cur, s.loaded = st, true
+}
+
+// revLocked is the revision of the graph held, or -1.
+func (s *Store) revLocked() int64 {
+	if !s.loaded {
+		return -1
 	}
-	fn(s.cur.g)
-	return nil
+	return s.cur.rev
+}
+
+// catchUp is what a Store read to catch up with the database: the whole
+// memory (state), or the changes since the revision it held (delta).
+type catchUp struct {
+	state *state
+	delta *delta
+}
+
+// catchUp reads what brings a graph at revision from (-1: none) to the
+// database's revision: the changes since, if the database still knows
+// every removal since then, else the whole memory.
+func (s *Store) catchUp(ctx context.Context, tx pgx.Tx, from int64) (catchUp, error) {
+	var rev, since int64
+	if err := tx.QueryRow(ctx, "SELECT revision, removed_since FROM memories WHERE id = $1", s.id).Scan(&rev, &since); err != nil {
+		return catchUp{}, err
+	}
+	if from >= 0 && from >= since && from <= rev {
+		s.deltaReads.Add(1)
+		d, err := s.readDelta(ctx, tx, from, rev)
+		return catchUp{delta: d}, err
+	}
+	s.wholeReads.Add(1)
+	st, err := s.read(ctx, tx)
+	return catchUp{state: st}, err
+}
+
+// installLocked makes what c read the graph held, if it is newer, and
+// reports whether the graph held is now at least as new as c. It applies a
+// delta only to the graph it was read against; one that does not apply
+// leaves no graph held (a whole read follows).
+func (s *Store) installLocked(base *state, c catchUp) bool {
+	switch {
+	case c.state != nil:
+		if !s.loaded || s.cur.rev < c.state.rev {
+			s.cur, s.loaded = c.state, true
+		}
+		return true
+	case s.loaded && s.cur.rev >= c.delta.rev:
+		return true
+	case !s.loaded || s.cur != base || s.cur.rev != c.delta.from:
+		return false
+	}
+	if err := c.delta.apply(s.cur); err != nil {
+		s.loaded = false
+		s.db.opts.Logf("memory %q: reading it whole: %v", s.name, err)
+		return false
+	}
+	s.cur.rev = c.delta.rev
+	return true
 }
 
 // Update runs the mutation fn in one transaction: it locks the memory's
@@ -124,19 +194,21 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	// Under the row lock every other writer waits, so reading in this
 	// transaction (read committed) gives exactly revision rev.
 	s.mu.RLock()
-	fresh := s.loaded && s.cur.rev == rev
+	base, from := s.cur, s.revLocked()
 	s.mu.RUnlock()
-	var st *state
-	if !fresh {
-		if st, err = s.read(ctx, tx); err != nil {
+	var c catchUp
+	if from != rev {
+		if c, err = s.catchUp(ctx, tx, from); err != nil {
 			return false, s.fail("writing", err)
 		}
 	}
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st != nil {
-		s.cur, s.loaded = st, true
+	if from != rev && !s.installLocked(base, c) {
+		if c, err = s.catchUp(ctx, tx, -1); err != nil {
+			return false, s.fail("writing", err)
+		}
+		s.installLocked(nil, c)
 	}
 	g := s.cur.g
 	before := g.Version()
@@ -152,10 +224,14 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	// From here on the graph is ahead of the database until COMMIT.
 	s.loaded = false
 	b := &pgx.Batch{}
-	queueChanges(b, "memory_entities", s.id, syncTable(&s.cur.ents, g.Entities(), entityKey, entityLine, hashEntity, &next))
-	queueChanges(b, "memory_relations", s.id, syncTable(&s.cur.rels, g.Relations(), relationKeyOf, relationLine, hashRelation, &next))
 	rev++
+	queueChanges(b, "memory_entities", 'e', s.id, rev, syncTable(&s.cur.ents, g.Entities(), entityKey, entityLine, hashEntity, &next))
+	queueChanges(b, "memory_relations", 'r', s.id, rev, syncTable(&s.cur.rels, g.Relations(), relationKeyOf, relationLine, hashRelation, &next))
 	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id, rev, next)
+	if rev%removedPruneEvery == 0 && rev > removedKept {
+		b.Queue("DELETE FROM memory_removed WHERE memory_id = $1 AND rev <= $2", s.id, rev-removedKept)
+		b.Queue("UPDATE memories SET removed_since = greatest(removed_since, $2) WHERE id = $1", s.id, rev-removedKept)
+	}
 	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{s.id, rev, s.origin}.String())
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return false, s.fail("writing", err)
@@ -248,7 +324,16 @@ func (l *lineSink) line(i int) []byte {
 // server of a big memory spills to disk (work_mem) and the rows mostly lie
 // in seq order already.
 func (l *lineSink) read(ctx context.Context, tx pgx.Tx, table string, memory int64) error {
-	rows, err := tx.Query(ctx, "SELECT seq, line FROM "+table+" WHERE memory_id = $1", memory)
+	return l.readSince(ctx, tx, table, memory, -1)
+}
+
+// readSince is read of the rows written after revision since only.
+func (l *lineSink) readSince(ctx context.Context, tx pgx.Tx, table string, memory, since int64) error {
+	query, args := "SELECT seq, line FROM "+table+" WHERE memory_id = $1", []any{memory}
+	if since >= 0 {
+		query, args = query+" AND rev > $2", append(args, since)
+	}
+	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -294,11 +379,20 @@ func (l *lineSink) order(bounds ...int) {
 // changes are the rows a mutation wrote (inserted, changed or moved in
 // graph order) and deleted.
 type changes struct {
-	keys  [][]byte
-	seqs  []int64
-	lines [][]byte
-	gone  [][]byte
+	keys    [][]byte
+	seqs    []int64
+	lines   [][]byte
+	gone    [][]byte
+	removed []int64 // seqs no row has any more: deleted, or moved to a new seq
 }
+
+// Removed rows are remembered for the last removedKept writes, so a Store
+// that fell no further behind reads only what changed; pruned every
+// removedPruneEvery writes.
+var (
+	removedKept       int64 = 4096
+	removedPruneEvery int64 = 256
+)
 
 func (ch *changes) write(key []byte, seq int64, line []byte) {
 	ch.keys, ch.seqs, ch.lines = append(ch.keys, key), append(ch.seqs, seq), append(ch.lines, line)
@@ -363,6 +457,9 @@ func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lin
 				r.line = line
 				ch.write(hash(k), r.seq, line)
 			default:
+				if ok {
+					ch.removed = append(ch.removed, r.seq)
+				}
 				r = row[K]{key: k, seq: *next, line: line}
 				*next++
 				ch.write(hash(k), r.seq, line)
@@ -370,8 +467,9 @@ func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lin
 			last = r.seq
 			t.rows = append(t.rows, r)
 		}
-		for k := range rest {
+		for k, r := range rest {
 			ch.gone = append(ch.gone, hash(k))
+			ch.removed = append(ch.removed, r.seq)
 		}
 		return ch
 	}
@@ -384,17 +482,23 @@ func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lin
 	return ch
 }
 
-// queueChanges queues at most two statements for one table, however many
-// rows changed: arrays travel as parameters.
-func queueChanges(b *pgx.Batch, table string, memory int64, ch changes) {
+// queueChanges queues at most three statements for one table, however many
+// rows changed: arrays travel as parameters. Written rows carry the
+// revision rev, and removed ones are remembered under it, so another Store
+// can read only what changed since its revision.
+func queueChanges(b *pgx.Batch, table string, kind byte, memory, rev int64, ch changes) {
 	if len(ch.gone) > 0 {
 		b.Queue("DELETE FROM "+table+" WHERE memory_id = $1 AND key = ANY($2::bytea[])", memory, ch.gone)
 	}
+	if len(ch.removed) > 0 {
+		b.Queue(`INSERT INTO memory_removed (memory_id, rev, kind, seq) SELECT $1, $2, $3, unnest($4::bigint[])`,
+			memory, rev, string(kind), ch.removed)
+	}
 	if len(ch.keys) > 0 {
-		b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line)
-			SELECT $1, u.key, u.seq, u.line FROM unnest($2::bytea[], $3::bigint[], $4::bytea[]) AS u(key, seq, line)
-			ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line`,
-			memory, ch.keys, ch.seqs, ch.lines)
+		b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line, rev)
+			SELECT $1, u.key, u.seq, u.line, $5 FROM unnest($2::bytea[], $3::bigint[], $4::bytea[]) AS u(key, seq, line)
+			ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line, rev = excluded.rev`,
+			memory, ch.keys, ch.seqs, ch.lines, rev)
 	}
 }
 

@@ -36,19 +36,22 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 				return fmt.Errorf("%w: memory %q; import into an empty memory, or replace it", ErrNotEmpty, s.name)
 			}
 		}
-		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable"} {
+		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable", "memory_removed"} {
 			if _, err := tx.Exec(ctx, "DELETE FROM "+table+" WHERE memory_id = $1", s.id); err != nil {
 				return err
 			}
 		}
+		// Every Store reads the memory whole after an import: no removals
+		// are remembered from before it.
+		rev++
 		seq := int64(1)
 		ents, rels := g.Entities(), g.Relations()
-		if err := copyLines(ctx, tx, "memory_entities", s.id, len(ents), &seq, func(i int) ([]byte, []byte) {
+		if err := copyLines(ctx, tx, "memory_entities", s.id, rev, len(ents), &seq, func(i int) ([]byte, []byte) {
 			return hashEntity(ents[i].Name), entityLine(ents[i])
 		}); err != nil {
 			return err
 		}
-		if err := copyLines(ctx, tx, "memory_relations", s.id, len(rels), &seq, func(i int) ([]byte, []byte) {
+		if err := copyLines(ctx, tx, "memory_relations", s.id, rev, len(rels), &seq, func(i int) ([]byte, []byte) {
 			return hashRelation(relationKeyOf(rels[i])), relationLine(rels[i])
 		}); err != nil {
 			return err
@@ -62,8 +65,7 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 		if err != nil {
 			return err
 		}
-		rev++
-		if _, err := tx.Exec(ctx, "UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id, rev, seq); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE memories SET revision = $2, next_seq = $3, removed_since = $2 WHERE id = $1", s.id, rev, seq); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", notifyChannel, notice{s.id, rev, s.origin}.String())
@@ -80,12 +82,12 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 
 // copyLines copies n rows of (key, line) into table with the next sequence
 // numbers.
-func copyLines(ctx context.Context, tx pgx.Tx, table string, memory int64, n int, seq *int64, at func(i int) (key, line []byte)) error {
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{table}, []string{"memory_id", "key", "seq", "line"},
+func copyLines(ctx context.Context, tx pgx.Tx, table string, memory, rev int64, n int, seq *int64, at func(i int) (key, line []byte)) error {
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{table}, []string{"memory_id", "key", "seq", "line", "rev"},
 		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
 			key, line := at(i)
 			*seq++
-			return []any{memory, key, *seq - 1, line}, nil
+			return []any{memory, key, *seq - 1, line, rev}, nil
 		}))
 	return err
 }
