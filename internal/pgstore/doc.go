@@ -12,25 +12,31 @@
 //     revision that counts its committed changes and the next sequence
 //     number to hand out.
 //   - Lines: every entity and relation is one row holding its memory-file
-//     line (internal/jsonl's encoding, Extra members included) and a
-//     sequence number that keeps graph order. Rows are keyed by the SHA-256
-//     of the entity's name or the relation's triple, which fits an index
-//     whatever the name's length. Lines are stored as bytea: a name may
-//     hold a NUL, and Extra members arrive verbatim from a file, neither of
-//     which a text column takes.
+//     line (internal/jsonl's encoding, Extra members included), a sequence
+//     number that keeps graph order, and the revision that last wrote it.
+//     Rows are keyed by the SHA-256 of the entity's name or the relation's
+//     triple, which fits an index whatever the name's length. Lines are
+//     stored as bytea: a name may hold a NUL, and Extra members arrive
+//     verbatim from a file, neither of which a text column takes. The
+//     table memory_removed remembers which rows the last 4096 writes
+//     removed.
 //   - Store: one memory and the graph last read from it, cached. View asks
-//     the database for the revision (one small query) and rereads the lines
-//     only when it moved; so a reader always sees the latest committed graph,
-//     and search runs on the cached graph with the same ranking code as the
-//     file store, giving the same answers.
+//     the database for the revision (one small query) and, only when it
+//     moved, catches up: it reads the rows written since its revision and
+//     the removals since, and applies them to the graph with the tools' own
+//     operations, checking the result row by row; a Store further behind,
+//     or whose check fails, reads the memory whole. So a reader always
+//     sees the latest committed graph, and search runs on the cached graph
+//     with the same ranking code as the file store, giving the same answers.
 //   - Update: one transaction. It locks the memory row (SELECT … FOR
-//     UPDATE), rereads the lines if the revision moved, runs the mutation
-//     (which validates before it changes anything: an error writes nothing),
-//     writes only the rows that changed, bumps the revision, sends NOTIFY,
-//     commits.
-//   - Watch: LISTEN on one channel; a notification names the memory, the
-//     revision and the writer, so a Store hears the writes of every other
-//     Store (another replica, another process) and not its own.
+//     UPDATE), catches up if another writer moved the revision, runs the
+//     mutation (which validates before it changes anything: an error writes
+//     nothing), writes only the rows that changed, bumps the revision, sends
+//     NOTIFY, commits.
+//   - Watch: LISTEN on one channel, one connection per DB; a notification
+//     names the memory, the revision and the writer, so a Store hears the
+//     writes of every other Store (another replica, another process) and
+//     not its own.
 //
 // Why a row lock and not serializable isolation or an advisory lock: a write
 // must read the revision and bump it anyway, and locking the row it is about
@@ -51,10 +57,11 @@
 // progress with an error (nothing half-written: the transaction rolls back)
 // and the next call reconnects. Not guaranteed: a write whose COMMIT was cut
 // off may or may not have landed (the error says so); notifications are sent
-// at commit and may be lost while a Watch reconnects, after which Watch
-// compares the revision and reports a change it missed.
+// at commit and may be lost while the listening connection reconnects,
+// after which each Watch compares the revision and reports a change it
+// missed.
 //
-// Caveats: a Store rereads the whole memory after another replica wrote it
-// (fast for tens of thousands of entities, see the benchmarks); each Watch
-// holds one connection of its own.
+// Caveats: a Store that fell more than 4096 writes behind reads the whole
+// memory, which takes about a second per 100k entities (see the
+// benchmarks).
 package pgstore
