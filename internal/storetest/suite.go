@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 // Memory opens the memory under test. Each call returns a new instance on
@@ -39,6 +40,7 @@ func Run(t *testing.T, newMemory NewMemory) {
 		{"OtherInstanceReads", testOtherInstanceReads},
 		{"GraphOrder", testGraphOrder},
 		{"ExtraAndText", testExtraAndText},
+		{"Search", testSearch},
 		{"Notifications", testNotifications},
 		{"ConcurrentInstances", testConcurrentInstances},
 	}
@@ -469,6 +471,58 @@ func testConcurrentInstances(t *testing.T, open Memory) {
 			}
 		}); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// Search answers from a store's graph are those of the same graph built in
+// memory: the same entities and relations in the same order, for the
+// instance that wrote and for one that read the memory from storage.
+func testSearch(t *testing.T, open Memory) {
+	tg, q := testgraph.Generate(300, 3)
+	var ents []graph.Entity
+	for _, e := range tg.Entities {
+		ents = append(ents, ent(e.Name, e.EntityType, e.Observations...))
+	}
+	var rels []graph.Relation
+	for _, r := range tg.Relations {
+		rels = append(rels, rel(r.From, r.To, r.RelationType))
+	}
+	build := func(g *graph.Graph) error {
+		g.CreateEntities(ents)
+		_, err := g.CreateRelations(rels)
+		return err
+	}
+	want := graph.New()
+	if err := build(want); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t)
+	update(t, s, build)
+	queries := []string{q.Rare, q.Common, q.TwoWords, q.Japanese, "Москва", "WORK", "person", "no such thing anywhere"}
+	render := func(snap graph.Snapshot) string {
+		var b strings.Builder
+		for _, e := range snap.Entities {
+			fmt.Fprintf(&b, "%s|", e.Name)
+		}
+		for _, r := range snap.Relations {
+			fmt.Fprintf(&b, "%s>%s:%s|", r.From, r.To, r.RelationType)
+		}
+		return b.String()
+	}
+	for i, st := range []Store{s, open(t)} {
+		for _, query := range queries {
+			var got string
+			if err := st.View(func(g *graph.Graph) { got = render(g.SearchNodes(query)) }); err != nil {
+				t.Fatal(err)
+			}
+			w := render(want.SearchNodes(query))
+			if w == "" && query != "no such thing anywhere" {
+				t.Fatalf("search %q finds nothing even in memory; the test proves nothing", query)
+			}
+			if got != w {
+				t.Errorf("instance %d, search %q:\n got %.300s\nwant %.300s", i, query, got, w)
+			}
 		}
 	}
 }
