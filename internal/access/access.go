@@ -1,0 +1,213 @@
+// Package access decides which memories a bearer token may read or write
+// when one HTTP server serves several named memories (SPEC §11).
+//
+// A tokens file grants access, one grant a line:
+//
+//	# token          memories        access
+//	3f9a…            team,notes      write
+//	77c1…            *               read
+//
+// Memories are named as in the URL /mcp/NAME ("default" is the memory at
+// /mcp); "*" is every memory. A token on several lines gets the union of
+// its grants. Blank lines and lines starting with # are ignored.
+//
+// Tokens are compared in constant time (their SHA-256 digests, so a
+// token's length leaks nothing either), and a token is never kept in the
+// clear after parsing.
+package access
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+)
+
+// Level is what a token may do with a memory.
+type Level int
+
+const (
+	None  Level = iota // the token does not reach the memory
+	Read               // read tools and the resource only
+	Write              // every tool
+)
+
+func (l Level) String() string {
+	switch l {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	}
+	return "none"
+}
+
+// DefaultMemory names the memory served at /mcp.
+const DefaultMemory = "default"
+
+// MinTokenLength is the shortest token a tokens file may grant: shorter
+// ones can be guessed.
+const MinTokenLength = 16
+
+type grant struct {
+	digest   [32]byte
+	all      Level            // level for every memory ("*")
+	memories map[string]Level // level per named memory
+}
+
+// Grants is a parsed tokens file. The zero value grants nothing.
+type Grants struct{ grants []grant }
+
+// Parse reads a tokens file. Errors name the line and what is wrong with
+// it; no error quotes a token.
+func Parse(r io.Reader) (*Grants, error) {
+	byDigest := map[[32]byte]int{}
+	g := &Grants{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("line %d: want three fields, token, memories and read or write; got %d", n, len(f))
+		}
+		token, names, level := f[0], f[1], f[2]
+		if len(token) < MinTokenLength {
+			return nil, fmt.Errorf("line %d: the token is %d characters long; use at least %d (e.g. openssl rand -hex 32)", n, len(token), MinTokenLength)
+		}
+		var lv Level
+		switch level {
+		case "read":
+			lv = Read
+		case "write":
+			lv = Write
+		default:
+			return nil, fmt.Errorf("line %d: access %q is neither read nor write", n, level)
+		}
+		d := sha256.Sum256([]byte(token))
+		i, seen := byDigest[d]
+		if !seen {
+			i = len(g.grants)
+			byDigest[d] = i
+			g.grants = append(g.grants, grant{digest: d, memories: map[string]Level{}})
+		}
+		gr := &g.grants[i]
+		for _, name := range strings.Split(names, ",") {
+			if name == "*" {
+				gr.all = max(gr.all, lv)
+				continue
+			}
+			if err := ValidName(name); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+			gr.memories[name] = max(gr.memories[name], lv)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Check tells what token may do with memory. Every grant is compared, so
+// the time taken does not tell which token nearly matched. A name that
+// ValidName refuses is reached by no token, "*" grants included, so a
+// caller that forgot to validate a name from a URL still opens nothing.
+func (g *Grants) Check(token, memory string) Level {
+	if g == nil || ValidName(memory) != nil {
+		return None
+	}
+	d := sha256.Sum256([]byte(token))
+	level := None
+	for i := range g.grants {
+		gr := &g.grants[i]
+		if subtle.ConstantTimeCompare(d[:], gr.digest[:]) == 1 {
+			level = max(gr.all, gr.memories[memory])
+		}
+	}
+	return level
+}
+
+// Len reports how many distinct tokens the file grants.
+func (g *Grants) Len() int { return len(g.grants) }
+
+// reserved names cannot be files on Windows, whatever their extension.
+var reserved = map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true, "CLOCK$": true}
+
+func init() {
+	for _, p := range []string{"COM", "LPT"} {
+		for i := '1'; i <= '9'; i++ {
+			reserved[p+string(i)] = true
+		}
+	}
+}
+
+// ValidName reports whether name may name a memory: 1 to 64 lowercase
+// ASCII letters, digits, '-', '_' and '.', starting with a letter or digit
+// and not ending with '.', not a name Windows reserves. Such a name is safe
+// as a URL segment and a file name: no '/', no "..", no NUL. One spelling
+// per memory: on a file system that ignores case (macOS, Windows) "Team"
+// and "team" would be one file, and a token granted one would reach the
+// other; Windows also drops a trailing dot.
+func ValidName(name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("memory name %q: use 1 to 64 lowercase letters, digits, '-', '_' or '.'", name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '-' && c != '_' && c != '.') {
+			return fmt.Errorf("memory name %q: use lowercase letters, digits, '-', '_' or '.', starting with a letter or digit", name)
+		}
+	}
+	if strings.HasSuffix(name, ".") {
+		return fmt.Errorf("memory name %q ends with '.'; Windows drops it, so it would name another memory's file", name)
+	}
+	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
+	if reserved[base] {
+		return fmt.Errorf("memory name %q is reserved on Windows; choose another", name)
+	}
+	return nil
+}
+
+// File is a tokens file that can be read again (on SIGHUP) while in use.
+// It is safe for concurrent use.
+type File struct {
+	path string
+	cur  atomic.Pointer[Grants]
+}
+
+// Open reads the tokens file at path.
+func Open(path string) (*File, error) {
+	f := &File{path: path}
+	if err := f.Reload(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Reload reads the file again. On error the grants in force stay as they
+// were.
+func (f *File) Reload() error {
+	r, err := os.Open(f.path)
+	if err != nil {
+		return fmt.Errorf("tokens file: %w", err)
+	}
+	defer r.Close()
+	g, err := Parse(r)
+	if err != nil {
+		return fmt.Errorf("tokens file %s: %w", f.path, err)
+	}
+	f.cur.Store(g)
+	return nil
+}
+
+// Check tells what token may do with memory under the grants in force.
+func (f *File) Check(token, memory string) Level { return f.cur.Load().Check(token, memory) }

@@ -1,0 +1,128 @@
+package access
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	alice = "alice-0123456789abcdef"
+	bob   = "bob-0123456789abcdef00"
+	carol = "carol-0123456789abcdef"
+)
+
+func TestCheck(t *testing.T) {
+	g, err := Parse(strings.NewReader(`
+# team tokens
+` + alice + `  team,notes  write
+` + bob + `    *           read
+` + bob + `    team        write
+` + carol + `  default     read
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Len() != 3 {
+		t.Fatalf("%d tokens", g.Len())
+	}
+	cases := []struct {
+		token, memory string
+		want          Level
+	}{
+		{alice, "team", Write},
+		{alice, "notes", Write},
+		{alice, "default", None},
+		{alice, "other", None},
+		{bob, "team", Write},
+		{bob, "notes", Read},
+		{bob, "anything", Read},
+		{carol, "default", Read},
+		{carol, "team", None},
+		{"", "team", None},
+		{"alice-0123456789abcdeX", "team", None},
+		{alice[:len(alice)-1], "team", None},
+		{alice + "x", "team", None},
+		// Names no memory can have are reached by no grant, "*" neither.
+		{bob, "../team", None},
+		{bob, "Team", None},
+		{bob, "", None},
+	}
+	for _, c := range cases {
+		if got := g.Check(c.token, c.memory); got != c.want {
+			t.Errorf("Check(%.8s…, %q) = %v, want %v", c.token, c.memory, got, c.want)
+		}
+	}
+	var none *Grants
+	if none.Check(alice, "team") != None {
+		t.Error("nil grants must grant nothing")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{alice + " team", "line 1: want three fields"},
+		{"\n\nshort team write", "line 3: the token is 5 characters long"},
+		{alice + " team admin", `access "admin" is neither read nor write`},
+		{alice + " ../etc write", `memory name "../etc"`},
+		{alice + " team,,notes write", `memory name ""`},
+		{alice + " nul write", "reserved on Windows"},
+		{alice + " com1.txt write", "reserved on Windows"},
+		{alice + " Team write", "lowercase"},
+	} {
+		_, err := Parse(strings.NewReader(c.file))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.file, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), alice) {
+			t.Errorf("an error quotes the token: %v", err)
+		}
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for _, ok := range []string{"default", "team", "a", "team-1", "notes_2026.v2", "a.b", strings.Repeat("x", 64), "console"} {
+		if err := ValidName(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", ".", "..", "../x", "a/b", `a\b`, "a\x00b", ".hidden", "-x", "a b", "é", "%2e%2e", strings.Repeat("x", 65), "CON", "lpt9", "aux.json", "Team", "TEAM", "team.", "a..", "x\n"} {
+		if err := ValidName(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestReloadKeepsGrantsOnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(path, []byte(alice+" team write\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Check(alice, "team") != Write {
+		t.Fatal("not granted")
+	}
+	// Revoke alice, grant bob.
+	os.WriteFile(path, []byte(bob+" team read\n"), 0o600)
+	if err := f.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if f.Check(alice, "team") != None || f.Check(bob, "team") != Read {
+		t.Fatal("reload did not take effect")
+	}
+	// A broken file leaves the grants in force.
+	os.WriteFile(path, []byte("broken\n"), 0o600)
+	if err := f.Reload(); err == nil {
+		t.Fatal("broken file accepted")
+	}
+	if f.Check(bob, "team") != Read {
+		t.Fatal("a failed reload changed the grants")
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Fatal("missing file accepted")
+	}
+}

@@ -1,0 +1,149 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kgmemory/mcp-server-memory/internal/access"
+)
+
+// Options tune a DB. The zero value is the defaults.
+type Options struct {
+	// LockTimeout bounds a write's wait for another writer of the same
+	// memory; 0 is 60 s, as the memory file lock of SPEC §6.
+	LockTimeout time.Duration
+	// QueryTimeout bounds a View's queries, which take no context; 0 is 30 s.
+	QueryTimeout time.Duration
+	// Logf reports notices; nil logs to stderr.
+	Logf func(format string, args ...any)
+}
+
+// DB is one PostgreSQL database holding any number of memories. It is safe
+// for concurrent use.
+type DB struct {
+	pool *pgxpool.Pool
+	opts Options
+	hub  hub // the Watches' listening connection
+}
+
+// Connect opens a connection pool on the database at url (a postgres://
+// URL or a libpq key=value string) and creates or migrates the schema.
+func Connect(ctx context.Context, url string, opts Options) (*DB, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = 60 * time.Second
+	}
+	if opts.QueryTimeout <= 0 {
+		opts.QueryTimeout = 30 * time.Second
+	}
+	if opts.Logf == nil {
+		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's message may quote the URL, password included: say only what.
+		return nil, errors.New("MEMORY_DATABASE_URL is not a valid PostgreSQL connection string (postgres://user:password@host:port/database)")
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	}
+	rp := cfg.ConnConfig.RuntimeParams
+	if rp["application_name"] == "" {
+		rp["application_name"] = "mcp-server-memory"
+	}
+	// Set per connection, so a write costs no extra round trip for it.
+	rp["lock_timeout"] = strconv.FormatInt(opts.LockTimeout.Milliseconds(), 10)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("preparing the PostgreSQL schema: %w", err)
+	}
+	db := &DB{pool: pool, opts: opts}
+	db.hub.db = db
+	return db, nil
+}
+
+// Close stops the Watches' listening and closes the pool. Stores of the DB
+// must not be used afterwards.
+func (db *DB) Close() {
+	db.hub.close()
+	db.pool.Close()
+}
+
+// Memory returns the Store for the named memory, creating the memory if the
+// database has none of that name. Names follow access.ValidName.
+func (db *DB) Memory(ctx context.Context, name string) (*Store, error) {
+	if err := access.ValidName(name); err != nil {
+		return nil, err
+	}
+	id, err := db.memoryID(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("opening memory %q in PostgreSQL: %w", name, err)
+	}
+	var origin [8]byte
+	rand.Read(origin[:])
+	return &Store{db: db, name: name, id: id, origin: hex.EncodeToString(origin[:])}, nil
+}
+
+func (db *DB) memoryID(ctx context.Context, name string) (int64, error) {
+	var id int64
+	for range 3 {
+		err := db.pool.QueryRow(ctx, "SELECT id FROM memories WHERE name = $1", name).Scan(&id)
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return 0, err
+		}
+		err = db.pool.QueryRow(ctx, "INSERT INTO memories (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id", name).Scan(&id)
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return 0, err
+		}
+		// Another replica created it between our two statements: read it.
+	}
+	return 0, errors.New("the memory row keeps disappearing")
+}
+
+// Memories lists the names of the memories the database holds, sorted.
+func (db *DB) Memories(ctx context.Context) ([]string, error) {
+	rows, err := db.pool.Query(ctx, "SELECT name FROM memories ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("listing memories in PostgreSQL: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("listing memories in PostgreSQL: %w", err)
+	}
+	return names, nil
+}
+
+// Open connects to the database at url and returns the Store of the named
+// memory; closing the Store closes the connection pool.
+func Open(ctx context.Context, url, memory string, opts Options) (*Store, error) {
+	db, err := Connect(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := db.Memory(ctx, memory)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.ownsDB = true
+	return s, nil
+}

@@ -1,0 +1,214 @@
+package pgstore
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+// delta is what other writers changed between two revisions: the rows they
+// removed (by seq) and the rows they wrote.
+type delta struct {
+	from, rev   int64
+	removedEnts []int64
+	removedRels []int64
+	ents, rels  lineSink // rows written after from, in seq order
+}
+
+// readDelta reads the changes between revisions from and rev.
+func (s *Store) readDelta(ctx context.Context, tx pgx.Tx, from, rev int64) (*delta, error) {
+	d := &delta{from: from, rev: rev}
+	rows, err := tx.Query(ctx, "SELECT kind, seq FROM memory_removed WHERE memory_id = $1 AND rev > $2", s.id, from)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var kind string
+		var seq int64
+		if err := rows.Scan(&kind, &seq); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if kind == "e" {
+			d.removedEnts = append(d.removedEnts, seq)
+		} else {
+			d.removedRels = append(d.removedRels, seq)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := d.ents.readSince(ctx, tx, "memory_entities", s.id, from); err != nil {
+		return nil, err
+	}
+	if err := d.rels.readSince(ctx, tx, "memory_relations", s.id, from); err != nil {
+		return nil, err
+	}
+	d.ents.order()
+	d.rels.order()
+	return d, nil
+}
+
+// errDelta: a delta does not fit the graph it was read against; the caller
+// reads the memory whole. It never happens unless the database was changed
+// by hand or by a bug, but the whole read is always right.
+var errDelta = errors.New("the changes do not fit the graph held")
+
+// apply brings st to the delta's revision: removed rows are deleted from
+// the graph, rows written in place (an entity's observations changed) are
+// changed in place, and new rows (their seq beyond every row st knows) are
+// added at the end, so graph order stays the database's. Afterwards st's
+// rows must agree with the graph position by position, or apply fails; st
+// is then unusable.
+func (d *delta) apply(st *state) error {
+	g := st.g
+	// Removals.
+	if gone := removeSeqs(&st.rels, d.removedRels); len(gone) > 0 {
+		rels := make([]graph.Relation, len(gone))
+		for i, k := range gone {
+			rels[i] = graph.Relation{From: k.from, To: k.to, RelationType: k.relationType}
+		}
+		g.DeleteRelations(rels)
+	}
+	if gone := removeSeqs(&st.ents, d.removedEnts); len(gone) > 0 {
+		g.DeleteEntities(gone)
+	}
+
+	// Entities written: in place or new.
+	f := jsonl.Decode(d.ents.buf)
+	ents := f.Graph.Entities()
+	if len(ents) != len(d.ents.seqs) || len(f.Unreadable) > 0 {
+		return fmt.Errorf("%w: changed entity rows do not decode", errDelta)
+	}
+	for i, e := range ents {
+		seq, line := d.ents.seqs[i], d.ents.line(i)
+		if j, ok := findSeq(st.ents.rows, seq); ok {
+			ge := g.Entity(e.Name)
+			if ge == nil || st.ents.rows[j].key != e.Name {
+				return fmt.Errorf("%w: entity %q is not where its row is", errDelta, e.Name)
+			}
+			if !setObservations(g, ge, e) {
+				// Deleted and created again with another type by one write,
+				// as the last entity, so it kept its place: do the same
+				// (the check at the end proves it was the last).
+				g.DeleteEntities([]string{e.Name})
+				ge, _ = g.LoadEntity(graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra})
+			}
+			ge.SetEncodedLine(line)
+			st.ents.rows[j].line = line
+			continue
+		}
+		if n := len(st.ents.rows); n > 0 && st.ents.rows[n-1].seq >= seq {
+			return fmt.Errorf("%w: new entity %q inside the graph order", errDelta, e.Name)
+		}
+		ne, merged := g.LoadEntity(graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra})
+		if merged {
+			return fmt.Errorf("%w: new entity %q exists", errDelta, e.Name)
+		}
+		ne.SetEncodedLine(line)
+		st.ents.rows = append(st.ents.rows, row[string]{e.Name, seq, line})
+	}
+
+	// Relations written: only ever new (a relation never changes).
+	f = jsonl.Decode(d.rels.buf)
+	rels := f.Graph.Relations()
+	if len(rels) != len(d.rels.seqs) || len(f.Unreadable) > 0 || len(f.Graph.Entities()) > 0 {
+		return fmt.Errorf("%w: changed relation rows do not decode", errDelta)
+	}
+	for i, r := range rels {
+		seq, line := d.rels.seqs[i], d.rels.line(i)
+		if n := len(st.rels.rows); n > 0 && st.rels.rows[n-1].seq >= seq {
+			return fmt.Errorf("%w: a relation changed or was added inside the graph order", errDelta)
+		}
+		nr, dup := g.LoadRelation(graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra})
+		if dup {
+			return fmt.Errorf("%w: new relation exists", errDelta)
+		}
+		nr.SetEncodedLine(line)
+		st.rels.rows = append(st.rels.rows, row[relationKey]{relationKeyOf(nr), seq, line})
+	}
+
+	// The rows and the graph agree, position by position.
+	if gs := g.Entities(); len(gs) != len(st.ents.rows) {
+		return fmt.Errorf("%w: %d entities, %d rows", errDelta, len(gs), len(st.ents.rows))
+	}
+	for i, e := range g.Entities() {
+		if e.Name != st.ents.rows[i].key {
+			return fmt.Errorf("%w: entity %q at %d, row %q", errDelta, e.Name, i, st.ents.rows[i].key)
+		}
+	}
+	if gr := g.Relations(); len(gr) != len(st.rels.rows) {
+		return fmt.Errorf("%w: %d relations, %d rows", errDelta, len(gr), len(st.rels.rows))
+	}
+	for i, r := range g.Relations() {
+		if relationKeyOf(r) != st.rels.rows[i].key {
+			return fmt.Errorf("%w: relation order differs at %d", errDelta, i)
+		}
+	}
+	return nil
+}
+
+// removeSeqs drops t's rows with the given seqs and returns their keys.
+func removeSeqs[K comparable](t *table[K], seqs []int64) []K {
+	if len(seqs) == 0 {
+		return nil
+	}
+	drop := make(map[int64]bool, len(seqs))
+	for _, q := range seqs {
+		if _, ok := findSeq(t.rows, q); ok {
+			drop[q] = true
+		}
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	var gone []K
+	t.rows = slices.DeleteFunc(t.rows, func(r row[K]) bool {
+		if drop[r.seq] {
+			gone = append(gone, r.key)
+			return true
+		}
+		return false
+	})
+	return gone
+}
+
+// findSeq finds the row with seq in rows, which are in seq order.
+func findSeq[K comparable](rows []row[K], seq int64) (int, bool) {
+	return slices.BinarySearchFunc(rows, seq, func(r row[K], q int64) int { return cmp.Compare(r.seq, q) })
+}
+
+// setObservations changes ge's observations to want's, in place, with the
+// operations the tools use: those of ge's list that want keeps in order
+// stay, the others are deleted, and want's rest is appended. It reports
+// whether ge is now exactly want; it changes nothing when their types or
+// Extra differ, which no tool changes in place.
+func setObservations(g *graph.Graph, ge, want *graph.Entity) bool {
+	if ge.EntityType != want.EntityType || !bytes.Equal(ge.Extra, want.Extra) {
+		return false
+	}
+	var drop []string
+	i := 0
+	for _, o := range ge.Observations {
+		if i < len(want.Observations) && o == want.Observations[i] {
+			i++
+		} else {
+			drop = append(drop, o)
+		}
+	}
+	if len(drop) > 0 {
+		g.DeleteObservations([]graph.ObservationDeletion{{EntityName: ge.Name, Observations: drop}})
+	}
+	if tail := want.Observations[i:]; len(tail) > 0 {
+		g.AddObservations([]graph.ObservationAddition{{EntityName: ge.Name, Contents: tail}})
+	}
+	return slices.Equal(ge.Observations, want.Observations)
+}

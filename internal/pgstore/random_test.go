@@ -1,0 +1,145 @@
+package pgstore_test
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+)
+
+var seedFlag = flag.Uint64("seed", 0, "seed of TestRandomWrites (0: a new one)")
+
+// Random mutations, several to a write, each followed by a read through a
+// second store: what the database holds after every write is exactly the
+// writer's graph, order and all. This checks the change detection (which
+// lines a write sends) against a full read.
+func TestRandomWrites(t *testing.T) {
+	seed := *seedFlag
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	t.Logf("seed %d (rerun with -seed)", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	open := openMemory(t)
+	// Two writers and a reader, as three replicas: each catches up with
+	// the others' writes by reading only what changed.
+	stores := []*pgstore.Store{open(t), open(t), open(t)}
+	name := func() string { return fmt.Sprint("e", r.IntN(12)) }
+	ops := []func(g *graph.Graph){
+		func(g *graph.Graph) {
+			g.CreateEntities([]graph.Entity{{Name: name(), EntityType: fmt.Sprint("t", r.IntN(3)), Observations: []string{fmt.Sprint("o", r.IntN(5))}}})
+		},
+		func(g *graph.Graph) { g.DeleteEntities([]string{name(), name()}) },
+		func(g *graph.Graph) {
+			if n := name(); g.Entity(n) != nil {
+				g.AddObservations([]graph.ObservationAddition{{EntityName: n, Contents: []string{fmt.Sprint("o", r.IntN(5))}}})
+			}
+		},
+		func(g *graph.Graph) {
+			g.DeleteObservations([]graph.ObservationDeletion{{EntityName: name(), Observations: []string{fmt.Sprint("o", r.IntN(5))}}})
+		},
+		func(g *graph.Graph) {
+			from, to := name(), name()
+			if g.Entity(from) != nil && g.Entity(to) != nil {
+				g.CreateRelations([]graph.Relation{{From: from, To: to, RelationType: fmt.Sprint("r", r.IntN(2))}})
+			}
+		},
+		func(g *graph.Graph) {
+			g.DeleteRelations([]graph.Relation{{From: name(), To: name(), RelationType: fmt.Sprint("r", r.IntN(2))}})
+		},
+		// Deleted and created again as it was: the same line, moved to the end.
+		func(g *graph.Graph) {
+			if e := g.Entity(name()); e != nil {
+				again := graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}
+				g.DeleteEntities([]string{e.Name})
+				g.CreateEntities([]graph.Entity{again})
+			}
+		},
+		func(g *graph.Graph) {
+			if rels := g.Relations(); len(rels) > 0 {
+				rel := *rels[r.IntN(len(rels))]
+				again := graph.Relation{From: rel.From, To: rel.To, RelationType: rel.RelationType}
+				g.DeleteRelations([]graph.Relation{again})
+				g.CreateRelations([]graph.Relation{again})
+			}
+		},
+	}
+	for step := range 300 {
+		w := stores[r.IntN(2)]
+		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+			for range 1 + r.IntN(4) {
+				ops[r.IntN(len(ops))](g)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := dump(t, w)
+		for i, s := range stores {
+			if r.IntN(2) == 0 && s != w {
+				continue // falls further behind
+			}
+			if got := dump(t, s); got != want {
+				t.Fatalf("step %d: store %d holds\n%s\nthe writer has\n%s", step, i, got, want)
+			}
+		}
+	}
+	if got, want := dump(t, open(t)), dump(t, stores[0]); got != want {
+		t.Fatalf("the database holds\n%s\nthe stores have\n%s", got, want)
+	}
+	for i, s := range stores {
+		whole, delta := s.Reads()
+		t.Logf("store %d caught up %d times reading the changes, %d reading the memory whole", i, delta, whole)
+		if whole != 1 {
+			t.Errorf("store %d read the memory whole %d times, want once (at the start)", i, whole)
+		}
+	}
+}
+
+// A store that fell behind further than the removals are remembered reads
+// the memory whole, and is right.
+func TestCatchUpAfterPruning(t *testing.T) {
+	defer pgstore.SetRemovedKept(4, 2)()
+	open := openMemory(t)
+	w, behind := open(t), open(t)
+	create := func(names ...string) {
+		t.Helper()
+		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+			for _, n := range names {
+				g.CreateEntities([]graph.Entity{{Name: n, EntityType: "t", Observations: []string{}}})
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create("a", "b")
+	dump(t, behind)
+	for i := range 10 {
+		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+			g.DeleteEntities([]string{"a"})
+			g.CreateEntities([]graph.Entity{{Name: "a", EntityType: fmt.Sprint(i), Observations: []string{}}})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := dump(t, behind), dump(t, w); got != want {
+		t.Fatalf("the store that fell behind holds\n%s\nwant\n%s", got, want)
+	}
+	if whole, _ := behind.Reads(); whole != 2 {
+		t.Errorf("read the memory whole %d times, want 2 (the start, and after falling behind the pruning)", whole)
+	}
+	// Close behind: only the changes.
+	create("c")
+	if got, want := dump(t, behind), dump(t, w); got != want {
+		t.Fatalf("holds\n%s\nwant\n%s", got, want)
+	}
+	if whole, delta := behind.Reads(); whole != 2 || delta != 1 {
+		t.Errorf("reads: %d whole, %d changes; want 2 and 1", whole, delta)
+	}
+}

@@ -1,0 +1,96 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// migrations[i] brings the schema from version i to i+1. Append only: a
+// database at version n has run the first n, and a release never changes one
+// that shipped.
+var migrations = []string{
+	`CREATE TABLE memories (
+		id         bigserial PRIMARY KEY,
+		name       text NOT NULL UNIQUE,
+		revision   bigint NOT NULL DEFAULT 0,
+		next_seq   bigint NOT NULL DEFAULT 1,
+		-- memory_removed holds every removal after this revision
+		removed_since bigint NOT NULL DEFAULT 0,
+		created_at timestamptz NOT NULL DEFAULT now()
+	);
+	CREATE TABLE memory_entities (
+		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+		key       bytea NOT NULL, -- SHA-256 of the name
+		seq       bigint NOT NULL, -- graph order
+		line      bytea NOT NULL, -- the memory-file line
+		rev       bigint NOT NULL, -- the revision that wrote the row
+		PRIMARY KEY (memory_id, key)
+	);
+	CREATE INDEX memory_entities_rev ON memory_entities (memory_id, rev);
+	CREATE TABLE memory_relations (
+		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+		key       bytea NOT NULL, -- SHA-256 of the triple
+		seq       bigint NOT NULL,
+		line      bytea NOT NULL,
+		rev       bigint NOT NULL,
+		PRIMARY KEY (memory_id, key)
+	);
+	CREATE INDEX memory_relations_rev ON memory_relations (memory_id, rev);
+	-- Rows removed (deleted, or moved to a new seq) by recent writes, so a
+	-- replica can catch up by reading only what changed.
+	CREATE TABLE memory_removed (
+		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+		rev       bigint NOT NULL, -- the revision that removed it
+		kind      "char" NOT NULL, -- 'e' entity, 'r' relation
+		seq       bigint NOT NULL -- the removed row's seq
+	);
+	CREATE INDEX memory_removed_rev ON memory_removed (memory_id, rev);
+	CREATE TABLE memory_unreadable (
+		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+		seq       bigint NOT NULL,
+		line      bytea NOT NULL, -- a line of an imported file, verbatim
+		PRIMARY KEY (memory_id, seq)
+	);`,
+}
+
+// SchemaVersion is the schema version this package creates and expects.
+var SchemaVersion = len(migrations)
+
+// migrationLock is the transaction-level advisory lock key that serialises
+// replicas migrating one database at the same start ("memory" + 1).
+const migrationLock int64 = 0x6d656d6f72790001
+
+// migrate brings the schema to SchemaVersion in one transaction: a failed
+// migration leaves the database as it was.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS memory_schema_version (
+			version    integer PRIMARY KEY,
+			applied_at timestamptz NOT NULL DEFAULT now()
+		)`); err != nil {
+			return err
+		}
+		var have int
+		if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM memory_schema_version").Scan(&have); err != nil {
+			return err
+		}
+		if have > SchemaVersion {
+			return fmt.Errorf("%w: the database is at version %d, this server knows %d; upgrade the server", ErrSchemaTooNew, have, SchemaVersion)
+		}
+		for v := have; v < SchemaVersion; v++ {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("schema version %d: %w", v+1, err)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO memory_schema_version (version) VALUES ($1)", v+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,546 @@
+package pgstore
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+// Store is one memory in the database and the graph last read from it. It
+// is safe for concurrent use.
+type Store struct {
+	db     *DB
+	name   string
+	id     int64  // memories.id
+	origin string // names this Store's writes in notifications
+	ownsDB bool
+
+	lastOwn atomic.Int64 // the revision of this Store's last write
+
+	wholeReads, deltaReads atomic.Int64 // how the Store caught up, for tests
+
+	writeMu sync.Mutex // one writer of this Store at a time
+
+	mu     sync.RWMutex // guards the fields below
+	cur    *state       // nil: read the memory first
+	loaded bool         // false: cur is ahead of or behind the database
+}
+
+// state is the graph at one revision and what the database holds for it, to
+// find what a mutation changed without looking inside the graph.
+type state struct {
+	g    *graph.Graph
+	rev  int64
+	ents table[string]
+	rels table[relationKey]
+}
+
+type relationKey struct{ from, to, relationType string }
+
+// Name returns the memory's name.
+func (s *Store) Name() string { return s.name }
+
+// Close releases the connection pool if Open made it for this Store.
+func (s *Store) Close() {
+	if s.ownsDB {
+		s.db.Close()
+	}
+}
+
+// View runs fn on the latest committed graph: it asks the database for the
+// memory's revision and reads the memory again only if it moved. fn must
+// not modify the graph or keep it after returning. View's queries are
+// bounded by Options.QueryTimeout.
+func (s *Store) View(fn func(*graph.Graph)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.db.opts.QueryTimeout)
+	defer cancel()
+	return s.ViewContext(ctx, fn)
+}
+
+// ViewContext is View bounded by ctx.
+func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
+	var rev int64
+	err := s.db.pool.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id).Scan(&rev)
+	if err != nil {
+		return s.fail("reading", err)
+	}
+	s.mu.RLock()
+	if s.loaded && s.cur.rev >= rev {
+		defer s.mu.RUnlock()
+		fn(s.cur.g)
+		return nil
+	}
+	s.mu.RUnlock()
+
+	// Read without holding mu: readers go on with the graph they have, and
+	// a writer waiting for mu holds no connection this read needs. First
+	// only what changed since the graph held; if that cannot be applied,
+	// the whole memory.
+	for whole := false; ; whole = true {
+		s.mu.RLock()
+		base, from := s.cur, s.revLocked()
+		s.mu.RUnlock()
+		if whole {
+			from = -1
+		}
+		var c catchUp
+		err = pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+			func(tx pgx.Tx) (err error) { c, err = s.catchUp(ctx, tx, from); return err })
+		if err != nil {
+			return s.fail("reading", err)
+		}
+		s.mu.Lock()
+		if s.installLocked(base, c) {
+			defer s.mu.Unlock()
+			fn(s.cur.g)
+			return nil
+		}
+		s.mu.Unlock()
+	}
+}
+
+// revLocked is the revision of the graph held, or -1.
+func (s *Store) revLocked() int64 {
+	if !s.loaded {
+		return -1
+	}
+	return s.cur.rev
+}
+
+// catchUp is what a Store read to catch up with the database: the whole
+// memory (state), or the changes since the revision it held (delta).
+type catchUp struct {
+	state *state
+	delta *delta
+}
+
+// catchUp reads what brings a graph at revision from (-1: none) to the
+// database's revision: the changes since, if the database still knows
+// every removal since then, else the whole memory.
+func (s *Store) catchUp(ctx context.Context, tx pgx.Tx, from int64) (catchUp, error) {
+	var rev, since int64
+	if err := tx.QueryRow(ctx, "SELECT revision, removed_since FROM memories WHERE id = $1", s.id).Scan(&rev, &since); err != nil {
+		return catchUp{}, err
+	}
+	if from >= 0 && from >= since && from <= rev {
+		s.deltaReads.Add(1)
+		d, err := s.readDelta(ctx, tx, from, rev)
+		return catchUp{delta: d}, err
+	}
+	s.wholeReads.Add(1)
+	st, err := s.read(ctx, tx)
+	return catchUp{state: st}, err
+}
+
+// installLocked makes what c read the graph held, if it is newer, and
+// reports whether the graph held is now at least as new as c. It applies a
+// delta only to the graph it was read against; one that does not apply
+// leaves no graph held (a whole read follows).
+func (s *Store) installLocked(base *state, c catchUp) bool {
+	switch {
+	case c.state != nil:
+		if !s.loaded || s.cur.rev < c.state.rev {
+			s.cur, s.loaded = c.state, true
+		}
+		return true
+	case s.loaded && s.cur.rev >= c.delta.rev:
+		return true
+	case !s.loaded || s.cur != base || s.cur.rev != c.delta.from:
+		return false
+	}
+	if err := c.delta.apply(s.cur); err != nil {
+		s.loaded = false
+		s.db.opts.Logf("memory %q: reading it whole: %v", s.name, err)
+		return false
+	}
+	s.cur.rev = c.delta.rev
+	return true
+}
+
+// Update runs the mutation fn in one transaction: it locks the memory's
+// row, reads the memory again if another writer moved its revision, runs
+// fn, and writes what fn changed, which it reports. fn must validate before
+// it changes anything: when it returns an error nothing is written and the
+// error is returned as it is. Other errors: ErrLockTimeout, or a database
+// error after which nothing was written (the transaction rolled back), or
+// whose commit was cut off (the error says so).
+func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return false, s.fail("writing", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) // after Commit: a no-op
+
+	var rev, next int64
+	err = tx.QueryRow(ctx, "SELECT revision, next_seq FROM memories WHERE id = $1 FOR UPDATE", s.id).Scan(&rev, &next)
+	if err != nil {
+		return false, s.fail("writing", err)
+	}
+	// Under the row lock every other writer waits, so reading in this
+	// transaction (read committed) gives exactly revision rev.
+	s.mu.RLock()
+	base, from := s.cur, s.revLocked()
+	s.mu.RUnlock()
+	var c catchUp
+	if from != rev {
+		if c, err = s.catchUp(ctx, tx, from); err != nil {
+			return false, s.fail("writing", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if from != rev && !s.installLocked(base, c) {
+		if c, err = s.catchUp(ctx, tx, -1); err != nil {
+			return false, s.fail("writing", err)
+		}
+		s.installLocked(nil, c)
+	}
+	g := s.cur.g
+	before := g.Version()
+	if err := fn(g); err != nil {
+		if g.Version() != before {
+			s.loaded = false // fn broke its contract; forget what it did
+		}
+		return false, err
+	}
+	if g.Version() == before {
+		return false, nil
+	}
+	// From here on the graph is ahead of the database until COMMIT.
+	s.loaded = false
+	b := &pgx.Batch{}
+	rev++
+	queueChanges(b, "memory_entities", 'e', s.id, rev, syncTable(&s.cur.ents, g.Entities(), entityKey, entityLine, hashEntity, &next))
+	queueChanges(b, "memory_relations", 'r', s.id, rev, syncTable(&s.cur.rels, g.Relations(), relationKeyOf, relationLine, hashRelation, &next))
+	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id, rev, next)
+	if rev%removedPruneEvery == 0 && rev > removedKept {
+		b.Queue("DELETE FROM memory_removed WHERE memory_id = $1 AND rev <= $2", s.id, rev-removedKept)
+		b.Queue("UPDATE memories SET removed_since = greatest(removed_since, $2) WHERE id = $1", s.id, rev-removedKept)
+	}
+	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{s.id, rev, s.origin}.String())
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return false, s.fail("writing", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, fmt.Errorf("committing memory %q to PostgreSQL: %w (whether the change was saved is unknown; read the memory to see)", s.name, err)
+	}
+	s.cur.rev, s.loaded = rev, true
+	s.lastOwn.Store(rev)
+	return true, nil
+}
+
+// fail wraps a database error with what was being done and to which memory.
+func (s *Store) fail(doing string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
+		return fmt.Errorf("%w: memory %q, after %v; nothing was written", ErrLockTimeout, s.name, s.db.opts.LockTimeout)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = errors.New("the memory no longer exists in the database")
+	}
+	msg := fmt.Sprintf("%s memory %q in PostgreSQL", doing, s.name)
+	if doing == "writing" {
+		return fmt.Errorf("%s: %w; nothing was written", msg, err)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// read reads the whole memory in tx: its revision, then its lines in graph
+// order, decoded as a memory file of entity lines then relation lines.
+func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
+	st := &state{}
+	if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id).Scan(&st.rev); err != nil {
+		return nil, err
+	}
+	var lines lineSink
+	if err := lines.read(ctx, tx, "memory_entities", s.id); err != nil {
+		return nil, err
+	}
+	nents := len(lines.seqs)
+	if err := lines.read(ctx, tx, "memory_relations", s.id); err != nil {
+		return nil, err
+	}
+	lines.order(nents)
+	f := jsonl.Decode(lines.buf)
+	st.g = f.Graph
+	ents, rels := st.g.Entities(), st.g.Relations()
+	if len(ents) != nents || len(rels) != len(lines.seqs)-nents || len(f.Unreadable) > 0 {
+		return nil, fmt.Errorf("%w: %d entity and %d relation rows decode to %d entities, %d relations and %d unreadable lines",
+			ErrCorrupt, nents, len(lines.seqs)-nents, len(ents), len(rels), len(f.Unreadable))
+	}
+	st.ents.rows = make([]row[string], len(ents))
+	for i, e := range ents {
+		st.ents.rows[i] = row[string]{e.Name, lines.seqs[i], lines.line(i)}
+	}
+	st.rels.rows = make([]row[relationKey], len(rels))
+	for i, r := range rels {
+		st.rels.rows[i] = row[relationKey]{relationKeyOf(r), lines.seqs[nents+i], lines.line(nents + i)}
+	}
+	return st, nil
+}
+
+// lineSink gathers lines from bytea columns into one buffer, "\n" after
+// each, as a memory file: one allocation per growth, not one per row.
+type lineSink struct {
+	buf  []byte
+	ends []int   // ends[i]: where line i ends (its "\n")
+	seqs []int64 // seqs[i]: line i's sequence number
+}
+
+// ScanBytes implements pgtype.BytesScanner.
+func (l *lineSink) ScanBytes(v []byte) error {
+	l.buf = append(l.buf, v...)
+	l.ends = append(l.ends, len(l.buf))
+	l.buf = append(l.buf, '\n')
+	return nil
+}
+
+// line returns line i, once every line has been read.
+func (l *lineSink) line(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = l.ends[i-1] + 1
+	}
+	return l.buf[start:l.ends[i]:l.ends[i]]
+}
+
+// read appends the lines of a table's rows of one memory, in the order the
+// database finds them: sorting is left to order, since a sort in the
+// server of a big memory spills to disk (work_mem) and the rows mostly lie
+// in seq order already.
+func (l *lineSink) read(ctx context.Context, tx pgx.Tx, table string, memory int64) error {
+	return l.readSince(ctx, tx, table, memory, -1)
+}
+
+// readSince is read of the rows written after revision since only.
+func (l *lineSink) readSince(ctx context.Context, tx pgx.Tx, table string, memory, since int64) error {
+	query, args := "SELECT seq, line FROM "+table+" WHERE memory_id = $1", []any{memory}
+	if since >= 0 {
+		query, args = query+" AND rev > $2", append(args, since)
+	}
+	rows, err := tx.Query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq, l); err != nil {
+			return err
+		}
+		l.seqs = append(l.seqs, seq)
+	}
+	return rows.Err()
+}
+
+// order sorts the lines by seq within each section (lines [0, bounds[0]),
+// [bounds[0], bounds[1]), …, [last bound, end)), copying the buffer only if
+// some section is out of order.
+func (l *lineSink) order(bounds ...int) {
+	bounds = append(bounds, len(l.seqs))
+	perm := make([]int, len(l.seqs))
+	sorted, from := true, 0
+	for _, to := range bounds {
+		for i := from; i < to; i++ {
+			perm[i] = i
+			if i > from && l.seqs[i] < l.seqs[i-1] {
+				sorted = false
+			}
+		}
+		slices.SortFunc(perm[from:to], func(a, b int) int { return cmp.Compare(l.seqs[a], l.seqs[b]) })
+		from = to
+	}
+	if sorted {
+		return
+	}
+	out := lineSink{buf: make([]byte, 0, len(l.buf)), ends: make([]int, 0, len(l.ends)), seqs: make([]int64, 0, len(l.seqs))}
+	for _, i := range perm {
+		out.ScanBytes(l.line(i))
+		out.seqs = append(out.seqs, l.seqs[i])
+	}
+	*l = out
+}
+
+// changes are the rows a mutation wrote (inserted, changed or moved in
+// graph order) and deleted.
+type changes struct {
+	keys    [][]byte
+	seqs    []int64
+	lines   [][]byte
+	gone    [][]byte
+	removed []int64 // seqs no row has any more: deleted, or moved to a new seq
+}
+
+// Removed rows are remembered for the last removedKept writes, so a Store
+// that fell no further behind reads only what changed; pruned every
+// removedPruneEvery writes.
+var (
+	removedKept       int64 = 4096
+	removedPruneEvery int64 = 256
+)
+
+func (ch *changes) write(key []byte, seq int64, line []byte) {
+	ch.keys, ch.seqs, ch.lines = append(ch.keys, key), append(ch.seqs, seq), append(ch.lines, line)
+}
+
+// table is what the database holds of one kind of line, in graph order
+// (ascending seq).
+type table[K comparable] struct{ rows []row[K] }
+
+// row is what the database holds for one entity or relation.
+type row[K comparable] struct {
+	key  K
+	seq  int64
+	line []byte
+}
+
+// syncTable brings t to items, the graph's entities or relations in graph
+// order, and returns the rows to write.
+//
+// The usual mutation changes a few lines in place or appends at the end, so
+// first t and items are walked side by side while the keys agree: a line
+// that differs is a change, and items beyond the end of t are new. Unchanged
+// lines are usually the very slice the graph caches, so the walk costs a
+// pointer comparison per item and no hashing. Only from the first
+// disagreement on (something was deleted, or deleted and created again) are
+// the remaining rows looked up by key: an item is new when its key is
+// unknown, and moved when its known seq is not above its predecessor's (it
+// was deleted and created again within the mutation); both get the next
+// sequence numbers, so the database keeps graph order. Known keys no item
+// has are deleted.
+func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lineOf func(T) []byte, hash func(K) []byte, next *int64) changes {
+	var ch changes
+	i, n := 0, min(len(items), len(t.rows))
+	for ; i < n; i++ {
+		k, r := keyOf(items[i]), &t.rows[i]
+		if k != r.key {
+			break
+		}
+		if line := lineOf(items[i]); !bytes.Equal(r.line, line) {
+			r.line = line
+			ch.write(hash(k), r.seq, line)
+		}
+	}
+	if i < len(t.rows) {
+		// The slow path: look the rest of the known rows up by key.
+		rest := make(map[K]row[K], len(t.rows)-i)
+		for _, r := range t.rows[i:] {
+			rest[r.key] = r
+		}
+		var last int64
+		if i > 0 {
+			last = t.rows[i-1].seq
+		}
+		t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
+		for _, it := range items[i:] {
+			k, line := keyOf(it), lineOf(it)
+			r, ok := rest[k]
+			delete(rest, k)
+			switch {
+			case ok && r.seq > last && bytes.Equal(r.line, line):
+			case ok && r.seq > last:
+				r.line = line
+				ch.write(hash(k), r.seq, line)
+			default:
+				if ok {
+					ch.removed = append(ch.removed, r.seq)
+				}
+				r = row[K]{key: k, seq: *next, line: line}
+				*next++
+				ch.write(hash(k), r.seq, line)
+			}
+			last = r.seq
+			t.rows = append(t.rows, r)
+		}
+		for k, r := range rest {
+			ch.gone = append(ch.gone, hash(k))
+			ch.removed = append(ch.removed, r.seq)
+		}
+		return ch
+	}
+	for _, it := range items[i:] {
+		k, line := keyOf(it), lineOf(it)
+		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line})
+		ch.write(hash(k), *next, line)
+		*next++
+	}
+	return ch
+}
+
+// queueChanges queues at most three statements for one table, however many
+// rows changed: arrays travel as parameters. Written rows carry the
+// revision rev, and removed ones are remembered under it, so another Store
+// can read only what changed since its revision.
+func queueChanges(b *pgx.Batch, table string, kind byte, memory, rev int64, ch changes) {
+	if len(ch.gone) > 0 {
+		b.Queue("DELETE FROM "+table+" WHERE memory_id = $1 AND key = ANY($2::bytea[])", memory, ch.gone)
+	}
+	if len(ch.removed) > 0 {
+		b.Queue(`INSERT INTO memory_removed (memory_id, rev, kind, seq) SELECT $1, $2, $3, unnest($4::bigint[])`,
+			memory, rev, string(kind), ch.removed)
+	}
+	if len(ch.keys) > 0 {
+		b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line, rev)
+			SELECT $1, u.key, u.seq, u.line, $5 FROM unnest($2::bytea[], $3::bigint[], $4::bytea[]) AS u(key, seq, line)
+			ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line, rev = excluded.rev`,
+			memory, ch.keys, ch.seqs, ch.lines, rev)
+	}
+}
+
+func entityKey(e *graph.Entity) string { return e.Name }
+
+func relationKeyOf(r *graph.Relation) relationKey {
+	return relationKey{r.From, r.To, r.RelationType}
+}
+
+// entityLine returns e's memory-file line, cached on the entity until it
+// changes, as the file store caches it.
+func entityLine(e *graph.Entity) []byte {
+	if l := e.EncodedLine(); l != nil {
+		return l
+	}
+	l := jsonl.AppendEntity(nil, e)
+	e.SetEncodedLine(l)
+	return l
+}
+
+func relationLine(r *graph.Relation) []byte {
+	if l := r.EncodedLine(); l != nil {
+		return l
+	}
+	l := jsonl.AppendRelation(nil, r)
+	r.SetEncodedLine(l)
+	return l
+}
+
+func hashEntity(name string) []byte {
+	h := sha256.Sum256([]byte(name))
+	return h[:]
+}
+
+// hashRelation hashes the triple with each part's length first, so no two
+// triples share an encoding.
+func hashRelation(k relationKey) []byte {
+	b := make([]byte, 0, 3*binary.MaxVarintLen64+len(k.from)+len(k.to)+len(k.relationType))
+	for _, s := range [3]string{k.from, k.to, k.relationType} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	h := sha256.Sum256(b)
+	return h[:]
+}

@@ -1,0 +1,118 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+// Import makes the memory hold exactly g, in g's order, and the unreadable
+// lines of the file g was read from (written back after the relations on
+// Export, as the file store writes them back), in one transaction. Unless
+// replace is set, a memory that holds anything is left alone and Import
+// returns ErrNotEmpty. Together with Export it moves a memory between a
+// file and the database losslessly.
+func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte, replace bool) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
+		var rev int64
+		if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1 FOR UPDATE", s.id).Scan(&rev); err != nil {
+			return err
+		}
+		if !replace {
+			var used bool
+			err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memory_entities WHERE memory_id = $1)
+				OR EXISTS (SELECT 1 FROM memory_relations WHERE memory_id = $1)
+				OR EXISTS (SELECT 1 FROM memory_unreadable WHERE memory_id = $1)`, s.id).Scan(&used)
+			if err != nil {
+				return err
+			}
+			if used {
+				return fmt.Errorf("%w: memory %q; import into an empty memory, or replace it", ErrNotEmpty, s.name)
+			}
+		}
+		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable", "memory_removed"} {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+table+" WHERE memory_id = $1", s.id); err != nil {
+				return err
+			}
+		}
+		// Every Store reads the memory whole after an import: no removals
+		// are remembered from before it.
+		rev++
+		seq := int64(1)
+		ents, rels := g.Entities(), g.Relations()
+		if err := copyLines(ctx, tx, "memory_entities", s.id, rev, len(ents), &seq, func(i int) ([]byte, []byte) {
+			return hashEntity(ents[i].Name), entityLine(ents[i])
+		}); err != nil {
+			return err
+		}
+		if err := copyLines(ctx, tx, "memory_relations", s.id, rev, len(rels), &seq, func(i int) ([]byte, []byte) {
+			return hashRelation(relationKeyOf(rels[i])), relationLine(rels[i])
+		}); err != nil {
+			return err
+		}
+		useq := int64(1)
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_unreadable"}, []string{"memory_id", "seq", "line"},
+			pgx.CopyFromSlice(len(unreadable), func(i int) ([]any, error) {
+				useq++
+				return []any{s.id, useq - 1, unreadable[i]}, nil
+			}))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE memories SET revision = $2, next_seq = $3, removed_since = $2 WHERE id = $1", s.id, rev, seq); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", notifyChannel, notice{s.id, rev, s.origin}.String())
+		return err
+	})
+	if err != nil {
+		return s.fail("importing into", err)
+	}
+	s.mu.Lock()
+	s.loaded = false // read what was imported on the next call
+	s.mu.Unlock()
+	return nil
+}
+
+// copyLines copies n rows of (key, line) into table with the next sequence
+// numbers.
+func copyLines(ctx context.Context, tx pgx.Tx, table string, memory, rev int64, n int, seq *int64, at func(i int) (key, line []byte)) error {
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{table}, []string{"memory_id", "key", "seq", "line", "rev"},
+		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+			key, line := at(i)
+			*seq++
+			return []any{memory, key, *seq - 1, line, rev}, nil
+		}))
+	return err
+}
+
+// Export reads the memory as a memory file: its graph and, after the
+// relations, the unreadable lines Import kept. jsonl.Write of the result
+// writes the file that was imported, byte for byte, when that file was in
+// the form jsonl.Write writes.
+func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
+	var f *jsonl.File
+	err := pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var lines lineSink
+		var bounds []int
+		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable"} {
+			if err := lines.read(ctx, tx, table, s.id); err != nil {
+				return err
+			}
+			bounds = append(bounds, len(lines.seqs))
+		}
+		lines.order(bounds[:2]...)
+		f = jsonl.Decode(lines.buf)
+		return nil
+	})
+	if err != nil {
+		return nil, s.fail("exporting", err)
+	}
+	return f, nil
+}
