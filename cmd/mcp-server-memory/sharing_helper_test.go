@@ -116,13 +116,62 @@ func (p *serverProcess) mustCall(ctx context.Context, t *testing.T, name string,
 
 // readGraph returns read_graph's structuredContent as plain JSON values, so
 // that two servers' answers compare exactly, extra or missing keys included.
+//
+// A graph bigger than the answer limit comes in parts: readGraph follows
+// nextCursor as a client does and puts the parts together, which must give
+// the whole graph in graph order, exactly as one unlimited answer would.
 func (p *serverProcess) readGraph(ctx context.Context, t *testing.T) any {
 	t.Helper()
-	res := p.call(ctx, t, "read_graph", map[string]any{})
-	if res == nil || res.IsError {
-		t.Fatalf("read_graph failed: %v", res)
+	var whole map[string]any
+	args := map[string]any{}
+	for part := 1; ; part++ {
+		res := p.call(ctx, t, "read_graph", args)
+		if res == nil || res.IsError {
+			t.Fatalf("read_graph failed: %v", res)
+		}
+		page, ok := plainJSON(t, res.StructuredContent).(map[string]any)
+		if !ok {
+			t.Fatalf("read_graph result %v", res.StructuredContent)
+		}
+		next, _ := page["nextCursor"].(string)
+		delete(page, "nextCursor")
+		if whole == nil {
+			whole = page
+		} else {
+			whole["entities"] = joinEntities(t, whole["entities"].([]any), page["entities"].([]any))
+			whole["relations"] = append(whole["relations"].([]any), page["relations"].([]any)...)
+		}
+		if next == "" {
+			return whole
+		}
+		if part > 10000 {
+			t.Fatal("read_graph's cursors do not end")
+		}
+		args = map[string]any{"cursor": next}
 	}
-	return plainJSON(t, res.StructuredContent)
+}
+
+// joinEntities appends a part's entities to those before it; an entity
+// split across parts (omittedObservations) is put back together.
+func joinEntities(t *testing.T, before, part []any) []any {
+	for _, e := range part {
+		em := e.(map[string]any)
+		if n := len(before); n > 0 {
+			prev := before[n-1].(map[string]any)
+			if omitted, ok := prev["omittedObservations"].(float64); ok && omitted > 0 && prev["name"] == em["name"] {
+				obs := append(prev["observations"].([]any), em["observations"].([]any)...)
+				prev["observations"] = obs
+				if left := omitted - float64(len(em["observations"].([]any))); left > 0 {
+					prev["omittedObservations"] = left
+				} else {
+					delete(prev, "omittedObservations")
+				}
+				continue
+			}
+		}
+		before = append(before, em)
+	}
+	return before
 }
 
 func plainJSON(t *testing.T, v any) any {

@@ -7,12 +7,11 @@
 // again with it gives the next part. Following the cursors yields every
 // entity and relation of the answer exactly once.
 //
-// The parts are cut from one sequence: each entity, followed by the
-// relations whose earliest end in the answer it is, then the relations with
-// no end in the answer. A page is a run of that sequence, so a relation
-// comes with the first entity it touches. An entity too big for a page on
-// its own is split by its observations and says how many each part leaves
-// out.
+// The parts are cut from one sequence: the entities, then the relations,
+// each in the answer's order. A page is a run of that sequence, so the
+// parts put together are the whole answer in its order. An entity too big
+// for a page on its own is split by its observations and says how many
+// each part leaves out.
 //
 // A cursor carries no server state: it names the request it belongs to and a
 // digest of everything before its position. A cursor used after the memory
@@ -87,50 +86,11 @@ type item struct{ ent, rel int32 }
 
 func (a *Answer) sequence() []item {
 	seq := make([]item, 0, len(a.Entities)+len(a.Relations))
-	if len(a.Relations) == 0 {
-		for i := range a.Entities {
-			seq = append(seq, item{int32(i), -1})
-		}
-		return seq
+	for i := range a.Entities {
+		seq = append(seq, item{int32(i), -1})
 	}
-	pos := make(map[string]int32, len(a.Entities))
-	for i, v := range a.Entities {
-		if _, dup := pos[v.Entity.Name]; !dup {
-			pos[v.Entity.Name] = int32(i)
-		}
-	}
-	// anchor[i]: the entity a relation follows; len(Entities) for none.
-	n := int32(len(a.Entities))
-	anchor := make([]int32, len(a.Relations))
-	count := make([]int32, n+2)
-	for i, r := range a.Relations {
-		at := n
-		if p, ok := pos[r.From]; ok {
-			at = p
-		}
-		if p, ok := pos[r.To]; ok && p < at {
-			at = p
-		}
-		anchor[i] = at
-		count[at+1]++
-	}
-	for i := int32(1); i < n+2; i++ {
-		count[i] += count[i-1]
-	}
-	// A stable counting sort keeps graph order within each anchor.
-	byAnchor := make([]int32, len(a.Relations))
-	next := slices.Clone(count[:n+1])
-	for i, at := range anchor {
-		byAnchor[next[at]] = int32(i)
-		next[at]++
-	}
-	for i := int32(0); i <= n; i++ {
-		if i < n {
-			seq = append(seq, item{i, -1})
-		}
-		for _, r := range byAnchor[count[i]:count[i+1]] {
-			seq = append(seq, item{-1, r})
-		}
+	for i := range a.Relations {
+		seq = append(seq, item{-1, int32(i)})
 	}
 	return seq
 }
