@@ -28,7 +28,18 @@ func writeSelection(sel graph.Selection) func(*answer.JSON) {
 	}
 }
 
-func writeCreatedEntities(res graph.CreateEntitiesResult) func(*answer.JSON) {
+// The write tools' results list what a call did. When that list does not
+// fit the answer limit (fit.go), the result lists its first items and
+// "omitted" counts the rest.
+
+func writeOmitted(w *answer.JSON, omitted int) {
+	if omitted > 0 {
+		w.Key("omitted")
+		w.Int(omitted)
+	}
+}
+
+func writeCreatedEntities(res graph.CreateEntitiesResult, omitted int) func(*answer.JSON) {
 	return func(w *answer.JSON) {
 		w.Open('{')
 		w.Key("entities")
@@ -41,11 +52,12 @@ func writeCreatedEntities(res graph.CreateEntitiesResult) func(*answer.JSON) {
 			w.Key("skipped")
 			w.Strings(res.Skipped)
 		}
+		writeOmitted(w, omitted)
 		w.Close('}')
 	}
 }
 
-func writeCreatedRelations(res graph.CreateRelationsResult) func(*answer.JSON) {
+func writeCreatedRelations(res graph.CreateRelationsResult, omitted int) func(*answer.JSON) {
 	return func(w *answer.JSON) {
 		w.Open('{')
 		w.Key("relations")
@@ -54,11 +66,12 @@ func writeCreatedRelations(res graph.CreateRelationsResult) func(*answer.JSON) {
 			w.Relation(&res.Relations[i])
 		}
 		w.Close(']')
+		writeOmitted(w, omitted)
 		w.Close('}')
 	}
 }
 
-func writeAddedObservations(res graph.AddObservationsResult) func(*answer.JSON) {
+func writeAddedObservations(res graph.AddObservationsResult, omitted int) func(*answer.JSON) {
 	return func(w *answer.JSON) {
 		w.Open('{')
 		w.Key("results")
@@ -72,11 +85,12 @@ func writeAddedObservations(res graph.AddObservationsResult) func(*answer.JSON) 
 			w.Close('}')
 		}
 		w.Close(']')
+		writeOmitted(w, omitted)
 		w.Close('}')
 	}
 }
 
-func writeDeleted(res graph.DeleteResult) func(*answer.JSON) {
+func writeDeleted(res graph.DeleteResult, omitted int) func(*answer.JSON) {
 	return func(w *answer.JSON) {
 		w.Open('{')
 		w.Key("success")
@@ -91,6 +105,7 @@ func writeDeleted(res graph.DeleteResult) func(*answer.JSON) {
 			w.Key("deletedCount")
 			w.Int(*res.DeletedCount)
 		}
+		writeOmitted(w, omitted)
 		w.Close('}')
 	}
 }

@@ -40,12 +40,12 @@ func TestEncodeMatchesJSONStringify(t *testing.T) {
 	}{
 		"selection":       {writeSelection(g.All()), g.ReadGraph()},
 		"empty selection": {writeSelection(g.Open(nil)), g.OpenNodes(nil)},
-		"created":         {writeCreatedEntities(graph.CreateEntitiesResult{Entities: g.ReadGraph().Entities, Skipped: []string{"X", "Y"}}), graph.CreateEntitiesResult{Entities: g.ReadGraph().Entities, Skipped: []string{"X", "Y"}}},
-		"created none":    {writeCreatedEntities(graph.CreateEntitiesResult{Entities: []graph.Entity{}}), graph.CreateEntitiesResult{Entities: []graph.Entity{}}},
-		"relations":       {writeCreatedRelations(graph.CreateRelationsResult{Relations: g.ReadGraph().Relations}), graph.CreateRelationsResult{Relations: g.ReadGraph().Relations}},
-		"added":           {writeAddedObservations(graph.AddObservationsResult{Results: []graph.AddedObservations{{EntityName: "A", AddedObservations: []string{}}, {EntityName: "B", AddedObservations: []string{"x"}}}}), graph.AddObservationsResult{Results: []graph.AddedObservations{{EntityName: "A", AddedObservations: []string{}}, {EntityName: "B", AddedObservations: []string{"x"}}}}},
-		"deleted":         {writeDeleted(graph.DeleteResult{Success: true, Message: "m", NotFound: []string{"n"}}), graph.DeleteResult{Success: true, Message: "m", NotFound: []string{"n"}}},
-		"deleted count":   {writeDeleted(graph.DeleteResult{Success: true, Message: "m", DeletedCount: &count}), graph.DeleteResult{Success: true, Message: "m", DeletedCount: &count}},
+		"created":         {writeCreatedEntities(graph.CreateEntitiesResult{Entities: g.ReadGraph().Entities, Skipped: []string{"X", "Y"}}, 0), graph.CreateEntitiesResult{Entities: g.ReadGraph().Entities, Skipped: []string{"X", "Y"}}},
+		"created none":    {writeCreatedEntities(graph.CreateEntitiesResult{Entities: []graph.Entity{}}, 0), graph.CreateEntitiesResult{Entities: []graph.Entity{}}},
+		"relations":       {writeCreatedRelations(graph.CreateRelationsResult{Relations: g.ReadGraph().Relations}, 0), graph.CreateRelationsResult{Relations: g.ReadGraph().Relations}},
+		"added":           {writeAddedObservations(graph.AddObservationsResult{Results: []graph.AddedObservations{{EntityName: "A", AddedObservations: []string{}}, {EntityName: "B", AddedObservations: []string{"x"}}}}, 0), graph.AddObservationsResult{Results: []graph.AddedObservations{{EntityName: "A", AddedObservations: []string{}}, {EntityName: "B", AddedObservations: []string{"x"}}}}},
+		"deleted":         {writeDeleted(graph.DeleteResult{Success: true, Message: "m", NotFound: []string{"n"}}, 0), graph.DeleteResult{Success: true, Message: "m", NotFound: []string{"n"}}},
+		"deleted count":   {writeDeleted(graph.DeleteResult{Success: true, Message: "m", DeletedCount: &count}, 0), graph.DeleteResult{Success: true, Message: "m", DeletedCount: &count}},
 	}
 	for name, c := range cases {
 		for _, indent := range []bool{false, true} {

@@ -63,10 +63,17 @@ func graphOutputSchema() *jsonschema.Schema {
 	}, "entities", "relations"))
 }
 
+// omittedSchema is a write tool's count of the items its answer leaves
+// out to fit the answer limit (fit.go).
+func omittedSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Description: "How many items the answer leaves out to fit the answer limit (all were done)"}
+}
+
 func deleteOutputSchema(extra map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
 	props := map[string]*jsonschema.Schema{
 		"success": {Type: "boolean"},
 		"message": {Type: "string"},
+		"omitted": omittedSchema(),
 	}
 	for k, v := range extra {
 		props[k] = v

@@ -34,19 +34,8 @@ var (
 	readOnly    = annotations(true, false, true)
 )
 
-// indentedResult is a tool result whose structured content is written by
-// write and whose first text item is the same JSON, indented (the
-// reference's JSON.stringify(result, null, 2)); more text items follow.
-func indentedResult(write func(*answer.JSON), more ...string) *mcp.CallToolResult {
-	return toolResult(write, append([]string{string(answer.Encode(true, write))}, more...)...)
-}
-
-// messageResult is a tool result whose one text item is text rather than
-// the JSON (the delete tools).
-func messageResult(write func(*answer.JSON), text string) *mcp.CallToolResult {
-	return toolResult(write, text)
-}
-
+// toolResult is a tool result whose structured content is written by
+// write, with the given text items.
 func toolResult(write func(*answer.JSON), texts ...string) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(answer.Encode(false, write))}
 	for _, text := range texts {
@@ -152,6 +141,7 @@ func (s *Server) addTools() {
 		OutputSchema: closed(object(map[string]*jsonschema.Schema{
 			"entities": array(closed(entitySchema()), ""),
 			"skipped":  array(str(""), "Names of entities that already existed and were not created"),
+			"omitted":  omittedSchema(),
 		}, "entities")),
 		Annotations: mutating,
 	}, func(ctx context.Context, a entitiesArgs) (*mcp.CallToolResult, error) {
@@ -161,10 +151,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		if notice := res.Notice(); notice != "" {
-			return indentedResult(writeCreatedEntities(res), notice), nil
-		}
-		return indentedResult(writeCreatedEntities(res)), nil
+		return createdResult(res, s), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -172,7 +159,7 @@ func (s *Server) addTools() {
 		Title:        "Create Relations",
 		Description:  "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
 		InputSchema:  object(map[string]*jsonschema.Schema{"relations": relations}, "relations"),
-		OutputSchema: closed(object(map[string]*jsonschema.Schema{"relations": array(closed(relationSchema()), "")}, "relations")),
+		OutputSchema: closed(object(map[string]*jsonschema.Schema{"relations": array(closed(relationSchema()), ""), "omitted": omittedSchema()}, "relations")),
 		Annotations:  mutating,
 	}, func(ctx context.Context, a relationsArgs) (*mcp.CallToolResult, error) {
 		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.CreateRelationsResult, error) {
@@ -181,7 +168,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return indentedResult(writeCreatedRelations(res)), nil
+		return relationsResult(res, s), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -195,7 +182,7 @@ func (s *Server) addTools() {
 		OutputSchema: closed(object(map[string]*jsonschema.Schema{"results": array(closed(object(map[string]*jsonschema.Schema{
 			"entityName":        str(""),
 			"addedObservations": array(str(""), ""),
-		}, "entityName", "addedObservations")), "")}, "results")),
+		}, "entityName", "addedObservations")), ""), "omitted": omittedSchema()}, "results")),
 		Annotations: mutating,
 	}, func(ctx context.Context, a addObservationsArgs) (*mcp.CallToolResult, error) {
 		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.AddObservationsResult, error) {
@@ -204,7 +191,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return indentedResult(writeAddedObservations(res)), nil
+		return addedResult(res, s), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -402,5 +389,5 @@ func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteR
 	if err != nil {
 		return nil, err
 	}
-	return messageResult(writeDeleted(res), res.Message), nil
+	return deletedResult(res, s), nil
 }
