@@ -76,6 +76,10 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 		r.encoded = nil
 		g.relSet[r.key()] = r
 	}
+	for _, r := range rels {
+		// The other end's context names this entity.
+		g.relationChanged(r)
+	}
 	if out := g.out[from]; out != nil {
 		g.out[to] = out
 		delete(g.out, from)
@@ -188,6 +192,7 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 		}
 		r.encoded = nil
 		g.relSet[r.key()] = r
+		g.relationChanged(r) // both ends' context changed
 		res.MovedRelations = append(res.MovedRelations, r.clone())
 	}
 	g.version++

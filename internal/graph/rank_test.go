@@ -407,7 +407,21 @@ func TestWordIndexIncremental(t *testing.T) {
 	g := New()
 	var history []string
 	for step := range 2500 {
-		switch op := rng.IntN(10); {
+		switch op := rng.IntN(12); {
+		case op == 10:
+			// The commands' edits (edit.go) keep the index in step too.
+			from, to := name(), name()
+			if _, err := g.Rename(from, to); err == nil {
+				history = append(history, "rename "+from+" to "+to)
+			} else if _, err := g.Merge(to, from); err == nil {
+				history = append(history, "merge "+from+" into "+to)
+			}
+		case op == 11:
+			if e := g.Entity(name()); e != nil && len(e.Observations) > 0 {
+				if g.ReplaceObservation(e.Name, e.Observations[0], text()) == nil {
+					history = append(history, "replace an observation of "+e.Name)
+				}
+			}
 		case op < 3:
 			e := Entity{Name: name(), EntityType: text(), Observations: []string{text(), text()}}
 			g.CreateEntities([]Entity{e})

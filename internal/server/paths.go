@@ -73,7 +73,7 @@ func (p pathNames) hide(res mcp.Result, err error) (mcp.Result, error) {
 	if we, ok := err.(*jsonrpc.Error); ok {
 		err = &jsonrpc.Error{Code: we.Code, Message: p.scrub(we.Message), Data: we.Data}
 	}
-	if tr, ok := res.(*mcp.CallToolResult); ok && tr.IsError {
+	if tr, ok := res.(*mcp.CallToolResult); ok && tr != nil && tr.IsError {
 		for _, c := range tr.Content {
 			if tc, ok := c.(*mcp.TextContent); ok {
 				tc.Text = p.scrub(tc.Text)

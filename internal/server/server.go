@@ -157,7 +157,10 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 		if overHTTP(req) {
 			res, err = s.paths.hide(res, err)
 		}
-		return withoutCacheHints(res, version), err
+		if err != nil {
+			return res, err
+		}
+		return withoutCacheHints(res, version), nil
 	}
 }
 

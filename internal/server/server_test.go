@@ -659,3 +659,14 @@ func TestStatelessRequestsLeaveNoPins(t *testing.T) {
 	}
 	waitFor(t, "the requests' pins to go", func() bool { return s.pins.len() == 0 })
 }
+
+// A failed request's result is a typed nil: hiding paths in its error must
+// not touch it (a tools/call of an unknown tool over HTTP crashed the
+// server before).
+func TestHideFailedCall(t *testing.T) {
+	p := newPathNames("/srv/secret/memory.jsonl")
+	res, err := p.hide((*mcp.CallToolResult)(nil), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool in /srv/secret"})
+	if res.(*mcp.CallToolResult) != nil || err.(*jsonrpc.Error).Message != "unknown tool in the memory file's directory" {
+		t.Fatalf("hide = %v, %v", res, err)
+	}
+}
