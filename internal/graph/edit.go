@@ -58,6 +58,9 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 		return RenameResult{}, refused("the new name is empty")
 	}
 	rels := g.touching([]*Entity{e})
+	// Relations the file held with the new name and no entity to it
+	// (dangling) now reach the renamed entity.
+	waiting := g.touching([]*Entity{{Name: to}})
 	delete(g.byName, from)
 	e.Name = to
 	g.byName[to] = e
@@ -66,6 +69,7 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	for _, r := range rels {
 		delete(g.relSet, r.key())
 	}
+	dead := make(map[*Relation]bool)
 	for _, r := range rels {
 		if r.From == from {
 			r.From = to
@@ -74,19 +78,30 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 			r.To = to
 		}
 		r.encoded = nil
+		if g.relSet[r.key()] != nil {
+			// A dangling relation already says the same: keep one.
+			dead[r] = true
+			continue
+		}
 		g.relSet[r.key()] = r
 	}
-	for _, r := range rels {
-		// The other end's context names this entity.
-		g.relationChanged(r)
+	g.out[to] = mergeBySeq(g.out[to], g.out[from])
+	g.in[to] = mergeBySeq(g.in[to], g.in[from])
+	delete(g.out, from)
+	delete(g.in, from)
+	for _, list := range [][]*Relation{rels, waiting} {
+		for _, r := range list {
+			// The other end's context names this entity.
+			g.relationChanged(r)
+		}
 	}
-	if out := g.out[from]; out != nil {
-		g.out[to] = out
-		delete(g.out, from)
+	survivors := make([]*Relation, 0, len(dead))
+	for r := range dead {
+		survivors = append(survivors, g.relSet[r.key()])
 	}
-	if in := g.in[from]; in != nil {
-		g.in[to] = in
-		delete(g.in, from)
+	g.removeRelations(dead)
+	for _, r := range survivors {
+		g.relSet[r.key()] = r // removing its duplicate dropped its entry
 	}
 	g.version++
 	res.Relations = len(rels)
@@ -198,6 +213,16 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 	g.version++
 	g.DeleteEntities([]string{merged})
 	return res, nil
+}
+
+// mergeBySeq merges two lists in graph order into one, in graph order.
+func mergeBySeq(a, b []*Relation) []*Relation {
+	if len(a) == 0 || len(b) == 0 {
+		return append(a, b...)
+	}
+	out := append(slices.Clone(a), b...)
+	slices.SortFunc(out, bySeq)
+	return out
 }
 
 // insertBySeq inserts r into list, which is in graph order, keeping the order.

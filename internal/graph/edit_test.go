@@ -315,3 +315,27 @@ func TestImport(t *testing.T) {
 		t.Error("a failed import changed the graph")
 	}
 }
+
+// Relations the file holds to a name no entity has (dangling) reach the
+// entity renamed to that name; one that says what a renamed relation says
+// is kept once.
+func TestRenameOntoDanglingRelations(t *testing.T) {
+	g := New()
+	g.LoadEntity(Entity{Name: "Bob", EntityType: "person"})
+	g.LoadEntity(Entity{Name: "Acme", EntityType: "company"})
+	g.LoadRelation(Relation{From: "Robert", To: "Acme", RelationType: "works_at"})
+	g.LoadRelation(Relation{From: "Acme", To: "Robert", RelationType: "employs"})
+	g.LoadRelation(Relation{From: "Bob", To: "Acme", RelationType: "works_at"})
+	g.LoadRelation(Relation{From: "Bob", To: "Acme", RelationType: "likes"})
+	if _, err := g.Rename("Bob", "Robert"); err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, g)
+	want := "Robert/person[] Acme/company[] | Robert-works_at->Acme Acme-employs->Robert Robert-likes->Acme"
+	if got := describe(g.All().Snapshot()); got != want {
+		t.Errorf("graph:\n got %s\nwant %s", got, want)
+	}
+	if out, in := g.RelationsOf("Robert"); len(out) != 2 || len(in) != 1 {
+		t.Errorf("relations of Robert: %d out, %d in", len(out), len(in))
+	}
+}

@@ -416,6 +416,7 @@ func TestWordIndexIncremental(t *testing.T) {
 			} else if _, err := g.Merge(to, from); err == nil {
 				history = append(history, "merge "+from+" into "+to)
 			}
+			checkConsistent(t, g)
 		case op == 11:
 			if e := g.Entity(name()); e != nil && len(e.Observations) > 0 {
 				if g.ReplaceObservation(e.Name, e.Observations[0], text()) == nil {
