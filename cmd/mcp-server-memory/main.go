@@ -27,6 +27,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/ui"
 	"golang.org/x/term"
 )
 
@@ -139,7 +140,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, logger, path, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
+		return serveHTTP(ctx, srv, store, logger, path, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
 	}
 	logger.Printf("serving MCP on stdio; memory file %s", path)
 	if isTerminal(stdin) {
@@ -198,7 +199,7 @@ func terminalHint() string {
 }
 
 // serveHTTP serves srv on Streamable HTTP until ctx ends.
-func serveHTTP(ctx context.Context, srv *server.Server, logger *log.Logger, path, addr, tokenFile, allowedHosts string, maxBody int64) int {
+func serveHTTP(ctx context.Context, srv *server.Server, store *filestore.Store, logger *log.Logger, path, addr, tokenFile, allowedHosts string, maxBody int64) int {
 	token, err := httpserver.Token(os.Getenv("MEMORY_HTTP_TOKEN"), tokenFile)
 	if err != nil {
 		logger.Print(err)
@@ -208,7 +209,9 @@ func serveHTTP(ctx context.Context, srv *server.Server, logger *log.Logger, path
 	if allowedHosts != "" {
 		hosts = strings.Split(allowedHosts, ",")
 	}
-	hs, err := httpserver.New(srv, httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf})
+	// The web page at /, behind the same token (SPEC §9).
+	page := ui.NewHandler(store, ui.Options{Token: token, Logf: logger.Printf})
+	hs, err := httpserver.New(srv, httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf, Page: page})
 	if err != nil {
 		logger.Print(err)
 		return 2
@@ -222,7 +225,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, logger *log.Logger, path
 	if token != "" {
 		auth = "bearer token required"
 	}
-	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s); memory file %s", ln.Addr(), auth, path)
+	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; memory file %s", ln.Addr(), auth, ln.Addr(), path)
 	if err := hs.Serve(ctx, ln); err != nil {
 		logger.Print(err)
 		return 1

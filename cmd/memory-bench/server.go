@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
 )
 
 // serverProcess is one started server command and the MCP client session
@@ -19,7 +21,7 @@ import (
 type serverProcess struct {
 	cmd     *exec.Cmd
 	session *mcp.ClientSession
-	stderr  *tailBuffer
+	stderr  *serverproc.TailBuffer
 	memory  *treeMemory
 	arrival *arrivalReader
 	started time.Time
@@ -39,8 +41,11 @@ type clientOptions struct {
 func startServer(ctx context.Context, command, memoryFile string, opts clientOptions) (*serverProcess, error) {
 	cmd := exec.Command("sh", "-c", command)
 	// The last value of a repeated key wins, so this overrides the caller's.
-	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+memoryFile)
-	newProcessGroup(cmd)
+	// MEMORY_ANSWER_LIMIT=0: the workload checks whole answers against
+	// the reference's, which has no limit; by default this server would
+	// answer big reads in parts of 60 kB (faster, but not comparable).
+	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+memoryFile, "MEMORY_ANSWER_LIMIT=0")
+	serverproc.NewProcessGroup(cmd)
 
 	// Own the pipes (rather than mcp.CommandTransport) so the client can use
 	// IOTransport with no frame size cap: read_graph of a 100k-entity graph
@@ -57,7 +62,7 @@ func startServer(ctx context.Context, command, memoryFile string, opts clientOpt
 	}
 	p := &serverProcess{
 		cmd:    cmd,
-		stderr: newTailBuffer(16 << 10),
+		stderr: serverproc.NewTailBuffer(16 << 10),
 		exited: make(chan struct{}),
 	}
 	cmd.Stdin = stdinR
@@ -185,16 +190,16 @@ func (p *serverProcess) stop() {
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):
-		signalProcessGroup(p.cmd, terminateSignal)
+		serverproc.SignalGroup(p.cmd, serverproc.Terminate)
 		select {
 		case <-p.exited:
 		case <-time.After(3 * time.Second):
-			signalProcessGroup(p.cmd, killSignal)
+			serverproc.SignalGroup(p.cmd, serverproc.Kill)
 			<-p.exited
 		}
 	}
 	// Children that outlived sh (an npx wrapper's node) go with the group.
-	signalProcessGroup(p.cmd, killSignal)
+	serverproc.SignalGroup(p.cmd, serverproc.Kill)
 }
 
 func (p *serverProcess) stderrNote() string {
@@ -217,32 +222,6 @@ func firstText(res *mcp.CallToolResult) string {
 		}
 	}
 	return "(no text content)"
-}
-
-// tailBuffer keeps the last max bytes written to it: a server's stderr, kept
-// for error reports without growing with a chatty server.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 // preRun starts command once against an empty memory file and completes the

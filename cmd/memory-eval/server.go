@@ -6,9 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
 )
 
 // serverProcess is one started server command with an MCP client session
@@ -16,7 +17,7 @@ import (
 type serverProcess struct {
 	cmd     *exec.Cmd
 	session *mcp.ClientSession
-	stderr  *tailBuffer
+	stderr  *serverproc.TailBuffer
 }
 
 // startServer runs command with sh -c and MEMORY_FILE_PATH set to
@@ -27,13 +28,13 @@ func startServer(ctx context.Context, command, memoryFile, protocol string) (*se
 	cmd := exec.Command("sh", "-c", command)
 	// The last value of a repeated key wins, so this overrides the caller's.
 	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+memoryFile)
-	newProcessGroup(cmd)
-	p := &serverProcess{cmd: cmd, stderr: &tailBuffer{max: 16 << 10}}
+	serverproc.NewProcessGroup(cmd)
+	p := &serverProcess{cmd: cmd, stderr: serverproc.NewTailBuffer(16 << 10)}
 	cmd.Stderr = p.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "memory-eval", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
-		signalProcessGroup(cmd, killSignal)
+		serverproc.SignalGroup(cmd, serverproc.Kill)
 		return nil, fmt.Errorf("connecting to %q: %w%s", command, err, p.stderrNote())
 	}
 	p.session = session
@@ -60,7 +61,7 @@ func (p *serverProcess) search(ctx context.Context, query string) (*mcp.CallTool
 // signals), then ends anything left in the process group.
 func (p *serverProcess) close() {
 	p.session.Close()
-	signalProcessGroup(p.cmd, killSignal)
+	serverproc.SignalGroup(p.cmd, serverproc.Kill)
 }
 
 func (p *serverProcess) stderrNote() string {
@@ -69,27 +70,4 @@ func (p *serverProcess) stderrNote() string {
 		return ""
 	}
 	return "\nserver stderr (tail):\n  " + strings.ReplaceAll(tail, "\n", "\n  ")
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

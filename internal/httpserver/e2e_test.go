@@ -26,6 +26,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
+	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
 const (
@@ -815,5 +816,40 @@ func TestBadIDsAndDiscover(t *testing.T) {
 		if err := json.Unmarshal(data, &msg); err != nil || msg.Error == nil || string(msg.ID) != tc.id || msg.Error.Code != tc.code || !strings.Contains(msg.Error.Message, tc.text) {
 			t.Errorf("%s: %d %s, want id %s error %d with %q", tc.body, resp.StatusCode, data, tc.id, tc.code, tc.text)
 		}
+	}
+}
+
+// With --http the memory's web page is served at / behind the same token
+// and the same Host check as /mcp (SPEC §9).
+func TestPageBehindToken(t *testing.T) {
+	const token = "page-token-0123456789abcdef"
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	page := ui.NewHandler(filestore.Open(file, filestore.Options{}), ui.Options{Token: token, Logf: t.Logf})
+	srv := startServer(t, httpserver.Config{Token: token, Page: page}, file)
+	get := func(path string, edit func(*http.Request)) (int, string) {
+		req, _ := http.NewRequest("GET", srv.base+path, nil)
+		if edit != nil {
+			edit(req)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	if code, _ := get("/", nil); code != http.StatusUnauthorized {
+		t.Errorf("no token: %d", code)
+	}
+	withToken := func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token) }
+	if code, body := get("/", withToken); code != http.StatusOK || !strings.Contains(body, "<html") {
+		t.Errorf("with the token: %d %.80q", code, body)
+	}
+	if code, _ := get("/", func(r *http.Request) { withToken(r); r.Host = "evil.example" }); code != http.StatusForbidden {
+		t.Errorf("foreign Host: %d", code)
+	}
+	if err := srv.stop(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -83,6 +83,13 @@ type Config struct {
 	IdleSessionTimeout time.Duration
 	// Logf receives the access log and notices; nil writes to stderr.
 	Logf func(format string, args ...any)
+	// Page, when set, is served at / behind the same Host and Origin
+	// checks: the memory's web page (internal/ui), which checks the token
+	// itself. Its Close ends its event streams at shutdown.
+	Page interface {
+		http.Handler
+		Close()
+	}
 }
 
 // Server is the memory server on Streamable HTTP.
@@ -175,6 +182,9 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.Handle("/mcp", mcpHandler)
+	if cfg.Page != nil {
+		mux.Handle("/", newHostPolicy(addr, cfg.AllowedHosts).guard(cfg.Page))
+	}
 	s.handler = accessLog(cfg.Logf, closeUnreadBodies(mux))
 	return s, nil
 }
@@ -210,12 +220,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err := <-served:
 		s.stopStreams()
+		s.closePage()
 		return err
 	case <-ctx.Done():
 	}
 	s.shutdown(hs)
 	<-served
 	return nil
+}
+
+func (s *Server) closePage() {
+	if s.cfg.Page != nil {
+		s.cfg.Page.Close()
+	}
 }
 
 // shutdown stops accepting, lets requests in flight finish (tool calls
@@ -231,6 +248,7 @@ func (s *Server) shutdown(hs *http.Server) {
 	go func() { stopped <- hs.Shutdown(ctx) }() // stops accepting, closes idle connections
 	s.waitFor(ctx, func() bool { return s.router.calls.Load() == 0 && s.mem.ToolCalls() == 0 })
 	s.stopStreams()
+	s.closePage()
 	s.waitFor(ctx, func() bool { return s.router.requests.Load() == 0 })
 	if ctx.Err() != nil {
 		s.cfg.Logf("requests still running after %v; closing connections", s.cfg.ShutdownTimeout)
