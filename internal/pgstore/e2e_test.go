@@ -319,6 +319,43 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 		}
 	})
 
+	t.Run("a stdio server shares it too", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		fileC := filepath.Join(t.TempDir(), "c.jsonl")
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileC)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		stdio, err := mcp.NewClient(&mcp.Implementation{Name: "pgstore-e2e", Version: "1"}, nil).
+			Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: e2eProtocol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := createNamed(ctx, stdio, run+"-stdio"); err != nil {
+			t.Error(err)
+		}
+		seen := graphNames(t, stdio)[run+"-0-0"]
+		if err := stdio.Close(); err != nil {
+			t.Errorf("closing the stdio server: %v", err)
+		}
+		if seen != 1 {
+			t.Errorf("the stdio server does not read what the HTTP replicas wrote")
+		}
+		if graphNames(t, connectReplica(t, a, nil))[run+"-stdio"] != 1 {
+			t.Errorf("A does not read what the stdio server wrote")
+		}
+		if _, err := os.Stat(fileC); err == nil {
+			t.Errorf("the stdio server wrote %s although MEMORY_DATABASE_URL is set", fileC)
+		}
+		if !strings.Contains(stderr.String(), "serving MCP on stdio; memory \"default\" in PostgreSQL database") {
+			t.Errorf("the stdio server does not say it uses the database:\n%s", stderr.String())
+		}
+		if secret != "" && strings.Contains(stderr.String(), secret) {
+			t.Errorf("the stdio server logged the database password:\n%s", stderr.String())
+		}
+	})
+
 	if secret != "" {
 		for _, r := range []*replica{a, b} {
 			if strings.Contains(r.log(), secret) {
