@@ -4,7 +4,7 @@
 //
 // It serves MCP on stdin/stdout, or with --http on Streamable HTTP; logs go
 // to stderr. The memory file is MEMORY_FILE_PATH, or memory.jsonl beside the
-// executable.
+// executable; with MEMORY_DATABASE_URL the memory is in PostgreSQL instead.
 package main
 
 import (
@@ -22,10 +22,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/cli"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
 	"golang.org/x/term"
@@ -66,6 +68,10 @@ Environment:
   MEMORY_HTTP_TOKEN  with --http: clients must send Authorization: Bearer
                      <token> (at least 16 characters). Required unless the
                      address is loopback; enforced whenever set.
+  MEMORY_DATABASE_URL  keep the memory in PostgreSQL instead of a file
+                     (postgres://user:password@host:port/database); any
+                     number of servers can share it. MEMORY_FILE_PATH is
+                     then not used, and --http serves no web page.
 
 Several copies of this server (one per client, or stdio and --http) can share
 one memory file: every write takes <file>.lock. The published Node reference
@@ -111,19 +117,6 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	}
 
 	logger := log.New(stderr, "mcp-server-memory: ", log.LstdFlags)
-	dir, err := filestore.ServerDir()
-	if err != nil {
-		logger.Print(err)
-		return 1
-	}
-	path, err := filestore.ResolvePath(os.Getenv("MEMORY_FILE_PATH"), dir, logger.Printf)
-	if err != nil {
-		logger.Print(err)
-		return 1
-	}
-	if problem := filestore.CheckPath(path); problem != nil {
-		logger.Printf("warning: %v", problem)
-	}
 	lockOpts, watch, err := tuning()
 	if err != nil {
 		logger.Print(err)
@@ -134,15 +127,47 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		logger.Print(err)
 		return 2
 	}
-	store := filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts})
-	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit})
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, store, logger, path, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
+
+	var (
+		store     server.Store
+		fileStore *filestore.Store // nil: the memory is in a database
+		where     string           // the memory, for the log
+	)
+	if dbURL := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")); dbURL != "" {
+		db, desc, status := openDatabase(ctx, dbURL, lockOpts.Timeout, logger)
+		if db == nil {
+			return status
+		}
+		defer db.Close()
+		store, where = db, desc
+		if os.Getenv("MEMORY_FILE_PATH") != "" {
+			logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
+		}
+	} else {
+		dir, err := filestore.ServerDir()
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		path, err := filestore.ResolvePath(os.Getenv("MEMORY_FILE_PATH"), dir, logger.Printf)
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		if problem := filestore.CheckPath(path); problem != nil {
+			logger.Printf("warning: %v", problem)
+		}
+		fileStore = filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts})
+		store, where = fileStore, "memory file "+path
 	}
-	logger.Printf("serving MCP on stdio; memory file %s", path)
+	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit})
+
+	if *httpAddr != "" {
+		return serveHTTP(ctx, srv, fileStore, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
+	}
+	logger.Printf("serving MCP on stdio; %s", where)
 	if isTerminal(stdin) {
 		logger.Print(terminalHint())
 	}
@@ -199,7 +224,9 @@ func terminalHint() string {
 }
 
 // serveHTTP serves srv on Streamable HTTP until ctx ends.
-func serveHTTP(ctx context.Context, srv *server.Server, store *filestore.Store, logger *log.Logger, path, addr, tokenFile, allowedHosts string, maxBody int64) int {
+// fileStore is nil when the memory is in a database: the web page needs a
+// memory file, so there is none.
+func serveHTTP(ctx context.Context, srv *server.Server, fileStore *filestore.Store, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
 	token, err := httpserver.Token(os.Getenv("MEMORY_HTTP_TOKEN"), tokenFile)
 	if err != nil {
 		logger.Print(err)
@@ -209,9 +236,12 @@ func serveHTTP(ctx context.Context, srv *server.Server, store *filestore.Store, 
 	if allowedHosts != "" {
 		hosts = strings.Split(allowedHosts, ",")
 	}
-	// The web page at /, behind the same token (SPEC §9).
-	page := ui.NewHandler(store, ui.Options{Token: token, Logf: logger.Printf})
-	hs, err := httpserver.New(srv, httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf, Page: page})
+	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf}
+	if fileStore != nil {
+		// The web page at /, behind the same token (SPEC §9).
+		cfg.Page = ui.NewHandler(fileStore, ui.Options{Token: token, Logf: logger.Printf})
+	}
+	hs, err := httpserver.New(srv, cfg)
 	if err != nil {
 		logger.Print(err)
 		return 2
@@ -225,13 +255,42 @@ func serveHTTP(ctx context.Context, srv *server.Server, store *filestore.Store, 
 	if token != "" {
 		auth = "bearer token required"
 	}
-	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; memory file %s", ln.Addr(), auth, ln.Addr(), path)
+	if fileStore != nil {
+		logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", ln.Addr(), auth, ln.Addr(), where)
+	} else {
+		logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s); %s (no web page: it needs a memory file)", ln.Addr(), auth, where)
+	}
 	if err := hs.Serve(ctx, ln); err != nil {
 		logger.Print(err)
 		return 1
 	}
 	logger.Print("stopped")
 	return 0
+}
+
+// openDatabase opens the memory "default" in the PostgreSQL database at
+// url and describes it for the log by host and database only, never the
+// password. On failure it logs one line and returns a nil Store and the
+// exit status: 2 for a malformed URL, 1 when the database cannot be used.
+func openDatabase(ctx context.Context, url string, lockTimeout time.Duration, logger *log.Logger) (*pgstore.Store, string, int) {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		// pgx's message may quote the URL, password included: say only what.
+		logger.Print("MEMORY_DATABASE_URL is not a valid PostgreSQL connection string (want postgres://user:password@host:port/database)")
+		return nil, "", 2
+	}
+	host := cfg.Host
+	if strings.HasPrefix(host, "/") {
+		host = "socket " + host
+	}
+	desc := fmt.Sprintf("memory %q in PostgreSQL database %q on %s:%d", "default", cfg.Database, host, cfg.Port)
+	store, err := pgstore.Open(ctx, url, "default", pgstore.Options{LockTimeout: lockTimeout, Logf: logger.Printf})
+	if err != nil {
+		msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
+		logger.Printf("cannot use the %s: %s", desc, msg)
+		return nil, "", 1
+	}
+	return store, desc, 0
 }
 
 // tuning reads the internal timing knobs that tests use to shorten SPEC's

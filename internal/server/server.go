@@ -21,7 +21,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
-	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
@@ -47,14 +46,27 @@ type Options struct {
 // result over 25,000 tokens).
 const DefaultAnswerLimit = 60000
 
+// Store is what a Server serves: a memory file (filestore.Store) or a
+// memory in a database (pgstore.Store). A Store that also has a
+// Path() string method is a file, whose path errors sent over HTTP hide.
+type Store interface {
+	// View runs fn on the latest graph; fn must not keep or modify it.
+	View(fn func(*graph.Graph)) error
+	// Update runs fn on the latest graph and saves it if fn changed it.
+	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
+	// Watch calls onChange when someone else changes the memory, until ctx
+	// ends.
+	Watch(ctx context.Context, interval time.Duration, onChange func())
+}
+
 // Server is the memory server: one store served to any number of MCP
 // sessions.
 type Server struct {
 	mcp   *mcp.Server
-	store *filestore.Store
+	store Store
 	opts  Options
 	pins  pins      // the protocol version each live session is pinned to
-	paths pathNames // the memory file's path and directories, to hide
+	paths pathNames // the memory file's path and directories, to hide (none for a database)
 
 	// toolCalls counts tool calls running; stopCalls ends them.
 	toolCalls atomic.Int64
@@ -63,7 +75,7 @@ type Server struct {
 }
 
 // New returns a Server for store.
-func New(store *filestore.Store, opts Options) *Server {
+func New(store Store, opts Options) *Server {
 	if opts.Logf == nil {
 		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
 	}
@@ -73,7 +85,10 @@ func New(store *filestore.Store, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "mcp-server-memory"
 	}
-	s := &Server{store: store, opts: opts, paths: newPathNames(store.Path())}
+	s := &Server{store: store, opts: opts}
+	if f, ok := store.(interface{ Path() string }); ok {
+		s.paths = newPathNames(f.Path())
+	}
 	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "Knowledge Graph Memory", Version: opts.Version}, &mcp.ServerOptions{
 		// No logging capability: the server never sends log messages. The

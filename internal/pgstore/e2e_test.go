@@ -1,0 +1,366 @@
+package pgstore_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
+)
+
+// The end-to-end tests run the real binary: replicas of the server with
+// MEMORY_DATABASE_URL set, serving Streamable HTTP, sharing one database.
+
+const (
+	e2eProtocol = "2025-11-25"
+	graphURI    = "memory://knowledge-graph"
+)
+
+var mcpURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
+
+// replica is one server process.
+type replica struct {
+	url    string
+	mu     sync.Mutex
+	stderr strings.Builder
+}
+
+func (r *replica) log() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stderr.String()
+}
+
+// buildServer builds the server binary from the module root.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mcp-server-memory")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", bin, "./cmd/mcp-server-memory")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startReplica starts the server on a free port of 127.0.0.1 with env
+// added to the environment, and stops it (gracefully) when t ends.
+func startReplica(t *testing.T, bin string, env ...string) *replica {
+	t.Helper()
+	cmd := exec.Command(bin, "--http", "127.0.0.1:0")
+	// No token or answer limit from the caller's environment.
+	cmd.Env = append(os.Environ(), "MEMORY_HTTP_TOKEN=", "MEMORY_ANSWER_LIMIT=")
+	cmd.Env = append(cmd.Env, env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{}
+	found := make(chan string, 1)
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			r.mu.Lock()
+			r.stderr.WriteString(line + "\n")
+			r.mu.Unlock()
+			if u := mcpURL.FindString(line); u != "" {
+				select {
+				case found <- u:
+				default:
+				}
+			}
+		}
+	}()
+	exited := make(chan error, 1)
+	go func() {
+		<-scanned
+		exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("replica %s exited with %v; its log:\n%s", r.url, err, r.log())
+			}
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Errorf("replica %s did not stop within 15 s of SIGINT; its log:\n%s", r.url, r.log())
+		}
+	})
+	select {
+	case r.url = <-found:
+		return r
+	case err := <-exited:
+		t.Fatalf("the server exited (%v) before serving; its log:\n%s", err, r.log())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server logged no URL within 30 s; its log:\n%s", r.log())
+	}
+	return nil
+}
+
+// connectReplica opens an MCP session with r.
+func connectReplica(t *testing.T, r *replica, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	transport := &mcp.StreamableClientTransport{Endpoint: r.url, MaxRetries: -1}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "pgstore-e2e", Version: "1"}, opts).
+		Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: e2eProtocol})
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", r.url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != e2eProtocol {
+		t.Fatalf("negotiated %s, want %s", got, e2eProtocol)
+	}
+	return cs
+}
+
+func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (string, error) {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+			break // the first item is the answer; others are notes
+		}
+	}
+	if res.IsError {
+		return "", fmt.Errorf("%s: %s", name, text.String())
+	}
+	return text.String(), nil
+}
+
+func createNamed(ctx context.Context, cs *mcp.ClientSession, name string) error {
+	_, err := callTool(ctx, cs, "create_entities", map[string]any{
+		"entities": []any{map[string]any{"name": name, "entityType": "e2e", "observations": []string{"written through a replica"}}},
+	})
+	return err
+}
+
+// graphNames reads the whole graph through cs, part by part, and returns
+// its entity names, each with how often it appeared.
+func graphNames(t *testing.T, cs *mcp.ClientSession) map[string]int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	names := map[string]int{}
+	args := map[string]any{}
+	for part := 0; ; part++ {
+		if part > 1000 {
+			t.Fatal("read_graph keeps giving a nextCursor")
+		}
+		text, err := callTool(ctx, cs, "read_graph", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Entities []struct {
+				Name string `json:"name"`
+			} `json:"entities"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal([]byte(text), &page); err != nil {
+			t.Fatalf("read_graph answered no JSON: %v\n%s", err, text)
+		}
+		for _, e := range page.Entities {
+			names[e.Name]++
+		}
+		if page.NextCursor == "" {
+			return names
+		}
+		args = map[string]any{"cursor": page.NextCursor}
+	}
+}
+
+// TestReplicasShareTheDatabase runs two replicas of the binary on one
+// database: a subscriber on one hears of a write through the other, and
+// concurrent writes through both lose nothing.
+func TestReplicasShareTheDatabase(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	secret := ""
+	if os.Getenv(pgtest.EnvURL) == "" {
+		// pgtest's own cluster trusts every connection, so a password in
+		// the URL is accepted and must never reach the log.
+		u, err := url.Parse(dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret = "e2e-password-not-for-logs"
+		u.User = url.UserPassword(u.User.Username(), secret)
+		dbURL = u.String()
+	}
+	bin := buildServer(t)
+	// Each replica is given a memory file of its own, which it must not
+	// use: through files they would not share a thing.
+	fileA, fileB := filepath.Join(t.TempDir(), "a.jsonl"), filepath.Join(t.TempDir(), "b.jsonl")
+	a := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileA)
+	b := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileB)
+	defer func() {
+		for _, f := range []string{fileA, fileB} {
+			if _, err := os.Stat(f); err == nil {
+				t.Errorf("%s was written although MEMORY_DATABASE_URL is set", f)
+			}
+		}
+	}()
+	for _, r := range []*replica{a, b} {
+		log := r.log()
+		if !strings.Contains(log, "in PostgreSQL database") || !strings.Contains(log, "MEMORY_FILE_PATH is not used") {
+			t.Errorf("replica %s does not say it uses the database instead of the file:\n%s", r.url, log)
+		}
+	}
+	run := fmt.Sprintf("e2e-%d", time.Now().UnixNano()) // names of this run
+
+	t.Run("subscriber on A hears a write through B", func(t *testing.T) {
+		heard := make(chan struct{}, 1)
+		sub := connectReplica(t, a, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			if req.Params.URI == graphURI {
+				select {
+				case heard <- struct{}{}:
+				default:
+				}
+			}
+		}})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := sub.Subscribe(ctx, &mcp.SubscribeParams{URI: graphURI}); err != nil {
+			t.Fatal(err)
+		}
+		writer := connectReplica(t, b, nil)
+		// The session's event stream opens in the background after
+		// initialize; a notification sent before it is up is not delivered,
+		// so write again until one is heard.
+		for i := 0; ; i++ {
+			if i == 40 {
+				t.Fatal("no notifications/resources/updated on A after 40 writes through B")
+			}
+			if err := createNamed(ctx, writer, fmt.Sprintf("%s-notify-%d", run, i)); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-heard:
+			case <-time.After(250 * time.Millisecond):
+				continue
+			}
+			break
+		}
+		if graphNames(t, sub)[run+"-notify-0"] != 1 {
+			t.Errorf("A does not read the entity written through B")
+		}
+	})
+
+	t.Run("concurrent writes through both lose nothing", func(t *testing.T) {
+		const clients, writes = 8, 25
+		before := len(graphNames(t, connectReplica(t, a, nil)))
+		sessions := make([]*mcp.ClientSession, clients)
+		for c := range sessions {
+			sessions[c] = connectReplica(t, []*replica{a, b}[c%2], nil)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		start := time.Now()
+		var wg sync.WaitGroup
+		errs := make(chan error, clients)
+		for c, cs := range sessions {
+			wg.Go(func() {
+				for w := range writes {
+					if err := createNamed(ctx, cs, fmt.Sprintf("%s-%d-%d", run, c, w)); err != nil {
+						errs <- fmt.Errorf("client %d, write %d: %w", c, w, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		t.Logf("%d writes by %d clients through 2 replicas in %v", clients*writes, clients, time.Since(start).Round(time.Millisecond))
+		for _, r := range []*replica{a, b} {
+			names := graphNames(t, connectReplica(t, r, nil))
+			for c := range clients {
+				for w := range writes {
+					if n := names[fmt.Sprintf("%s-%d-%d", run, c, w)]; n != 1 {
+						t.Errorf("through %s: %s-%d-%d appears %d times, want once", r.url, run, c, w, n)
+					}
+				}
+			}
+			if len(names) != before+clients*writes {
+				t.Errorf("through %s: %d entities, want %d before and %d written", r.url, len(names), before, clients*writes)
+			}
+		}
+	})
+
+	t.Run("a stdio server shares it too", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		fileC := filepath.Join(t.TempDir(), "c.jsonl")
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileC)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		stdio, err := mcp.NewClient(&mcp.Implementation{Name: "pgstore-e2e", Version: "1"}, nil).
+			Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: e2eProtocol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := createNamed(ctx, stdio, run+"-stdio"); err != nil {
+			t.Error(err)
+		}
+		seen := graphNames(t, stdio)[run+"-0-0"]
+		if err := stdio.Close(); err != nil {
+			t.Errorf("closing the stdio server: %v", err)
+		}
+		if seen != 1 {
+			t.Errorf("the stdio server does not read what the HTTP replicas wrote")
+		}
+		if graphNames(t, connectReplica(t, a, nil))[run+"-stdio"] != 1 {
+			t.Errorf("A does not read what the stdio server wrote")
+		}
+		if _, err := os.Stat(fileC); err == nil {
+			t.Errorf("the stdio server wrote %s although MEMORY_DATABASE_URL is set", fileC)
+		}
+		if !strings.Contains(stderr.String(), "serving MCP on stdio; memory \"default\" in PostgreSQL database") {
+			t.Errorf("the stdio server does not say it uses the database:\n%s", stderr.String())
+		}
+		if secret != "" && strings.Contains(stderr.String(), secret) {
+			t.Errorf("the stdio server logged the database password:\n%s", stderr.String())
+		}
+	})
+
+	if secret != "" {
+		for _, r := range []*replica{a, b} {
+			if strings.Contains(r.log(), secret) {
+				t.Errorf("replica %s logged the database password:\n%s", r.url, r.log())
+			}
+		}
+	}
+}
