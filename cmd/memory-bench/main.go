@@ -35,7 +35,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -44,6 +43,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
@@ -58,9 +58,6 @@ Examples:
 
 Flags:
 `
-
-// ourServerPackage is built when --cmd is not given.
-const ourServerPackage = "github.com/kgmemory/mcp-server-memory/cmd/mcp-server-memory"
 
 // benchServer is one command under test.
 type benchServer struct {
@@ -162,14 +159,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ours := *cmdFlag
 	oursBuilt := ""
 	if ours == "" {
-		progress("building %s", ourServerPackage)
-		bin, err := buildOurServer(ctx, tmp)
+		progress("building %s", serverproc.OurServerPackage)
+		bin, err := serverproc.BuildOurServer(ctx, tmp)
 		if err != nil {
 			fmt.Fprintf(stderr, "memory-bench: %v\n", err)
 			return 1
 		}
-		ours = shellQuote(bin)
-		oursBuilt = "./cmd/mcp-server-memory built with go build" + serverVersion(bin)
+		ours = serverproc.ShellQuote(bin)
+		oursBuilt = "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin)
 	}
 	servers := []*benchServer{{label: "ours", command: ours, built: oursBuilt}}
 	if *vsFlag != "" {
@@ -178,7 +175,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	rep := &report{
 		Machine:     describeMachine(),
-		CommandLine: commandLine(append([]string{os.Args[0]}, args...)),
+		CommandLine: serverproc.CommandLine("go run ./cmd/memory-bench", append([]string{os.Args[0]}, args...)),
 		Seed:        *seed,
 		Settings:    settings,
 		Servers:     servers,
@@ -270,7 +267,7 @@ func runServer(ctx context.Context, command, graphFile, dir string, g *testgraph
 	}
 	defer os.RemoveAll(dir)
 	memFile := filepath.Join(dir, "memory.jsonl")
-	if err := copyFile(graphFile, memFile); err != nil {
+	if err := serverproc.CopyFile(graphFile, memFile); err != nil {
 		return nil, err
 	}
 	res := &RunResult{LoadBefore: loadAverage()}
@@ -319,7 +316,7 @@ func runServer(ctx context.Context, command, graphFile, dir string, g *testgraph
 		res.Tools = append(res.Tools, tr)
 		status := fmt.Sprintf("p50 %s (last byte %s) over %d calls", fmtDuration(tr.Latency.P50), fmtDuration(tr.Wire.P50), tr.Latency.Count)
 		if tr.Errors > 0 {
-			status += fmt.Sprintf(", %d errors: %s", tr.Errors, firstLine(tr.FirstError))
+			status += fmt.Sprintf(", %d errors: %s", tr.Errors, serverproc.FirstLine(tr.FirstError))
 		}
 		progress("  %-48s %s", tc.label, status)
 		if !p.alive() {
@@ -346,44 +343,6 @@ func writeGraphFile(path string, g *testgraph.Graph) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
-}
-
-func copyFile(from, to string) error {
-	src, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		dst.Close()
-		return fmt.Errorf("copying %s to %s: %w", from, to, err)
-	}
-	return dst.Close()
-}
-
-// buildOurServer builds this repository's server into dir. It must run
-// inside the module (the repository checkout).
-func buildOurServer(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "mcp-server-memory")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ourServerPackage)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build %s failed (run from the repository, or pass --cmd): %v\n%s", ourServerPackage, err, out)
-	}
-	return bin, nil
-}
-
-// serverVersion is " (<version>)" from the binary's --version, or "".
-func serverVersion(bin string) string {
-	out, err := exec.Command(bin, "--version").Output()
-	if err != nil {
-		return ""
-	}
-	return " (" + strings.TrimSpace(string(out)) + ")"
 }
 
 // parseSizes parses "1000,10k,1M".
@@ -415,9 +374,4 @@ func loadAverage() string {
 	}
 	first, _, _ := strings.Cut(string(b), " ")
 	return first
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"golang.org/x/text/width"
 
+	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
@@ -77,28 +77,6 @@ func cpuModel() string {
 		}
 	}
 	return "unknown"
-}
-
-// commandLine rebuilds the command line as a user would type it again.
-func commandLine(args []string) string {
-	prog := args[0]
-	if strings.Contains(prog, "go-build") { // go run's temporary binary
-		prog = "go run ./cmd/memory-bench"
-	}
-	parts := []string{prog}
-	for _, a := range args[1:] {
-		parts = append(parts, shellQuote(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=,@%+-]+$`)
-
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // fmtDuration formats a latency for progress lines.
@@ -199,7 +177,7 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 			if firstErr == "" {
 				return []string{"n/a", "", "", callCell}
 			}
-			return []string{"ERROR: " + truncate(firstLine(firstErr), 40), "", "", callCell}
+			return []string{"ERROR: " + truncate(serverproc.FirstLine(firstErr), 40), "", "", callCell}
 		}
 		return []string{fmtMillis(s.P50), fmtMillis(s.P95), fmtMillis(s.P99), callCell}
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
 )
 
 // buildServer builds this repository's server once per test binary run.
@@ -17,7 +19,7 @@ func buildServer(t *testing.T) string {
 		t.Skip("builds and runs the server")
 	}
 	bin := filepath.Join(t.TempDir(), "mcp-server-memory")
-	if out, err := exec.Command("go", "build", "-o", bin, ourServerPackage).CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, serverproc.OurServerPackage).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

@@ -31,14 +31,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
 )
 
 const usage = `memory-eval: how well MCP memory servers answer questions asked in people's own words.
@@ -52,9 +52,6 @@ Examples:
 
 Flags:
 `
-
-// ourServerPackage is built when --cmd is not given.
-const ourServerPackage = "github.com/kgmemory/mcp-server-memory/cmd/mcp-server-memory"
 
 // serverUnderTest is one command measured.
 type serverUnderTest struct {
@@ -144,20 +141,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	servers := []*serverUnderTest{{Label: "ours", Command: *cmdFlag}}
 	if servers[0].Command == "" {
-		progress("building %s", ourServerPackage)
-		bin, err := buildOurServer(ctx, tmp)
+		progress("building %s", serverproc.OurServerPackage)
+		bin, err := serverproc.BuildOurServer(ctx, tmp)
 		if err != nil {
 			return fail(err)
 		}
-		servers[0].Command = shellQuote(bin)
-		servers[0].Built = "./cmd/mcp-server-memory built with go build" + serverVersion(bin)
+		servers[0].Command = serverproc.ShellQuote(bin)
+		servers[0].Built = "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin)
 	}
 	if *vsFlag != "" {
 		servers = append(servers, &serverUnderTest{Label: "theirs", Command: *vsFlag})
 	}
 
 	rep := &report{
-		CommandLine: commandLine(append([]string{os.Args[0]}, args...)),
+		CommandLine: serverproc.CommandLine("go run ./cmd/memory-eval", append([]string{os.Args[0]}, args...)),
 		Date:        time.Now().UTC().Format("2006-01-02"),
 		Set:         *setDir,
 		Servers:     servers,
@@ -207,7 +204,7 @@ func askAll(ctx context.Context, srv *serverUnderTest, m *memory, qs []question,
 		return nil, err
 	}
 	file := filepath.Join(dir, m.Name+".jsonl")
-	if err := copyFile(m.Path, file); err != nil {
+	if err := serverproc.CopyFile(m.Path, file); err != nil {
 		return nil, err
 	}
 	defer os.Remove(file)
@@ -246,60 +243,5 @@ func errorNote(e string) string {
 	if e == "" {
 		return ""
 	}
-	return "\terror: " + firstLine(e)
-}
-
-func copyFile(from, to string) error {
-	data, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(to, data, 0o600)
-}
-
-// buildOurServer builds this repository's server into dir. It must run
-// inside the module (the repository checkout).
-func buildOurServer(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "mcp-server-memory")
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ourServerPackage).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build %s failed (run from the repository, or pass --cmd): %v\n%s", ourServerPackage, err, out)
-	}
-	return bin, nil
-}
-
-// serverVersion is " (<version>)" from the binary's --version, or "".
-func serverVersion(bin string) string {
-	out, err := exec.Command(bin, "--version").Output()
-	if err != nil {
-		return ""
-	}
-	return " (" + strings.TrimSpace(string(out)) + ")"
-}
-
-// commandLine rebuilds the command line as a user would type it again.
-func commandLine(args []string) string {
-	prog := args[0]
-	if strings.Contains(prog, "go-build") { // go run's temporary binary
-		prog = "go run ./cmd/memory-eval"
-	}
-	parts := []string{prog}
-	for _, a := range args[1:] {
-		parts = append(parts, shellQuote(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=,@%+-]+$`)
-
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+	return "\terror: " + serverproc.FirstLine(e)
 }

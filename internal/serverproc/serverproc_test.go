@@ -14,3 +14,10 @@ func TestTailBufferKeepsTheEnd(t *testing.T) {
 		t.Errorf("tail %q, want %q", got, want)
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	got := CommandLine("go run ./cmd/x", []string{"/tmp/go-build123/b001/exe/x", "--vs", "npx -y pkg@1", "--sizes", "1k,10k", "it's"})
+	if want := `go run ./cmd/x --vs 'npx -y pkg@1' --sizes 1k,10k 'it'\''s'`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
