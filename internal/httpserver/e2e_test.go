@@ -24,6 +24,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
@@ -539,7 +540,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Main(m) // a database for the named memories in PostgreSQL
+
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

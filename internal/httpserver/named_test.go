@@ -51,6 +51,13 @@ type namedServer struct {
 
 func startNamed(t *testing.T, tokens string) *namedServer {
 	t.Helper()
+	return startNamedWith(t, tokens, nil)
+}
+
+// startNamedWith serves named memories that open opens, or files in the
+// memories directory when open is nil.
+func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, name string) (*server.Server, error)) *namedServer {
+	t.Helper()
 	root := t.TempDir()
 	ns := &namedServer{root: root, dir: filepath.Join(root, "memories"), tokens: filepath.Join(root, "tokens")}
 	if err := os.Mkdir(ns.dir, 0o700); err != nil {
@@ -64,15 +71,13 @@ func startNamed(t *testing.T, tokens string) *namedServer {
 		t.Fatal(err)
 	}
 	ns.logs = testlog.OnFailure(t, "server log")
-	hs, err := httpserver.New(nil, httpserver.Config{
-		Addr:   "127.0.0.1:0",
-		Logf:   ns.logs.Printf,
-		Tokens: ns.file,
-		Memories: func(_ context.Context, name string) (*server.Server, error) {
+	if open == nil {
+		open = func(_ context.Context, name string) (*server.Server, error) {
 			store := filestore.Open(filepath.Join(ns.dir, name+".jsonl"), filestore.Options{Logf: ns.logs.Printf})
 			return server.New(store, server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: ns.logs.Printf}), nil
-		},
-	})
+		}
+	}
+	hs, err := httpserver.New(nil, httpserver.Config{Addr: "127.0.0.1:0", Logf: ns.logs.Printf, Tokens: ns.file, Memories: open})
 	if err != nil {
 		t.Fatal(err)
 	}
