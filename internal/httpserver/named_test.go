@@ -355,6 +355,7 @@ func TestNamedMemoriesReload(t *testing.T) {
 	if err := createEntity(ctx, cs, "before"); err != nil {
 		t.Fatal(err)
 	}
+	session := connect(t, ns.url("alpha"), legacy, tokAlpha, nil) // a 2025 session, open across the reloads
 	if err := os.WriteFile(ns.tokens, []byte("this line is broken\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -373,6 +374,12 @@ func TestNamedMemoriesReload(t *testing.T) {
 	}
 	if err := createEntity(ctx, cs, "after"); err == nil || !strings.Contains(err.Error(), "Forbidden") {
 		t.Errorf("a revoked token wrote: %v", err)
+	}
+	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("a revoked token read in its open 2025 session: %v", err)
+	}
+	if names := entityNames(t, ns.memoryFile("alpha")); !names["before"] || !names["still"] || names["after"] {
+		t.Errorf("alpha holds %v, want before and still only", names)
 	}
 	if code, _ := rawStatus(t, ns.addr, "/mcp/alpha", "Bearer "+tokAlpha); code != http.StatusForbidden {
 		t.Errorf("a revoked token: %d, want 403", code)
@@ -429,5 +436,48 @@ func TestNamedMemoriesOpenOnce(t *testing.T) {
 	}
 	if c := strings.Count(ns.logs.String(), "opening memory"); c != 0 {
 		t.Errorf("%d failures to open", c)
+	}
+}
+
+// TestNamedMemoriesDefault: /mcp and /mcp/default are one memory.
+func TestNamedMemoriesDefault(t *testing.T) {
+	ns := startNamed(t, tokTwo+" default write\n")
+	ctx := context.Background()
+	if err := createEntity(ctx, connect(t, ns.base+"/mcp", modern, tokTwo, nil), "at-mcp"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := connect(t, ns.base+"/mcp/default", legacy, tokTwo, nil).CallTool(ctx, &mcp.CallToolParams{Name: "open_nodes", Arguments: map[string]any{"names": []string{"at-mcp"}}})
+	if err != nil || res.IsError || !strings.Contains(text(res.Content), `"at-mcp"`) {
+		t.Errorf("/mcp/default does not hold what /mcp wrote: %v %v", err, res)
+	}
+	if files := ns.files(t); !slices.Equal(files, []string{filepath.Join("memories", "default.jsonl"), "tokens"}) {
+		t.Errorf("files %v", files)
+	}
+}
+
+// TestNamedMemoriesOpenFailure: a memory that cannot be opened answers 503
+// and is tried again on the next request.
+func TestNamedMemoriesOpenFailure(t *testing.T) {
+	var mu sync.Mutex
+	fail := true
+	ns := startNamedWith(t, teamTokens, func(_ context.Context, name string) (*server.Server, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if fail {
+			return nil, fmt.Errorf("the database is away")
+		}
+		return server.New(filestore.Open(filepath.Join(t.TempDir(), name+".jsonl"), filestore.Options{}), server.Options{Memory: name}), nil
+	})
+	if code, body := rawStatus(t, ns.addr, "/mcp/alpha", "Bearer "+tokAlpha); code != http.StatusServiceUnavailable || strings.Contains(body, "database") {
+		t.Errorf("%d %q, want 503 saying nothing of the cause", code, body)
+	}
+	if !strings.Contains(ns.logs.String(), "opening memory alpha: the database is away") {
+		t.Errorf("the log does not say why:\n%s", ns.logs)
+	}
+	mu.Lock()
+	fail = false
+	mu.Unlock()
+	if code, _ := rawStatus(t, ns.addr, "/mcp/alpha", "Bearer "+tokAlpha); code != http.StatusOK {
+		t.Errorf("after the failure passed: %d, want 200", code)
 	}
 }
