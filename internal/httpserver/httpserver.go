@@ -22,6 +22,10 @@
 //     error messages name no directory (internal/server sees to that for
 //     every request that arrives over HTTP).
 //
+// With a tokens file (Config.Tokens) the server serves named memories
+// instead: memory NAME at /mcp/NAME, each behind the grants of the file
+// (named.go).
+//
 // Serve shuts down gracefully when its context ends: it stops accepting,
 // ends event streams, lets in-flight tool calls finish (so every write a
 // client saw acknowledged is in the file and the file lock is released),
@@ -284,8 +288,8 @@ func (s *Server) Listen() (net.Listener, error) {
 }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully (see the
-// package comment). While it runs it watches the memory file, so that
-// subscribers learn of writes by other processes. It returns nil after a
+// package comment). While it runs it watches each memory it serves, so
+// that subscribers learn of writes by other processes. It returns nil after a
 // graceful shutdown.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
