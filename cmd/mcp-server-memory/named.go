@@ -132,7 +132,7 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 			case <-ctx.Done():
 				return
 			case <-hup:
-				if err := tokens.Reload(); err != nil {
+				if err := hs.ReloadTokens(); err != nil {
 					logger.Printf("SIGHUP: %v; the grants in force stay as they were", err)
 				} else {
 					logger.Printf("SIGHUP: tokens file %s read again: %d tokens", c.tokens, tokens.Len())

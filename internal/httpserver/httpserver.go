@@ -120,6 +120,8 @@ type Server struct {
 	// background is Serve's context for the memories' Watch; nil before
 	// Serve.
 	background context.Context
+	// open are the requests to named memories being served.
+	open map[*openRequest]struct{}
 
 	// streams ends long-lived responses at shutdown (stopStreams).
 	streams     context.Context

@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -49,7 +50,8 @@ func (s *Server) serveNamed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	level := access.None
-	if token, ok := bearerToken(header); ok {
+	token, ok := bearerToken(header)
+	if ok {
 		level = s.cfg.Tokens.Check(token, name) // None for an invalid name
 	}
 	if level == access.None || access.ValidName(name) != nil {
@@ -62,7 +64,54 @@ func (s *Server) serveNamed(w http.ResponseWriter, r *http.Request) {
 		writeFixed(w, http.StatusServiceUnavailable, "Service Unavailable: the memory cannot be opened now; the server's log says why\n")
 		return
 	}
-	ep.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), levelKey{}, level)))
+	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), levelKey{}, level))
+	defer cancel()
+	defer s.track(&openRequest{token: token, memory: name, cancel: cancel})()
+	ep.handler.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// openRequest is a request being served, which a revocation ends: a tool
+// call, and above all an event stream, which would otherwise go on for
+// hours.
+type openRequest struct {
+	token, memory string
+	cancel        context.CancelFunc
+}
+
+// track records r until the returned func is called.
+func (s *Server) track(r *openRequest) (done func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open == nil {
+		s.open = map[*openRequest]struct{}{}
+	}
+	s.open[r] = struct{}{}
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.open, r)
+	}
+}
+
+// ReloadTokens reads the tokens file again (on SIGHUP) and ends the
+// requests in progress, event streams included, whose token the new grants
+// no longer give their memory. When the file cannot be read or parsed, the
+// grants in force stay as they were and the error says why.
+func (s *Server) ReloadTokens() error {
+	if s.cfg.Tokens == nil {
+		return errors.New("no tokens file to read again")
+	}
+	if err := s.cfg.Tokens.Reload(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for r := range s.open {
+		if s.cfg.Tokens.Check(r.token, r.memory) == access.None {
+			r.cancel()
+		}
+	}
+	return nil
 }
 
 func writeFixed(w http.ResponseWriter, code int, body string) {

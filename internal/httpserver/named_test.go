@@ -46,6 +46,7 @@ type namedServer struct {
 	dir    string // the memories
 	tokens string // the tokens file
 	file   *access.File
+	hs     *httpserver.Server
 	logs   *testlog.Buffer
 }
 
@@ -81,6 +82,7 @@ func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	ns.hs = hs
 	ln, err := hs.Listen()
 	if err != nil {
 		t.Fatal(err)
@@ -359,7 +361,7 @@ func TestNamedMemoriesReload(t *testing.T) {
 	if err := os.WriteFile(ns.tokens, []byte("this line is broken\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := ns.file.Reload(); err == nil {
+	if err := ns.hs.ReloadTokens(); err == nil {
 		t.Fatal("a broken tokens file reloaded")
 	}
 	if err := createEntity(ctx, cs, "still"); err != nil {
@@ -369,14 +371,14 @@ func TestNamedMemoriesReload(t *testing.T) {
 	if err := os.WriteFile(ns.tokens, []byte(revoked), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := ns.file.Reload(); err != nil {
+	if err := ns.hs.ReloadTokens(); err != nil {
 		t.Fatal(err)
 	}
 	if err := createEntity(ctx, cs, "after"); err == nil || !strings.Contains(err.Error(), "Forbidden") {
 		t.Errorf("a revoked token wrote: %v", err)
 	}
-	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "Forbidden") {
-		t.Errorf("a revoked token read in its open 2025 session: %v", err)
+	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}}); err == nil {
+		t.Error("a revoked token read in its open 2025 session")
 	}
 	if names := entityNames(t, ns.memoryFile("alpha")); !names["before"] || !names["still"] || names["after"] {
 		t.Errorf("alpha holds %v, want before and still only", names)
@@ -479,5 +481,64 @@ func TestNamedMemoriesOpenFailure(t *testing.T) {
 	mu.Unlock()
 	if code, _ := rawStatus(t, ns.addr, "/mcp/alpha", "Bearer "+tokAlpha); code != http.StatusOK {
 		t.Errorf("after the failure passed: %d, want 200", code)
+	}
+}
+
+// listen opens a 2026-07-28 subscriptions/listen stream on memory with
+// token and returns a channel closed when the stream ends.
+func listen(t *testing.T, ns *namedServer, memory, token string) <-chan struct{} {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["` + resource + `"]}}}`
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ns.url(memory), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", modern)
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		t.Fatalf("subscriptions/listen: %d %s", resp.StatusCode, msg)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer resp.Body.Close()
+		io.Copy(io.Discard, resp.Body)
+	}()
+	return ended
+}
+
+// TestNamedMemoriesRevocationEndsStreams: a reload that revokes a token
+// ends its open event streams; other tokens' streams go on.
+func TestNamedMemoriesRevocationEndsStreams(t *testing.T) {
+	ns := startNamed(t, teamTokens)
+	revoked := listen(t, ns, "beta", tokRead)
+	kept := listen(t, ns, "beta", tokTwo)
+	select {
+	case <-revoked:
+		t.Fatal("the stream ended before any reload")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := os.WriteFile(ns.tokens, []byte(strings.Replace(teamTokens, tokRead+" * read\n", "", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.hs.ReloadTokens(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-revoked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the revoked token's stream is still open")
+	}
+	select {
+	case <-kept:
+		t.Error("a stream of a token still granted ended")
+	case <-time.After(300 * time.Millisecond):
 	}
 }
