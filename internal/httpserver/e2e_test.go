@@ -24,7 +24,6 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
-	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
@@ -539,8 +538,12 @@ var (
 	binDir    string
 )
 
+// runTests runs the tests; named_pg_test.go makes it pgtest.Main where
+// PostgreSQL can run, for the named memories kept in a database.
+var runTests = (*testing.M).Run
+
 func TestMain(m *testing.M) {
-	code := pgtest.Main(m) // a database for the named memories in PostgreSQL
+	code := runTests(m)
 
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -1,3 +1,5 @@
+//go:build !windows
+
 package httpserver_test
 
 import (
@@ -13,6 +15,8 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 )
+
+func init() { runTests = pgtest.Main }
 
 // TestNamedMemoriesInPostgreSQL: named memories kept in one database, as
 // with MEMORY_DATABASE_URL. Two memories stay apart, a read token changes
