@@ -38,6 +38,9 @@ const usage = `mcp-server-memory: a knowledge-graph memory server for MCP client
 Usage:
   mcp-server-memory              serve MCP on stdin/stdout (what MCP clients run)
   mcp-server-memory --http ADDR  serve MCP Streamable HTTP at http://ADDR/mcp
+  mcp-server-memory --http ADDR --tokens FILE --memories DIR
+                                 serve named memories to a team: memory NAME
+                                 at http://ADDR/mcp/NAME ("default" at /mcp)
   mcp-server-memory --version    print the version
   mcp-server-memory --help       print this help
 
@@ -57,6 +60,17 @@ HTTP options (only with --http):
                               the server (Host/Origin check), e.g. behind a
                               reverse proxy
   --http-max-body BYTES       request body limit (default 4194304)
+
+Named memories (with --http; see docs/teams.md):
+  --tokens FILE               who may reach which memory, one grant a line:
+                              TOKEN MEMORIES read|write, MEMORIES being
+                              a,b,... or * (every memory). Read again on
+                              SIGHUP. Replaces MEMORY_HTTP_TOKEN. A read
+                              grant reads and subscribes; write tools are
+                              refused.
+  --memories DIR              memory NAME is the file DIR/NAME.jsonl; or set
+                              MEMORY_DATABASE_URL: memory NAME is in the
+                              database. NAME: 1-64 of a-z 0-9 - _ .
 
 Environment:
   MEMORY_FILE_PATH   the memory file (JSONL). Absolute, ~/..., or relative to
@@ -96,6 +110,8 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	tokenFile := fs.String("http-token-file", "", "file holding the HTTP bearer token")
 	allowedHosts := fs.String("http-allowed-hosts", "", "comma-separated host names accepted in Host and Origin")
 	maxBody := fs.Int64("http-max-body", httpserver.DefaultMaxBodyBytes, "HTTP request body limit in bytes")
+	tokensFile := fs.String("tokens", "", "tokens file granting named memories (with --http)")
+	memoriesDir := fs.String("memories", "", "directory of named memories, NAME.jsonl each (with --tokens)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -110,6 +126,9 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		if misplaced := httpOnlyFlags(fs); misplaced != "" {
 			return usageError(stderr, misplaced)
 		}
+	}
+	if problem := namedFlagsProblem(*httpAddr, *tokensFile, *memoriesDir, *tokenFile); problem != "" {
+		return usageError(stderr, problem)
 	}
 	if *showVersion {
 		fmt.Fprintf(stdout, "mcp-server-memory %s\n", version())
@@ -129,6 +148,12 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *tokensFile != "" {
+		return serveNamed(ctx, logger, namedConfig{
+			addr: *httpAddr, tokens: *tokensFile, memories: *memoriesDir, allowedHosts: *allowedHosts, maxBody: *maxBody,
+			lock: lockOpts, watch: watch, answerLimit: limit,
+		})
+	}
 
 	var (
 		store     server.Store
@@ -273,17 +298,11 @@ func serveHTTP(ctx context.Context, srv *server.Server, fileStore *filestore.Sto
 // password. On failure it logs one line and returns a nil Store and the
 // exit status: 2 for a malformed URL, 1 when the database cannot be used.
 func openDatabase(ctx context.Context, url string, lockTimeout time.Duration, logger *log.Logger) (*pgstore.Store, string, int) {
-	cfg, err := pgconn.ParseConfig(url)
-	if err != nil {
-		// pgx's message may quote the URL, password included: say only what.
-		logger.Print("MEMORY_DATABASE_URL is not a valid PostgreSQL connection string (want postgres://user:password@host:port/database)")
+	where, ok := describeDatabase(url, logger)
+	if !ok {
 		return nil, "", 2
 	}
-	host := cfg.Host
-	if strings.HasPrefix(host, "/") {
-		host = "socket " + host
-	}
-	desc := fmt.Sprintf("memory %q in PostgreSQL database %q on %s:%d", "default", cfg.Database, host, cfg.Port)
+	desc := fmt.Sprintf("memory %q in %s", "default", where)
 	store, err := pgstore.Open(ctx, url, "default", pgstore.Options{LockTimeout: lockTimeout, Logf: logger.Printf})
 	if err != nil {
 		msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
@@ -291,6 +310,23 @@ func openDatabase(ctx context.Context, url string, lockTimeout time.Duration, lo
 		return nil, "", 1
 	}
 	return store, desc, 0
+}
+
+// describeDatabase names the database at url for the log by host and
+// database only, never the password. A malformed url is logged (without
+// quoting it) and reported as not ok.
+func describeDatabase(url string, logger *log.Logger) (string, bool) {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		// pgx's message may quote the URL, password included: say only what.
+		logger.Print("MEMORY_DATABASE_URL is not a valid PostgreSQL connection string (want postgres://user:password@host:port/database)")
+		return "", false
+	}
+	host := cfg.Host
+	if strings.HasPrefix(host, "/") {
+		host = "socket " + host
+	}
+	return fmt.Sprintf("PostgreSQL database %q on %s:%d", cfg.Database, host, cfg.Port), true
 }
 
 // tuning reads the internal timing knobs that tests use to shorten SPEC's

@@ -211,3 +211,6 @@ func (f *File) Reload() error {
 
 // Check tells what token may do with memory under the grants in force.
 func (f *File) Check(token, memory string) Level { return f.cur.Load().Check(token, memory) }
+
+// Len reports how many distinct tokens the grants in force name.
+func (f *File) Len() int { return f.cur.Load().Len() }

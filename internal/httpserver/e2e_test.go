@@ -538,8 +538,13 @@ var (
 	binDir    string
 )
 
+// runTests runs the tests; named_pg_test.go makes it pgtest.Main where
+// PostgreSQL can run, for the named memories kept in a database.
+var runTests = (*testing.M).Run
+
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := runTests(m)
+
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -22,6 +22,10 @@
 //     error messages name no directory (internal/server sees to that for
 //     every request that arrives over HTTP).
 //
+// With a tokens file (Config.Tokens) the server serves named memories
+// instead: memory NAME at /mcp/NAME, each behind the grants of the file
+// (named.go).
+//
 // Serve shuts down gracefully when its context ends: it stops accepting,
 // ends event streams, lets in-flight tool calls finish (so every write a
 // client saw acknowledged is in the file and the file lock is released),
@@ -39,10 +43,12 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/access"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 )
 
@@ -90,19 +96,45 @@ type Config struct {
 		http.Handler
 		Close()
 	}
+	// Tokens, with Memories, serves named memories (SPEC §11): memory
+	// NAME at /mcp/NAME and the memory "default" at /mcp, each reached only
+	// by the tokens the file grants it. It replaces Token; New's mem is
+	// then nil, and there is no Page.
+	Tokens *access.File
+	// Memories returns the server of memory NAME (a name access.ValidName
+	// accepts), the first time a request granted that memory arrives; the
+	// Server keeps it. An error answers that request with 503.
+	Memories func(ctx context.Context, name string) (*server.Server, error)
 }
 
 // Server is the memory server on Streamable HTTP.
 type Server struct {
+	cfg     Config
+	addr    listenAddr
+	handler http.Handler
+	// The go-sdk handlers' options, for each memory's endpoint.
+	sessionsOpts, statelessOpts mcp.StreamableHTTPOptions
+
+	mu        sync.Mutex
+	endpoints map[string]*endpoint // by memory name
+	// background is Serve's context for the memories' Watch; nil before
+	// Serve.
+	background context.Context
+	// open are the requests to named memories being served.
+	open map[*openRequest]struct{}
+
+	// streams ends long-lived responses at shutdown (stopStreams).
+	streams     context.Context
+	stopStreams context.CancelFunc
+}
+
+// endpoint serves one memory: its server, and the go-sdk handlers of both
+// protocol generations behind the router.
+type endpoint struct {
 	mem      *server.Server
-	cfg      Config
-	addr     listenAddr
-	handler  http.Handler
 	router   *generationRouter
 	activity *sessionActivity
-
-	// stopStreams ends long-lived responses at shutdown.
-	stopStreams context.CancelFunc
+	handler  http.Handler
 }
 
 // New returns a Server for mem. It refuses a configuration that would
@@ -113,10 +145,21 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	named := cfg.Tokens != nil
+	switch {
+	case named && (cfg.Memories == nil || mem != nil):
+		return nil, errors.New("httpserver: a tokens file serves the memories of Config.Memories, and no single memory")
+	case named && cfg.Token != "":
+		return nil, errors.New("both a tokens file and a single HTTP token are set; use one")
+	case named && cfg.Page != nil:
+		return nil, errors.New("httpserver: the web page needs a single token; there is none with a tokens file")
+	case !named && mem == nil:
+		return nil, errors.New("httpserver: no memory to serve")
+	}
 	if cfg.Token != "" && len(cfg.Token) < MinTokenLength {
 		return nil, fmt.Errorf("the HTTP token is %d characters; use at least %d (for example: openssl rand -hex 32)", len(cfg.Token), MinTokenLength)
 	}
-	if cfg.Token == "" && !addr.loopback {
+	if cfg.Token == "" && !named && !addr.loopback {
 		return nil, fmt.Errorf("refusing to serve on %s without a token: anyone who can reach it could read and change the memory. Set MEMORY_HTTP_TOKEN or --http-token-file, or bind a loopback address (a bare port such as 8080 binds 127.0.0.1)", addr.hostPort)
 	}
 	if cfg.MaxBodyBytes <= 0 {
@@ -132,11 +175,9 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 		cfg.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
 	}
 
-	s := &Server{mem: mem, cfg: cfg, addr: addr, activity: &sessionActivity{sessions: map[string]*activity{}}}
-	var streams context.Context
-	streams, s.stopStreams = context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, addr: addr, endpoints: map[string]*endpoint{}}
+	s.streams, s.stopStreams = context.WithCancel(context.Background())
 
-	getServer := func(*http.Request) *mcp.Server { return mem.MCP() }
 	sdkLog := slog.New(slog.NewTextHandler(logfWriter(cfg.Logf), &slog.HandlerOptions{
 		Level: slog.LevelWarn,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
@@ -163,30 +204,80 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	// waiting for the file lock is abandoned, never half-done.
 	stateless.PropagateRequestCancellation = true
 
-	s.router = &generationRouter{
-		sessions:     mcp.NewStreamableHTTPHandler(getServer, &sessions),
-		stateless:    mcp.NewStreamableHTTPHandler(getServer, &stateless),
-		maxBody:      cfg.MaxBodyBytes,
-		bodyTimeout:  bodyReadTimeout,
-		writeTimeout: writeTimeout,
-		streams:      streams,
-		activity:     s.activity,
-		live:         s.liveSession,
-	}
-	var mcpHandler http.Handler = s.router
-	if cfg.Token != "" {
-		mcpHandler = newBearerAuth(cfg.Token).guard(mcpHandler)
-	}
-	mcpHandler = newHostPolicy(addr, cfg.AllowedHosts).guard(mcpHandler)
+	s.sessionsOpts, s.statelessOpts = sessions, stateless
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", healthz)
-	mux.Handle("/mcp", mcpHandler)
-	if cfg.Page != nil {
-		mux.Handle("/", newHostPolicy(addr, cfg.AllowedHosts).guard(cfg.Page))
+	var top http.Handler = mux
+	if named {
+		// Every path under /mcp goes to serveNamed before ServeMux could
+		// clean it ("/mcp/../x" would be redirected): a name that is not a
+		// memory's gets the same 403 as a memory the token does not reach.
+		namedHandler := newHostPolicy(addr, cfg.AllowedHosts).guard(http.HandlerFunc(s.serveNamed))
+		top = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") || strings.HasPrefix(r.URL.EscapedPath(), "/mcp/") {
+				namedHandler.ServeHTTP(w, r)
+				return
+			}
+			mux.ServeHTTP(w, r)
+		})
+	} else {
+		ep := s.newEndpoint(mem, nil)
+		s.endpoints[access.DefaultMemory] = ep
+		var mcpHandler http.Handler = ep.handler
+		if cfg.Token != "" {
+			mcpHandler = newBearerAuth(cfg.Token).guard(mcpHandler)
+		}
+		mux.Handle("/mcp", newHostPolicy(addr, cfg.AllowedHosts).guard(mcpHandler))
+		if cfg.Page != nil {
+			mux.Handle("/", newHostPolicy(addr, cfg.AllowedHosts).guard(cfg.Page))
+		}
 	}
-	s.handler = accessLog(cfg.Logf, closeUnreadBodies(mux))
+	s.handler = accessLog(cfg.Logf, closeUnreadBodies(top))
 	return s, nil
+}
+
+// newEndpoint builds the handlers that serve mem. wrap, when set, wraps
+// the router (the token information of named memories).
+func (s *Server) newEndpoint(mem *server.Server, wrap func(http.Handler) http.Handler) *endpoint {
+	getServer := func(*http.Request) *mcp.Server { return mem.MCP() }
+	ep := &endpoint{mem: mem, activity: &sessionActivity{sessions: map[string]*activity{}}}
+	ep.router = &generationRouter{
+		sessions:     mcp.NewStreamableHTTPHandler(getServer, &s.sessionsOpts),
+		stateless:    mcp.NewStreamableHTTPHandler(getServer, &s.statelessOpts),
+		maxBody:      s.cfg.MaxBodyBytes,
+		bodyTimeout:  bodyReadTimeout,
+		writeTimeout: writeTimeout,
+		streams:      s.streams,
+		activity:     ep.activity,
+		live:         ep.liveSession,
+	}
+	ep.handler = ep.router
+	if wrap != nil {
+		ep.handler = wrap(ep.router)
+	}
+	return ep
+}
+
+// all returns the endpoints opened so far.
+func (s *Server) all() []*endpoint {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	eps := make([]*endpoint, 0, len(s.endpoints))
+	for _, ep := range s.endpoints {
+		eps = append(eps, ep)
+	}
+	return eps
+}
+
+// every reports whether cond holds for every endpoint.
+func (s *Server) every(cond func(*endpoint) bool) bool {
+	for _, ep := range s.all() {
+		if !cond(ep) {
+			return false
+		}
+	}
+	return true
 }
 
 // Listen opens the listening socket on the configured address.
@@ -199,8 +290,8 @@ func (s *Server) Listen() (net.Listener, error) {
 }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully (see the
-// package comment). While it runs it watches the memory file, so that
-// subscribers learn of writes by other processes. It returns nil after a
+// package comment). While it runs it watches each memory it serves, so
+// that subscribers learn of writes by other processes. It returns nil after a
 // graceful shutdown.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
@@ -212,7 +303,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	background, stopBackground := context.WithCancel(context.Background())
 	defer stopBackground()
-	go s.mem.Watch(background)
+	s.mu.Lock()
+	s.background = background
+	for _, ep := range s.endpoints {
+		go ep.mem.Watch(background)
+	}
+	s.mu.Unlock()
 	go s.closeIdleSessions(background)
 
 	served := make(chan error, 1)
@@ -246,13 +342,17 @@ func (s *Server) shutdown(hs *http.Server) {
 	defer cancel()
 	stopped := make(chan error, 1)
 	go func() { stopped <- hs.Shutdown(ctx) }() // stops accepting, closes idle connections
-	s.waitFor(ctx, func() bool { return s.router.calls.Load() == 0 && s.mem.ToolCalls() == 0 })
+	s.waitFor(ctx, func() bool {
+		return s.every(func(ep *endpoint) bool { return ep.router.calls.Load() == 0 && ep.mem.ToolCalls() == 0 })
+	})
 	s.stopStreams()
 	s.closePage()
-	s.waitFor(ctx, func() bool { return s.router.requests.Load() == 0 })
+	s.waitFor(ctx, func() bool { return s.every(func(ep *endpoint) bool { return ep.router.requests.Load() == 0 }) })
 	if ctx.Err() != nil {
 		s.cfg.Logf("requests still running after %v; closing connections", s.cfg.ShutdownTimeout)
-		s.mem.CancelToolCalls()
+		for _, ep := range s.all() {
+			ep.mem.CancelToolCalls()
+		}
 	}
 	// What is left are connections without a request, which net/http would
 	// wait seconds for; allow the last responses a moment to flush first.
@@ -266,13 +366,19 @@ func (s *Server) shutdown(hs *http.Server) {
 	// while waiting; give those a moment to finish saving.
 	grace, cancelGrace := context.WithTimeout(context.Background(), drainGrace)
 	defer cancelGrace()
-	s.waitFor(grace, func() bool { return s.mem.ToolCalls() == 0 })
-	if n := s.mem.ToolCalls(); n > 0 {
-		s.cfg.Logf("%d tool calls still running at exit", n)
+	s.waitFor(grace, func() bool { return s.every(func(ep *endpoint) bool { return ep.mem.ToolCalls() == 0 }) })
+	var running int64
+	for _, ep := range s.all() {
+		running += ep.mem.ToolCalls()
 	}
-	s.mem.CancelToolCalls()
-	for ss := range s.mem.MCP().Sessions() {
-		go ss.Close()
+	if running > 0 {
+		s.cfg.Logf("%d tool calls still running at exit", running)
+	}
+	for _, ep := range s.all() {
+		ep.mem.CancelToolCalls()
+		for ss := range ep.mem.MCP().Sessions() {
+			go ss.Close()
+		}
 	}
 }
 
@@ -291,8 +397,8 @@ func (s *Server) waitFor(ctx context.Context, done func() bool) {
 
 // liveSession returns the protocol version of the live 2025 session id,
 // and whether there is one.
-func (s *Server) liveSession(id string) (version string, ok bool) {
-	for ss := range s.mem.MCP().Sessions() {
+func (ep *endpoint) liveSession(id string) (version string, ok bool) {
+	for ss := range ep.mem.MCP().Sessions() {
 		if ss.ID() == id {
 			if p := ss.InitializeParams(); p != nil {
 				version = p.ProtocolVersion
@@ -313,16 +419,18 @@ func (s *Server) closeIdleSessions(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			byID := map[string]*mcp.ServerSession{}
-			var live []string
-			for ss := range s.mem.MCP().Sessions() {
-				if id := ss.ID(); id != "" { // stateless sessions have no ID
-					byID[id] = ss
-					live = append(live, id)
+			for _, ep := range s.all() {
+				byID := map[string]*mcp.ServerSession{}
+				var live []string
+				for ss := range ep.mem.MCP().Sessions() {
+					if id := ss.ID(); id != "" { // stateless sessions have no ID
+						byID[id] = ss
+						live = append(live, id)
+					}
 				}
-			}
-			for _, id := range s.activity.idle(live, s.cfg.IdleSessionTimeout, now) {
-				go byID[id].Close()
+				for _, id := range ep.activity.idle(live, s.cfg.IdleSessionTimeout, now) {
+					go byID[id].Close()
+				}
 			}
 		}
 	}

@@ -39,6 +39,9 @@ type Options struct {
 	// AnswerLimit caps the bytes of text of one tool result (SPEC §8);
 	// a longer answer comes in parts. 0: no limit, as the reference.
 	AnswerLimit int
+	// Memory names the memory in messages (a named memory served over
+	// HTTP); "" is the memory "default".
+	Memory string
 }
 
 // DefaultAnswerLimit is MEMORY_ANSWER_LIMIT's default: about 15–20k

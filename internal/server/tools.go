@@ -53,7 +53,11 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: bad input schema: %v", t.Name, err))
 	}
+	write := t.Annotations == nil || !t.Annotations.ReadOnlyHint
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if write && !mayWrite(req) {
+			return toolError(fmt.Errorf("this token may only read memory %s", s.memoryName())), nil
+		}
 		var args In
 		if err := decodeArguments(req.Params.Arguments, resolved, &args); err != nil {
 			return toolError(fmt.Errorf("Invalid arguments for tool %s: %w", t.Name, err)), nil

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/access"
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+	"github.com/kgmemory/mcp-server-memory/internal/server"
+)
+
+// Named memories (SPEC §11): --http with --tokens FILE serves memory NAME
+// at /mcp/NAME and the memory "default" at /mcp, each from DIR/NAME.jsonl
+// (--memories DIR) or from the database of MEMORY_DATABASE_URL.
+
+// namedFlagsProblem checks how --tokens and --memories combine with the
+// other options, and returns the usage error, or "".
+func namedFlagsProblem(httpAddr, tokens, memories, tokenFile string) string {
+	database := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")) != ""
+	switch {
+	case tokens == "" && memories == "":
+		return ""
+	case httpAddr == "":
+		return "--tokens and --memories only apply with --http ADDR"
+	case tokens == "":
+		return "--memories needs --tokens FILE: the tokens file says who may reach which memory"
+	case os.Getenv("MEMORY_HTTP_TOKEN") != "" || tokenFile != "":
+		return "--tokens replaces MEMORY_HTTP_TOKEN and --http-token-file; use one"
+	case memories != "" && database:
+		return "--memories and MEMORY_DATABASE_URL are both set; keep the memories in one place"
+	case memories == "" && !database:
+		return "--tokens needs where the memories are: --memories DIR, or MEMORY_DATABASE_URL"
+	}
+	return ""
+}
+
+type namedConfig struct {
+	addr, tokens, memories, allowedHosts string
+	maxBody                              int64
+	lock                                 filestore.LockOptions
+	watch                                time.Duration
+	answerLimit                          int
+}
+
+// serveNamed serves the named memories until ctx ends, reading the tokens
+// file again on SIGHUP.
+func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
+	tokens, err := access.Open(c.tokens)
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
+	serverOpts := func(name string) server.Options {
+		return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: c.watch, AnswerLimit: c.answerLimit, Memory: name}
+	}
+	var (
+		open  func(ctx context.Context, name string) (*server.Server, error)
+		where string
+	)
+	if c.memories != "" {
+		dir, err := filepath.Abs(c.memories)
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			logger.Printf("--memories %s is not a directory", dir)
+			return 1
+		}
+		if os.Getenv("MEMORY_FILE_PATH") != "" {
+			logger.Print("MEMORY_FILE_PATH is not used: --memories is set")
+		}
+		where = "memory files NAME.jsonl in " + dir
+		open = func(_ context.Context, name string) (*server.Server, error) {
+			store := filestore.Open(filepath.Join(dir, name+".jsonl"), filestore.Options{Logf: logger.Printf, Lock: c.lock})
+			return server.New(store, serverOpts(name)), nil
+		}
+	} else {
+		url := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL"))
+		desc, ok := describeDatabase(url, logger)
+		if !ok {
+			return 2
+		}
+		db, err := pgstore.Connect(ctx, url, pgstore.Options{LockTimeout: c.lock.Timeout, Logf: logger.Printf})
+		if err != nil {
+			msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
+			logger.Printf("cannot use the %s: %s", desc, msg)
+			return 1
+		}
+		defer db.Close()
+		if os.Getenv("MEMORY_FILE_PATH") != "" {
+			logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
+		}
+		where = "memories in " + desc
+		open = func(ctx context.Context, name string) (*server.Server, error) {
+			store, err := db.Memory(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			return server.New(store, serverOpts(name)), nil
+		}
+	}
+	var hosts []string
+	if c.allowedHosts != "" {
+		hosts = strings.Split(c.allowedHosts, ",")
+	}
+	hs, err := httpserver.New(nil, httpserver.Config{Addr: c.addr, AllowedHosts: hosts, MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open})
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
+	ln, err := hs.Listen()
+	if err != nil {
+		logger.Print(err)
+		return 1
+	}
+
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if err := hs.ReloadTokens(); err != nil {
+					logger.Printf("SIGHUP: %v; the grants in force stay as they were", err)
+				} else {
+					logger.Printf("SIGHUP: tokens file %s read again: %d tokens", c.tokens, tokens.Len())
+				}
+			}
+		}
+	}()
+
+	logger.Printf("serving named memories over MCP Streamable HTTP at http://%s/mcp/NAME (the memory %q at /mcp); %d tokens from %s (SIGHUP reads it again); %s",
+		ln.Addr(), access.DefaultMemory, tokens.Len(), c.tokens, where)
+	if err := hs.Serve(ctx, ln); err != nil {
+		logger.Print(err)
+		return 1
+	}
+	logger.Print("stopped")
+	return 0
+}

@@ -1,0 +1,185 @@
+//go:build !windows
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testlog"
+)
+
+// bearerTransport adds the token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// waitLog waits until the server's stderr matches re and returns the match.
+func waitLog(t *testing.T, stderr *testlog.Buffer, re *regexp.Regexp) []string {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			return m
+		}
+	}
+	t.Fatalf("no %q in the server's log:\n%s", re, stderr)
+	return nil
+}
+
+// TestNamedMemoriesBinary runs the real binary with --tokens and
+// --memories: grants, a read token's refused write, two memories kept
+// apart, and SIGHUP revoking a token (and a broken file changing nothing).
+func TestNamedMemoriesBinary(t *testing.T) {
+	const (
+		writer = "writer-0123456789abcdef01234567"
+		reader = "reader-0123456789abcdef01234567"
+	)
+	dir := t.TempDir()
+	mem, tokens := filepath.Join(dir, "mem"), filepath.Join(dir, "tokens")
+	grants := writer + " alpha,beta write\n" + reader + " * read\n"
+	if err := os.WriteFile(tokens, []byte(grants), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--tokens", tokens, "--memories", mem)
+	cmd.Env = append(os.Environ(), "MEMORY_HTTP_TOKEN=", "MEMORY_DATABASE_URL=", "MEMORY_FILE_PATH=")
+	stderr := testlog.OnFailure(t, "server stderr")
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	base := "http://" + waitLog(t, stderr, regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp/NAME`))[1]
+
+	ctx := context.Background()
+	session := func(memory, version, token string) *mcp.ClientSession {
+		t.Helper()
+		transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + memory, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "named", Version: "1"}, nil).Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("%s at %s with %s: %v", memory, version, token[:6], err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	status := func(memory, token string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp/"+memory, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	create := func(cs *mcp.ClientSession, name string) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: map[string]any{
+			"entities": []any{map[string]any{"name": name, "entityType": "test", "observations": []string{}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	graphOf := func(cs *mcp.ClientSession) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("read_graph: %v %v", err, res)
+		}
+		return toolText(res)
+	}
+
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		if res := create(session("alpha", version, writer), "in-alpha-"+version); res.IsError {
+			t.Fatalf("%s: the writer's write: %s", version, toolText(res))
+		}
+		r := session("alpha", version, reader)
+		if g := graphOf(r); !strings.Contains(g, "in-alpha-"+version) {
+			t.Errorf("%s: the reader does not see the write: %s", version, g)
+		}
+		if res := create(r, "by-reader-"+version); !res.IsError || toolText(res) != "this token may only read memory alpha" {
+			t.Errorf("%s: the reader's write: %v %q", version, res.IsError, toolText(res))
+		}
+		if g := graphOf(session("beta", version, reader)); strings.Contains(g, "in-alpha") {
+			t.Errorf("%s: beta holds alpha's entity: %s", version, g)
+		}
+	}
+	if got := status("gamma", writer); got != http.StatusForbidden {
+		t.Errorf("the writer on gamma: %d, want 403", got)
+	}
+	if got := status("..", reader); got != http.StatusForbidden {
+		t.Errorf("the reader on ..: %d, want 403", got)
+	}
+
+	// A broken tokens file: SIGHUP keeps the grants in force.
+	if err := os.WriteFile(tokens, []byte("not a grant\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, stderr, regexp.MustCompile(`SIGHUP: tokens file .*line 1: .*the grants in force stay as they were`))
+	if got := status("alpha", writer); got != http.StatusOK {
+		t.Errorf("after a broken reload, the writer: %d, want 200", got)
+	}
+	// The writer revoked.
+	if err := os.WriteFile(tokens, []byte(reader+" * read\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, stderr, regexp.MustCompile(`SIGHUP: tokens file .* read again: 1 tokens`))
+	if got := status("alpha", writer); got != http.StatusForbidden {
+		t.Errorf("a revoked token: %d, want 403", got)
+	}
+	if got := status("alpha", reader); got != http.StatusOK {
+		t.Errorf("the reader after the reload: %d, want 200", got)
+	}
+
+	entries, _ := os.ReadDir(mem)
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	if strings.Join(files, " ") != "alpha.jsonl" {
+		t.Errorf("memory files %v, want only alpha.jsonl", files)
+	}
+	data, _ := os.ReadFile(filepath.Join(mem, "alpha.jsonl"))
+	if bytes.Contains(data, []byte("by-reader")) {
+		t.Error("the reader's refused write is in the file")
+	}
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Errorf("after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("the server did not stop after SIGTERM")
+	}
+	if strings.Contains(stderr.String(), writer) || strings.Contains(stderr.String(), reader) {
+		t.Error("the log holds a token")
+	}
+}

@@ -1,0 +1,82 @@
+//go:build !windows
+
+package httpserver_test
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
+	"github.com/kgmemory/mcp-server-memory/internal/server"
+)
+
+func init() { runTests = pgtest.Main }
+
+// TestNamedMemoriesInPostgreSQL: named memories kept in one database, as
+// with MEMORY_DATABASE_URL. Two memories stay apart, a read token changes
+// nothing, and a refused name gets no row.
+func TestNamedMemoriesInPostgreSQL(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	db, err := pgstore.Connect(ctx, url, pgstore.Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	a, b, refused := pgtest.MemoryName(t), pgtest.MemoryName(t), pgtest.MemoryName(t)
+	tokens := tokTwo + " " + a + "," + b + " write\n" + tokRead + " " + a + "," + b + " read\n" + tokAlpha + " " + refused + "x write\n"
+	ns := startNamedWith(t, tokens, func(ctx context.Context, name string) (*server.Server, error) {
+		store, err := db.Memory(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		return server.New(store, server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: t.Logf}), nil
+	})
+	readGraph := func(cs *mcp.ClientSession) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("read_graph: %v %v", err, res)
+		}
+		return text(res.Content)
+	}
+	for _, version := range generations {
+		if err := createEntity(ctx, connect(t, ns.url(a), version, tokTwo, nil), "in-a-"+version); err != nil {
+			t.Fatal(err)
+		}
+		reader := connect(t, ns.url(a), version, tokRead, nil)
+		if g := readGraph(reader); !strings.Contains(g, "in-a-"+version) {
+			t.Errorf("%s: a's reader does not see the write: %s", version, g)
+		}
+		if err := createEntity(ctx, reader, "by-reader"); err == nil || !strings.Contains(err.Error(), "this token may only read memory "+a) {
+			t.Errorf("%s: the reader's write: %v", version, err)
+		}
+		if g := readGraph(connect(t, ns.url(b), version, tokRead, nil)); strings.Contains(g, "in-a-") {
+			t.Errorf("%s: b holds a's entity: %s", version, g)
+		}
+	}
+	if g := readGraph(connect(t, ns.url(a), modern, tokRead, nil)); strings.Contains(g, "by-reader") {
+		t.Errorf("a read token wrote: %s", g)
+	}
+	for _, token := range []string{tokTwo, tokRead, tokAlpha} {
+		if code, _ := rawStatus(t, ns.addr, "/mcp/"+refused, "Bearer "+token); code != http.StatusForbidden {
+			t.Errorf("an ungranted memory: %d, want 403", code)
+		}
+	}
+	names, err := db.Memories(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(names, refused) {
+		t.Errorf("a refused memory got a row: %v", names)
+	}
+	if !slices.Contains(names, a) || !slices.Contains(names, b) {
+		t.Errorf("memories %v, want %s and %s among them", names, a, b)
+	}
+}
