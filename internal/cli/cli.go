@@ -2,11 +2,14 @@
 // their memory without an assistant in between (SPEC §9): stats, search,
 // show, export, import, check, rename, merge and ui.
 //
-// Every command works on the memory file the server uses (MEMORY_FILE_PATH,
-// or --file), through the same filestore.Store: reads take no lock and see
-// the latest saved file, and every write is one read-modify-write under the
-// file's lock, all or nothing, so the commands are safe while servers run
-// on the same file. Output suits a terminal; --json prints JSON for
+// With MEMORY_DATABASE_URL set, export, import, search, show, rename and
+// merge work on a memory in PostgreSQL (--memory NAME, default "default")
+// through pgstore.Store, each write one transaction; stats, check and ui
+// work on memory files only. Otherwise every command works on the memory
+// file the server uses (MEMORY_FILE_PATH, or --file), through the same
+// filestore.Store: reads take no lock and see the latest saved file, and
+// every write is one read-modify-write under the file's lock, all or
+// nothing, so the commands are safe while servers run on the same file. Output suits a terminal; --json prints JSON for
 // scripts. Exit codes: 0 done, 1 failed (nothing written), 2 bad usage.
 package cli
 
@@ -112,7 +115,7 @@ var errReported = errors.New("failed")
 
 func usage() string {
 	var b strings.Builder
-	b.WriteString("Usage: mcp-server-memory COMMAND [options]\n\nCommands on the memory file (MEMORY_FILE_PATH, or --file PATH):\n")
+	b.WriteString("Usage: mcp-server-memory COMMAND [options]\n\nCommands on the memory file (MEMORY_FILE_PATH, or --file PATH) or database (MEMORY_DATABASE_URL):\n")
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-28s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
