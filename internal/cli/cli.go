@@ -9,8 +9,9 @@
 // file the server uses (MEMORY_FILE_PATH, or --file), through the same
 // filestore.Store: reads take no lock and see the latest saved file, and
 // every write is one read-modify-write under the file's lock, all or
-// nothing, so the commands are safe while servers run on the same file. Output suits a terminal; --json prints JSON for
-// scripts. Exit codes: 0 done, 1 failed (nothing written), 2 bad usage.
+// nothing, so the commands are safe while servers run on the same file.
+// Output suits a terminal; --json prints JSON for scripts. Exit codes: 0
+// done, 1 failed (nothing written), 2 bad usage.
 package cli
 
 import (
