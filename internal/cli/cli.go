@@ -2,12 +2,16 @@
 // their memory without an assistant in between (SPEC §9): stats, search,
 // show, export, import, check, rename, merge and ui.
 //
-// Every command works on the memory file the server uses (MEMORY_FILE_PATH,
-// or --file), through the same filestore.Store: reads take no lock and see
-// the latest saved file, and every write is one read-modify-write under the
-// file's lock, all or nothing, so the commands are safe while servers run
-// on the same file. Output suits a terminal; --json prints JSON for
-// scripts. Exit codes: 0 done, 1 failed (nothing written), 2 bad usage.
+// With MEMORY_DATABASE_URL set, export, import, search, show, rename and
+// merge work on a memory in PostgreSQL (--memory NAME, default "default")
+// through pgstore.Store, each write one transaction; stats, check and ui
+// work on memory files only. Otherwise every command works on the memory
+// file the server uses (MEMORY_FILE_PATH, or --file), through the same
+// filestore.Store: reads take no lock and see the latest saved file, and
+// every write is one read-modify-write under the file's lock, all or
+// nothing, so the commands are safe while servers run on the same file.
+// Output suits a terminal; --json prints JSON for scripts. Exit codes: 0
+// done, 1 failed (nothing written), 2 bad usage.
 package cli
 
 import (
@@ -78,6 +82,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	c.flags = fs
 	fs.StringVar(&c.file, "file", "", "")
+	fs.StringVar(&c.memory, "memory", "", "")
 	fs.BoolVar(&c.json, "json", false, "")
 	if err := cmd.run(c, args[1:]); err != nil {
 		var ue usageError
@@ -111,12 +116,15 @@ var errReported = errors.New("failed")
 
 func usage() string {
 	var b strings.Builder
-	b.WriteString("Usage: mcp-server-memory COMMAND [options]\n\nCommands on the memory file (MEMORY_FILE_PATH, or --file PATH):\n")
+	b.WriteString("Usage: mcp-server-memory COMMAND [options]\n\nCommands on the memory file (MEMORY_FILE_PATH, or --file PATH) or database (MEMORY_DATABASE_URL):\n")
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-28s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
 	b.WriteString("\nEvery command takes --help, --file PATH and --json (JSON output for scripts).\n" +
 		"Writes take the memory file's lock, as the server does: they are safe while servers run.\n" +
+		"With MEMORY_DATABASE_URL set, as for the server, export, import, search, show, rename\n" +
+		"and merge work on the memory --memory NAME (default \"default\") in PostgreSQL; stats,\n" +
+		"check and ui work on memory files only.\n" +
 		"Exit codes: 0 done, 1 failed (nothing was written), 2 bad usage.\n")
 	return b.String()
 }
@@ -131,6 +139,8 @@ func (cmd *command) usage() string {
 Options:
   --file PATH   the memory file (default: MEMORY_FILE_PATH, else memory.jsonl
                 beside the executable)
+  --memory NAME the memory in the database when MEMORY_DATABASE_URL is set
+                (default: "default")
   --json        print JSON instead of text
   --help        print this help
 `)
@@ -143,6 +153,7 @@ type context_ struct {
 	cmd            *command
 	flags          *flag.FlagSet
 	file           string
+	memory         string // --memory: the memory in the database
 	json           bool
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -188,9 +199,16 @@ func (c *context_) logf(format string, args ...any) {
 	fmt.Fprintf(c.stderr, "mcp-server-memory %s: %s\n", c.cmd.name, terminalSafe(fmt.Sprintf(format, args...)))
 }
 
-// store opens the memory file. Unreadable lines are reported on stderr, as
-// the server reports them, unless quiet.
+// store opens the memory file, for the commands that work on memory files
+// only. Unreadable lines are reported on stderr, as the server reports
+// them, unless quiet.
 func (c *context_) store(quiet bool) (*filestore.Store, error) {
+	if databaseURL() != "" {
+		return nil, usagef("%s works on memory files only; unset MEMORY_DATABASE_URL", c.cmd.name)
+	}
+	if c.memory != "" {
+		return nil, usagef("--memory applies to a database; set MEMORY_DATABASE_URL")
+	}
 	path, err := c.path()
 	if err != nil {
 		return nil, err

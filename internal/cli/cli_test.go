@@ -14,8 +14,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden sections of testdata/script/*.txtar")
 
+// runTests runs the tests; db_test.go makes it pgtest.Main where pgtest
+// builds, so the database scripts have a PostgreSQL.
+var runTests = (*testing.M).Run
+
+type mainM struct{ m *testing.M }
+
+func (m mainM) Run() int { return runTests(m.m) }
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(mainM{m}, map[string]func(){
 		"mcp-server-memory": func() { os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
@@ -28,32 +36,40 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("MEMORY_FILE_PATH", filepath.Join(env.WorkDir, "memory.jsonl"))
-			// The file the reference server wrote for a graph of hard
-			// cases (control characters, separators, emoji, markup), and
-			// the same as this server writes it: "\n" after the last line.
-			ref, err := os.ReadFile("../../testdata/golden/reference-2026.8.31.jsonl")
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(filepath.Join(env.WorkDir, "reference-2026.8.31.jsonl"), ref, 0o600); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(env.WorkDir, "reference-2026.8.31-lf.jsonl"), append(ref, '\n'), 0o600)
+			return copyReference(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// livelock FILE: FILE.lock held by a live process of this host
-			// (the test itself), as a running server holds it.
-			"livelock": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 1 {
-					ts.Fatalf("usage: livelock FILE")
-				}
-				host, err := os.Hostname()
-				ts.Check(err)
-				tok := make([]byte, 16)
-				rand.Read(tok)
-				content := fmt.Sprintf(`{"pid":%d,"hostname":%q,"token":%q}`, os.Getpid(), host, hex.EncodeToString(tok))
-				ts.Check(os.WriteFile(ts.MkAbs(args[0])+".lock", []byte(content), 0o600))
-			},
+			"livelock": livelock,
 		},
 	})
+}
+
+// copyReference puts the reference server's file for a graph of hard cases
+// in the script's work directory.
+func copyReference(env *testscript.Env) error {
+	// The file the reference server wrote for a graph of hard cases
+	// (control characters, separators, emoji, markup), and the same as
+	// this server writes it: "\n" after the last line.
+	ref, err := os.ReadFile("../../testdata/golden/reference-2026.8.31.jsonl")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(env.WorkDir, "reference-2026.8.31.jsonl"), ref, 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(env.WorkDir, "reference-2026.8.31-lf.jsonl"), append(ref, '\n'), 0o600)
+}
+
+// livelock FILE: FILE.lock held by a live process of this host (the test
+// itself), as a running server holds it.
+func livelock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: livelock FILE")
+	}
+	host, err := os.Hostname()
+	ts.Check(err)
+	tok := make([]byte, 16)
+	rand.Read(tok)
+	content := fmt.Sprintf(`{"pid":%d,"hostname":%q,"token":%q}`, os.Getpid(), host, hex.EncodeToString(tok))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0])+".lock", []byte(content), 0o600))
 }

@@ -39,10 +39,11 @@ func runImport(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.store(false)
+	s, err := c.open(false)
 	if err != nil {
 		return err
 	}
+	defer s.close()
 	ctx, stop := interruptible()
 	defer stop()
 	var res graph.ImportResult
@@ -64,7 +65,7 @@ func runImport(c *context_, args []string) error {
 	for _, a := range res.AddedObservations {
 		obs += len(a.AddedObservations)
 	}
-	c.printf("Imported %s into %s:\n", args[0], s.Path())
+	c.printf("Imported %s into %s:\n", args[0], s.where)
 	c.printf("  added %s, %s to %s, %s\n",
 		plural(len(res.AddedEntities), "entity", "entities"),
 		plural(obs, "observation", "observations"),
@@ -401,12 +402,14 @@ those between A and B (they would point A at itself). Then B is removed.
 	},
 }
 
-// update runs fn as one write under the memory file's lock.
+// update runs fn as one write: under the memory file's lock, or as one
+// database transaction.
 func (c *context_) update(fn func(*graph.Graph) error) (bool, error) {
-	s, err := c.store(false)
+	s, err := c.open(false)
 	if err != nil {
 		return false, err
 	}
+	defer s.close()
 	ctx, stop := interruptible()
 	defer stop()
 	return s.Update(ctx, fn)

@@ -61,10 +61,11 @@ func runExport(c *context_, args []string) error {
 	if c.json {
 		return usagef("--json does not apply to export; use --format json")
 	}
-	s, err := c.store(false)
+	s, err := c.open(false)
 	if err != nil {
 		return err
 	}
+	defer s.close()
 	var out io.Writer = c.stdout
 	var f *os.File
 	if *output != "" {

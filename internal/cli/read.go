@@ -155,10 +155,11 @@ func runSearch(c *context_, args []string) error {
 	if n := utf8.RuneCountInString(query); n > graph.MaxQueryLength {
 		return usagef("the query is %d characters long; the limit is %d", n, graph.MaxQueryLength)
 	}
-	s, err := c.store(false)
+	s, err := c.open(false)
 	if err != nil {
 		return err
 	}
+	defer s.close()
 	// Ranked as search_nodes ranks, each entity's matching observations
 	// first.
 	var snap graph.Snapshot
@@ -247,10 +248,11 @@ func runShow(c *context_, args []string) error {
 	if len(names) == 0 {
 		return usagef("show takes at least one entity NAME")
 	}
-	s, err := c.store(false)
+	s, err := c.open(false)
 	if err != nil {
 		return err
 	}
+	defer s.close()
 	out := shown{Entities: []graph.Entity{}, Relations: []graph.Relation{}, NotFound: []string{}}
 	var text strings.Builder
 	err = s.View(func(g *graph.Graph) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,9 +34,24 @@ var mcpURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
 
 // replica is one server process.
 type replica struct {
-	url    string
-	mu     sync.Mutex
-	stderr strings.Builder
+	url     string
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed when the process has exited
+	waitErr error         // how it exited, once exited is closed
+	killed  bool          // by kill, so its exit is no failure
+	mu      sync.Mutex
+	stderr  strings.Builder
+}
+
+// kill ends the replica with SIGKILL, as a crash or an OOM kill would: no
+// request in progress is finished, no connection closed in order.
+func (r *replica) kill(t *testing.T) {
+	t.Helper()
+	r.killed = true
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-r.exited
 }
 
 func (r *replica) log() string {
@@ -74,7 +90,7 @@ func startReplica(t *testing.T, bin string, env ...string) *replica {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &replica{}
+	r := &replica{cmd: cmd, exited: make(chan struct{})}
 	found := make(chan string, 1)
 	scanned := make(chan struct{})
 	go func() {
@@ -93,29 +109,32 @@ func startReplica(t *testing.T, bin string, env ...string) *replica {
 			}
 		}
 	}()
-	exited := make(chan error, 1)
 	go func() {
 		<-scanned
-		exited <- cmd.Wait()
+		r.waitErr = cmd.Wait()
+		close(r.exited)
 	}()
 	t.Cleanup(func() {
+		if r.killed {
+			return
+		}
 		cmd.Process.Signal(os.Interrupt)
 		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("replica %s exited with %v; its log:\n%s", r.url, err, r.log())
+		case <-r.exited:
+			if r.waitErr != nil {
+				t.Errorf("replica %s exited with %v; its log:\n%s", r.url, r.waitErr, r.log())
 			}
 		case <-time.After(15 * time.Second):
 			cmd.Process.Kill()
-			<-exited
+			<-r.exited
 			t.Errorf("replica %s did not stop within 15 s of SIGINT; its log:\n%s", r.url, r.log())
 		}
 	})
 	select {
 	case r.url = <-found:
 		return r
-	case err := <-exited:
-		t.Fatalf("the server exited (%v) before serving; its log:\n%s", err, r.log())
+	case <-r.exited:
+		t.Fatalf("the server exited (%v) before serving; its log:\n%s", r.waitErr, r.log())
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the server logged no URL within 30 s; its log:\n%s", r.log())
 	}
@@ -169,9 +188,25 @@ func createNamed(ctx context.Context, cs *mcp.ClientSession, name string) error 
 // its entity names, each with how often it appeared.
 func graphNames(t *testing.T, cs *mcp.ClientSession) map[string]int {
 	t.Helper()
+	names := map[string]int{}
+	for _, e := range readGraph(t, cs) {
+		names[e.Name]++
+	}
+	return names
+}
+
+type e2eEntity struct {
+	Name         string   `json:"name"`
+	Observations []string `json:"observations"`
+}
+
+// readGraph reads the whole graph's entities through cs, part by part,
+// following nextCursor.
+func readGraph(t *testing.T, cs *mcp.ClientSession) []e2eEntity {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	names := map[string]int{}
+	var ents []e2eEntity
 	args := map[string]any{}
 	for part := 0; ; part++ {
 		if part > 1000 {
@@ -182,19 +217,15 @@ func graphNames(t *testing.T, cs *mcp.ClientSession) map[string]int {
 			t.Fatal(err)
 		}
 		var page struct {
-			Entities []struct {
-				Name string `json:"name"`
-			} `json:"entities"`
-			NextCursor string `json:"nextCursor"`
+			Entities   []e2eEntity `json:"entities"`
+			NextCursor string      `json:"nextCursor"`
 		}
 		if err := json.Unmarshal([]byte(text), &page); err != nil {
 			t.Fatalf("read_graph answered no JSON: %v\n%s", err, text)
 		}
-		for _, e := range page.Entities {
-			names[e.Name]++
-		}
+		ents = append(ents, page.Entities...)
 		if page.NextCursor == "" {
-			return names
+			return ents
 		}
 		args = map[string]any{"cursor": page.NextCursor}
 	}
@@ -354,6 +385,110 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 		if secret != "" && strings.Contains(stderr.String(), secret) {
 			t.Errorf("the stdio server logged the database password:\n%s", stderr.String())
 		}
+	})
+
+	t.Run("killing a replica mid-write loses no acknowledged write", func(t *testing.T) {
+		// Clients write through replica K without pause; K is killed with
+		// SIGKILL while they write. Every write whose answer arrived must
+		// be there through B, every write whole (both entities of a call,
+		// each with its three observations) or not at all, none twice.
+		k := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "k.jsonl"))
+		const clients = 4
+		prefix := run + "-kill"
+		obs := []string{"first", "second", "third"}
+		sessions := make([]*mcp.ClientSession, clients)
+		for c := range sessions {
+			sessions[c] = connectReplica(t, k, nil)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var (
+			mu      sync.Mutex
+			acked   = map[string]bool{} // the calls whose answer arrived, by call name
+			tried   = map[string]bool{} // every call sent
+			failed  []string            // how each client's last call failed
+			enough  = make(chan struct{})
+			wg      sync.WaitGroup
+			started = time.Now()
+		)
+		for c, cs := range sessions {
+			wg.Go(func() {
+				for w := 0; ; w++ {
+					call := fmt.Sprintf("%s-%d-%d", prefix, c, w)
+					mu.Lock()
+					tried[call] = true
+					mu.Unlock()
+					_, err := callTool(ctx, cs, "create_entities", map[string]any{"entities": []any{
+						map[string]any{"name": call + "-a", "entityType": "e2e", "observations": obs},
+						map[string]any{"name": call + "-b", "entityType": "e2e", "observations": obs},
+					}})
+					mu.Lock()
+					if err != nil {
+						failed = append(failed, err.Error())
+						mu.Unlock()
+						return
+					}
+					acked[call] = true
+					if len(acked) == 150 {
+						close(enough)
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		select {
+		case <-enough:
+		case <-time.After(10 * time.Second):
+			t.Fatal("150 writes through K did not succeed within 10 s")
+		}
+		k.kill(t)
+		killedAt := time.Since(started)
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		t.Logf("K killed after %v with %d writes acknowledged, %d sent; the clients' last calls failed with: %q",
+			killedAt.Round(time.Millisecond), len(acked), len(tried), failed)
+		if len(failed) != clients {
+			t.Errorf("%d of %d clients saw their write fail after the kill", len(failed), clients)
+		}
+
+		// B still writes: the killed replica holds no lock on the memory.
+		viaB := connectReplica(t, b, nil)
+		if err := createNamed(ctx, viaB, prefix+"-after"); err != nil {
+			t.Fatalf("writing through B after K was killed: %v", err)
+		}
+		seen := map[string]int{}
+		for _, e := range readGraph(t, viaB) {
+			if !strings.HasPrefix(e.Name, prefix+"-") {
+				continue
+			}
+			seen[e.Name]++
+			if e.Name != prefix+"-after" && !slices.Equal(e.Observations, obs) {
+				t.Errorf("%s has observations %q, want %q", e.Name, e.Observations, obs)
+			}
+		}
+		if seen[prefix+"-after"] != 1 {
+			t.Errorf("the write through B after the kill appears %d times, want once", seen[prefix+"-after"])
+		}
+		delete(seen, prefix+"-after")
+		for name, n := range seen {
+			call := name[:len(name)-2]
+			if !tried[call] {
+				t.Errorf("%s is in the memory but was never written", name)
+			}
+			if n != 1 {
+				t.Errorf("%s appears %d times, want once", name, n)
+			}
+			if seen[call+"-a"] != seen[call+"-b"] {
+				t.Errorf("half of call %s is in the memory: -a %d times, -b %d times", call, seen[call+"-a"], seen[call+"-b"])
+			}
+		}
+		for call := range acked {
+			if seen[call+"-a"] != 1 || seen[call+"-b"] != 1 {
+				t.Errorf("acknowledged write %s is lost through B (-a %d, -b %d)", call, seen[call+"-a"], seen[call+"-b"])
+			}
+		}
+		t.Logf("through B: %d calls whole in the memory, %d acknowledged, %d sent", len(seen)/2, len(acked), len(tried))
 	})
 
 	if secret != "" {

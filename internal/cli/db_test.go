@@ -1,0 +1,49 @@
+//go:build !windows
+
+package cli
+
+import (
+	neturl "net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
+)
+
+func init() { runTests = pgtest.Main }
+
+// TestDatabaseScripts runs testdata/pgscript/*.txtar with MEMORY_DATABASE_URL
+// set to a test database (with a password where the test chose it: $SECRET,
+// which no output may show): $MEMORY names a memory no other script uses, and
+// MEMORY_FILE_PATH a file in the work directory, which the commands must
+// not touch.
+func TestDatabaseScripts(t *testing.T) {
+	url := pgtest.URL(t)
+	secret := "none"
+	if os.Getenv(pgtest.EnvURL) == "" {
+		// pgtest's own cluster trusts every connection, so a password in
+		// the URL is accepted and must never be printed.
+		u, err := neturl.Parse(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret = "cli-password-not-for-output"
+		u.User = neturl.UserPassword(u.User.Username(), secret)
+		url = u.String()
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/pgscript",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("MEMORY_DATABASE_URL", url)
+			env.Setenv("PGURL", url)
+			env.Setenv("SECRET", secret)
+			env.Setenv("MEMORY", pgtest.MemoryName(t))
+			env.Setenv("OTHER", pgtest.MemoryName(t))
+			env.Setenv("MEMORY_FILE_PATH", filepath.Join(env.WorkDir, "memory.jsonl"))
+			return copyReference(env)
+		},
+	})
+}

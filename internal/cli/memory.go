@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+)
+
+// memoryStore is what export, import, search, show, rename and merge need
+// of a memory: the memory file's filestore.Store and pgstore.Store both
+// serve it.
+type memoryStore interface {
+	View(fn func(*graph.Graph)) error
+	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
+}
+
+// memory is an opened memory and how the commands name it.
+type memory struct {
+	memoryStore
+	where string // the file's path, or the memory and database
+	close func()
+}
+
+// databaseURL returns MEMORY_DATABASE_URL: when set, the commands work on
+// a memory in PostgreSQL, as the server does.
+func databaseURL() string { return os.Getenv("MEMORY_DATABASE_URL") }
+
+// open opens the memory the command works on: the memory --memory (default
+// "default") in PostgreSQL when MEMORY_DATABASE_URL is set, else the memory
+// file. The caller closes it.
+func (c *context_) open(quiet bool) (*memory, error) {
+	url := databaseURL()
+	if url == "" {
+		if c.memory != "" {
+			return nil, usagef("--memory applies to a database; set MEMORY_DATABASE_URL")
+		}
+		s, err := c.store(quiet)
+		if err != nil {
+			return nil, err
+		}
+		return &memory{memoryStore: s, where: s.Path(), close: func() {}}, nil
+	}
+	if c.file != "" {
+		return nil, usagef("--file does not apply when MEMORY_DATABASE_URL is set; unset it to use a memory file")
+	}
+	name := c.memory
+	if name == "" {
+		name = "default"
+	}
+	where, err := describeDatabase(url)
+	if err != nil {
+		return nil, err
+	}
+	where = fmt.Sprintf("memory %q in %s", name, where)
+	lock, err := lockOptions()
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	logf := c.logf
+	if quiet {
+		logf = func(string, ...any) {}
+	}
+	s, err := pgstore.Open(ctx, url, name, pgstore.Options{LockTimeout: lock.Timeout, Logf: logf})
+	if err != nil {
+		msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
+		return nil, fmt.Errorf("cannot use the %s: %s", where, msg)
+	}
+	return &memory{memoryStore: s, where: where, close: s.Close}, nil
+}
+
+// describeDatabase names the database at url by host and database only,
+// never the password, as the server logs it.
+func describeDatabase(url string) (string, error) {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		// pgx's message may quote the URL, password included: say only what.
+		return "", usagef("MEMORY_DATABASE_URL is not a valid PostgreSQL connection string (want postgres://user:password@host:port/database)")
+	}
+	host := cfg.Host
+	if strings.HasPrefix(host, "/") {
+		host = "socket " + host
+	}
+	return fmt.Sprintf("PostgreSQL database %q on %s:%d", cfg.Database, host, cfg.Port), nil
+}
