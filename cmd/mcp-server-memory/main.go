@@ -22,7 +22,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/term"
+
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/cli"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
@@ -30,7 +31,6 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
-	"golang.org/x/term"
 )
 
 const usage = `mcp-server-memory: a knowledge-graph memory server for MCP clients.
@@ -316,17 +316,12 @@ func openDatabase(ctx context.Context, url string, lockTimeout time.Duration, lo
 // database only, never the password. A malformed url is logged (without
 // quoting it) and reported as not ok.
 func describeDatabase(url string, logger *log.Logger) (string, bool) {
-	cfg, err := pgconn.ParseConfig(url)
+	d, err := pgstore.Describe(url)
 	if err != nil {
-		// pgx's message may quote the URL, password included: say only what.
-		logger.Print("MEMORY_DATABASE_URL is not a valid PostgreSQL connection string (want postgres://user:password@host:port/database)")
+		logger.Print(err)
 		return "", false
 	}
-	host := cfg.Host
-	if strings.HasPrefix(host, "/") {
-		host = "socket " + host
-	}
-	return fmt.Sprintf("PostgreSQL database %q on %s:%d", cfg.Database, host, cfg.Port), true
+	return d, true
 }
 
 // tuning reads the internal timing knobs that tests use to shorten SPEC's

@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 )
@@ -53,7 +51,7 @@ func (c *context_) open(quiet bool) (*memory, error) {
 	if name == "" {
 		name = "default"
 	}
-	where, err := describeDatabase(url)
+	where, err := describeDatabaseURL(url)
 	if err != nil {
 		return nil, err
 	}
@@ -76,17 +74,12 @@ func (c *context_) open(quiet bool) (*memory, error) {
 	return &memory{memoryStore: s, where: where, close: s.Close}, nil
 }
 
-// describeDatabase names the database at url by host and database only,
-// never the password, as the server logs it.
-func describeDatabase(url string) (string, error) {
-	cfg, err := pgconn.ParseConfig(url)
+// describeDatabaseURL names the database for output; a connection string
+// that does not parse is a usage error.
+func describeDatabaseURL(url string) (string, error) {
+	d, err := pgstore.Describe(url)
 	if err != nil {
-		// pgx's message may quote the URL, password included: say only what.
-		return "", usagef("MEMORY_DATABASE_URL is not a valid PostgreSQL connection string (want postgres://user:password@host:port/database)")
+		return "", usagef("%v", err)
 	}
-	host := cfg.Host
-	if strings.HasPrefix(host, "/") {
-		host = "socket " + host
-	}
-	return fmt.Sprintf("PostgreSQL database %q on %s:%d", cfg.Database, host, cfg.Port), nil
+	return d, nil
 }

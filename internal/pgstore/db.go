@@ -9,9 +9,11 @@ import (
 	"log"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
@@ -146,4 +148,23 @@ func Open(ctx context.Context, url, memory string, opts Options) (*Store, error)
 	}
 	s.ownsDB = true
 	return s, nil
+}
+
+// ErrBadURL says a connection string does not parse. Its text never quotes
+// the string, which may hold a password.
+var ErrBadURL = errors.New("MEMORY_DATABASE_URL is not a valid PostgreSQL connection string (want postgres://user:password@host:port/database)")
+
+// Describe names the database a connection string points to, for logs and
+// messages: its name, host and port, never the user or the password.
+func Describe(url string) (string, error) {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		// pgx's message may quote the URL, password included: say only what.
+		return "", ErrBadURL
+	}
+	host := cfg.Host
+	if strings.HasPrefix(host, "/") {
+		host = "socket " + host
+	}
+	return fmt.Sprintf("PostgreSQL database %q on %s:%d", cfg.Database, host, cfg.Port), nil
 }
