@@ -84,7 +84,7 @@ func TestRename(t *testing.T) {
 	if got := searchNodes(g, "Alice").Entities; len(got) != 0 {
 		t.Errorf("the old name is still found: %v", names(got))
 	}
-	if got := describe(g.OpenNodes([]string{"Алиса 東京", "Bob"})); got != "Алиса 東京/person[likes tea] Bob/person[] | Алиса 東京-knows->Bob Bob-knows->Алиса 東京 Алиса 東京-is->Алиса 東京" {
+	if got := describe(openNodes(g, []string{"Алиса 東京", "Bob"})); got != "Алиса 東京/person[likes tea] Bob/person[] | Алиса 東京-knows->Bob Bob-knows->Алиса 東京 Алиса 東京-is->Алиса 東京" {
 		t.Errorf("open after rename: %s", got)
 	}
 	// Deleting the renamed entity takes its relations along.

@@ -86,24 +86,3 @@ func ExampleGraph_Neighbours() {
 	// Alice works_at Acme
 	// Bob works_at Acme
 }
-
-// The outline shows a big memory's shape without its observations.
-func ExampleGraph_Outline() {
-	g := graph.New()
-	g.CreateEntities([]graph.Entity{
-		{Name: "Alice", EntityType: "person", Observations: []string{"likes tea", "lives in Paris"}},
-		{Name: "Acme", EntityType: "company"},
-	})
-	g.CreateRelations([]graph.Relation{{From: "Alice", To: "Acme", RelationType: "works_at"}})
-	o := g.Outline()
-	for _, e := range o.Entities {
-		fmt.Printf("%s (%s): %d observations\n", e.Name, e.EntityType, e.ObservationCount)
-	}
-	for _, r := range o.Relations {
-		fmt.Println(r.From, r.RelationType, r.To)
-	}
-	// Output:
-	// Alice (person): 2 observations
-	// Acme (company): 0 observations
-	// Alice works_at Acme
-}

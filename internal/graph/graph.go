@@ -17,9 +17,9 @@
 //     (read_graph), Open (open_nodes), Neighbours (open_nodes with a depth),
 //     Search (search_nodes, the reference's rule) and SearchRanked (Search,
 //     then the closest partial matches, with what matched in each; its
-//     Ranked.Selection is the same shape). Outline is the graph without
-//     observations. Selection.Snapshot copies a selection for a caller that
-//     keeps it past a mutation.
+//     Ranked.Selection is the same shape). Selection.Snapshot copies a
+//     selection for a caller that keeps it past a mutation. The commands'
+//     edits (Rename, Merge, Import, ReplaceObservation) are in edit.go.
 //
 // Search and SearchRanked keep indexes (a trigram index for whole-query
 // matches, a word index for ranking) built by the first call that needs

@@ -103,3 +103,6 @@ func intPtr(n int) *int { return &n }
 
 // searchNodes is what search_nodes answers, copied.
 func searchNodes(g *Graph, query string) Snapshot { return g.Search(query).Snapshot() }
+
+// openNodes is what open_nodes returns, copied out of the graph.
+func openNodes(g *Graph, names []string) Snapshot { return g.Open(names).Snapshot() }

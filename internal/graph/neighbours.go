@@ -66,31 +66,3 @@ func (g *Graph) reach(names []string, depth, limit int) (ents []*Entity, truncat
 	}
 	return ents, truncated
 }
-
-// OutlineEntity is an entity as the outline shows it: no observations, only
-// how many there are.
-type OutlineEntity struct {
-	Name             string `json:"name"`
-	EntityType       string `json:"entityType"`
-	ObservationCount int    `json:"observationCount"`
-}
-
-// Outline is the shape of the whole graph: every entity's name, type and
-// number of observations, and every relation, in graph order. An assistant
-// orients itself in a big memory with it, then opens what it needs. The
-// relations point into the graph: valid until the next mutation, not to be
-// modified.
-type Outline struct {
-	Entities  []OutlineEntity
-	Relations []*Relation
-}
-
-// Outline returns the outline of the graph. It copies no observation: the
-// cost is one small record per entity.
-func (g *Graph) Outline() Outline {
-	ents := make([]OutlineEntity, len(g.entities))
-	for i, e := range g.entities {
-		ents[i] = OutlineEntity{Name: e.Name, EntityType: e.EntityType, ObservationCount: len(e.Observations)}
-	}
-	return Outline{Entities: ents, Relations: g.relations}
-}

@@ -56,21 +56,3 @@ func TestNeighboursDepthOutOfRange(t *testing.T) {
 	}
 }
 
-func TestOutline(t *testing.T) {
-	g := newGraph(t,
-		[]Entity{ent("Alice", "person", "a", "b", "c"), ent("Acme", "company"), ent("Bob", "person", "x")},
-		[]Relation{rel("Alice", "works_at", "Acme"), rel("Bob", "knows", "Alice")})
-	o := g.Outline()
-	assertJSON(t, "Outline().Entities", o.Entities,
-		`[{"name":"Alice","entityType":"person","observationCount":3},{"name":"Acme","entityType":"company","observationCount":0},{"name":"Bob","entityType":"person","observationCount":1}]`)
-	if got := describeRelations(Selection{Relations: o.Relations}.Snapshot().Relations); got != "Alice-works_at->Acme Bob-knows->Alice" {
-		t.Errorf("Outline().Relations = %s", got)
-	}
-	g.AddObservations([]ObservationAddition{{EntityName: "Acme", Contents: []string{"makes anvils"}}})
-	if got := g.Outline().Entities[1].ObservationCount; got != 1 {
-		t.Errorf("after adding an observation, the outline counts %d", got)
-	}
-	if got := New().Outline(); len(got.Entities) != 0 || len(got.Relations) != 0 {
-		t.Errorf("empty graph outline = %+v", got)
-	}
-}

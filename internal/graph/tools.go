@@ -316,11 +316,8 @@ func (g *Graph) ReadGraph() Snapshot { return g.All().Snapshot() }
 // All selects every entity and relation, in graph order.
 func (g *Graph) All() Selection { return Selection{g.entities, g.relations} }
 
-// OpenNodes returns the named entities that exist, in graph order, and the
+// Open selects the named entities that exist, in graph order, and the
 // relations whose both ends are among them. Unknown names are skipped.
-func (g *Graph) OpenNodes(names []string) Snapshot { return g.Open(names).Snapshot() }
-
-// Open selects what OpenNodes returns.
 func (g *Graph) Open(names []string) Selection {
 	found := make(map[string]*Entity, len(names))
 	var ents []*Entity

@@ -417,7 +417,7 @@ func TestAddObservations(t *testing.T) {
 			}
 			assertJSON(t, "result", res, tt.want)
 			for name, want := range tt.wantObs {
-				got := g.OpenNodes([]string{name}).Entities
+				got := openNodes(g, []string{name}).Entities
 				if len(got) != 1 || !slices.Equal(got[0].Observations, want) {
 					t.Errorf("%s afterwards = %v, want observations %q", name, got, want)
 				}
@@ -744,7 +744,7 @@ func TestResultsAreCopies(t *testing.T) {
 		read func(g *Graph) []Entity
 	}{
 		{"ReadGraph", func(g *Graph) []Entity { return g.ReadGraph().Entities }},
-		{"OpenNodes", func(g *Graph) []Entity { return g.OpenNodes([]string{"A"}).Entities }},
+		{"OpenNodes", func(g *Graph) []Entity { return openNodes(g, []string{"A"}).Entities }},
 		{"SearchNodes", func(g *Graph) []Entity { return searchNodes(g, "A").Entities }},
 		{"CreateEntities", func(g *Graph) []Entity {
 			g.DeleteEntities([]string{"A"})
@@ -793,13 +793,13 @@ func TestOpenNodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newGraph(t, base, rels)
-			if got := describe(g.OpenNodes(tt.in)); got != tt.want {
+			if got := describe(openNodes(g, tt.in)); got != tt.want {
 				t.Errorf("OpenNodes(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
 	g := newGraph(t, base, rels)
-	assertJSON(t, "OpenNodes of nothing", g.OpenNodes([]string{"X"}), `{"entities":[],"relations":[]}`)
+	assertJSON(t, "OpenNodes of nothing", openNodes(g, []string{"X"}), `{"entities":[],"relations":[]}`)
 }
 
 // Storage loads what the file holds: entity lines with one name merge (first
@@ -831,7 +831,7 @@ func TestLoadedGraph(t *testing.T) {
 	if got, want := describe(searchNodes(g, "z")), "A/first[x,y,z] | A-r->B A-r->Ghost"; got != want {
 		t.Errorf("search after a merge = %q, want %q", got, want)
 	}
-	if got, want := describe(g.OpenNodes([]string{"A", "Ghost"})), "A/first[x,y,z]"; got != want {
+	if got, want := describe(openNodes(g, []string{"A", "Ghost"})), "A/first[x,y,z]"; got != want {
 		t.Errorf("OpenNodes = %q, want %q", got, want)
 	}
 	g.DeleteEntities([]string{"A"})
@@ -861,7 +861,6 @@ func TestConcurrentReaders(t *testing.T) {
 					}
 				case 5:
 					g.Neighbours([]string{"Alice"}, 2)
-					g.Outline()
 				case 0:
 					if got := describe(searchNodes(g, "python")); got != want {
 						t.Errorf("concurrent search = %q, want %q", got, want)
@@ -869,7 +868,7 @@ func TestConcurrentReaders(t *testing.T) {
 				case 1:
 					g.ReadGraph()
 				case 2:
-					g.OpenNodes([]string{"Bob", "Alice"})
+					openNodes(g, []string{"Bob", "Alice"})
 				default:
 					for _, e := range g.Entities() {
 						_ = e.Name
@@ -911,11 +910,10 @@ func TestVersion(t *testing.T) {
 		{"delete_relations, none found", func(g *Graph) { g.DeleteRelations([]Relation{rel("B", "r", "A")}) }, false},
 		{"reads", func(g *Graph) {
 			g.ReadGraph()
-			g.OpenNodes([]string{"A"})
+			openNodes(g, []string{"A"})
 			searchNodes(g, "a")
 			g.SearchRanked("a b", 0)
 			g.Neighbours([]string{"A"}, 1)
-			g.Outline()
 		}, false},
 	}
 	for _, tt := range tests {

@@ -39,7 +39,7 @@ func TestEncodeMatchesJSONStringify(t *testing.T) {
 		std   any
 	}{
 		"selection":       {writeSelection(g.All()), g.ReadGraph()},
-		"empty selection": {writeSelection(g.Open(nil)), g.OpenNodes(nil)},
+		"empty selection": {writeSelection(g.Open(nil)), g.Open(nil).Snapshot()},
 		"created":         {writeCreatedEntities(graph.CreateEntitiesResult{Entities: g.ReadGraph().Entities, Skipped: []string{"X", "Y"}}, 0), graph.CreateEntitiesResult{Entities: g.ReadGraph().Entities, Skipped: []string{"X", "Y"}}},
 		"created none":    {writeCreatedEntities(graph.CreateEntitiesResult{Entities: []graph.Entity{}}, 0), graph.CreateEntitiesResult{Entities: []graph.Entity{}}},
 		"relations":       {writeCreatedRelations(graph.CreateRelationsResult{Relations: g.ReadGraph().Relations}, 0), graph.CreateRelationsResult{Relations: g.ReadGraph().Relations}},
