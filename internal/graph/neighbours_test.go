@@ -55,4 +55,3 @@ func TestNeighboursDepthOutOfRange(t *testing.T) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }
-

@@ -291,7 +291,6 @@ func (m *model) neighbours(names []string, depth int) Snapshot {
 	return m.openNodes(found)
 }
 
-
 // checkRanked checks a ranked search against the model: the exact part is
 // the model's search_nodes answer, the rest are the entities with the best
 // scores (naiveScores), as many as the limit leaves room for.
