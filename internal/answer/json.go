@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"io"
 	"strconv"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -26,6 +27,17 @@ func Encode(indent bool, write func(*JSON)) []byte {
 	w := &JSON{indent: indent}
 	write(w)
 	return w.buf
+}
+
+// NewJSON returns a writer for a value too big to hold at once: write it
+// piece by piece and Flush after each piece.
+func NewJSON(indent bool) *JSON { return &JSON{indent: indent} }
+
+// Flush writes to dst what was written since the last Flush.
+func (w *JSON) Flush(dst io.Writer) error {
+	_, err := dst.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
 }
 
 func (w *JSON) newline() {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	_ "embed"
 	"encoding/xml"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
@@ -118,97 +120,40 @@ func exportJSONL(w *bufio.Writer, g *graph.Graph) {
 
 // exportJSON writes the graph as read_graph returns it, indented by two
 // spaces as JSON.stringify(graph, null, 2) does.
-func exportJSON(w *bufio.Writer, g *graph.Graph) { writeGraphJSON(w, g, "  ", false) }
+func exportJSON(w *bufio.Writer, g *graph.Graph) { writeGraphJSON(w, g, true) }
 
-// writeGraphJSON writes {"entities": [...], "relations": [...]} with the
-// given indent ("" for compact). safeHTML escapes "<" so the JSON can sit in
-// an HTML script element.
-func writeGraphJSON(w *bufio.Writer, g *graph.Graph, indent string, safeHTML bool) {
-	nl := func(depth int) {
-		if indent != "" {
-			w.WriteByte('\n')
-			w.WriteString(strings.Repeat(indent, depth))
-		}
+// writeGraphJSON streams {"entities": [...], "relations": [...]}, indented
+// or compact, with the server's JSON writer, one entity or relation at a
+// time.
+func writeGraphJSON(w io.Writer, g *graph.Graph, indent bool) {
+	j := answer.NewJSON(indent)
+	j.Open('{')
+	j.Key("entities")
+	j.Open('[')
+	for _, e := range g.Entities() {
+		j.Entity(e.Name, e.EntityType, e.Observations)
+		j.Flush(w)
 	}
-	sp := ""
-	if indent != "" {
-		sp = " "
+	j.Close(']')
+	j.Key("relations")
+	j.Open('[')
+	for _, r := range g.Relations() {
+		j.Relation(r)
+		j.Flush(w)
 	}
-	var buf []byte
-	str := func(s string) {
-		buf = jsonl.AppendString(buf[:0], s)
-		if safeHTML {
-			w.WriteString(strings.ReplaceAll(string(buf), "<", `\u003c`))
-			return
-		}
-		w.Write(buf)
-	}
-	member := func(depth int, key string, first bool) {
-		if !first {
-			w.WriteByte(',')
-		}
-		nl(depth)
-		str(key)
-		w.WriteString(":" + sp)
-	}
-	w.WriteByte('{')
-	member(1, "entities", true)
-	w.WriteByte('[')
-	ents := g.Entities()
-	for i, e := range ents {
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		nl(2)
-		w.WriteByte('{')
-		member(3, "name", true)
-		str(e.Name)
-		member(3, "entityType", false)
-		str(e.EntityType)
-		member(3, "observations", false)
-		w.WriteByte('[')
-		for j, o := range e.Observations {
-			if j > 0 {
-				w.WriteByte(',')
-			}
-			nl(4)
-			str(o)
-		}
-		if len(e.Observations) > 0 {
-			nl(3)
-		}
-		w.WriteByte(']')
-		nl(2)
-		w.WriteByte('}')
-	}
-	if len(ents) > 0 {
-		nl(1)
-	}
-	w.WriteByte(']')
-	member(1, "relations", false)
-	w.WriteByte('[')
-	rels := g.Relations()
-	for i, r := range rels {
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		nl(2)
-		w.WriteByte('{')
-		member(3, "from", true)
-		str(r.From)
-		member(3, "to", false)
-		str(r.To)
-		member(3, "relationType", false)
-		str(r.RelationType)
-		nl(2)
-		w.WriteByte('}')
-	}
-	if len(rels) > 0 {
-		nl(1)
-	}
-	w.WriteByte(']')
-	nl(0)
-	w.WriteString("}\n")
+	j.Close(']')
+	j.Close('}')
+	j.Flush(w)
+	io.WriteString(w, "\n")
+}
+
+// scriptSafe writes JSON so it can sit in an HTML script element: "<"
+// (only ever inside a JSON string) becomes \u003c.
+type scriptSafe struct{ w io.Writer }
+
+func (s scriptSafe) Write(p []byte) (int, error) {
+	_, err := s.w.Write(bytes.ReplaceAll(p, []byte("<"), []byte(`\u003c`)))
+	return len(p), err
 }
 
 // nodeIDs numbers the entities in graph order, and the missing ends of
@@ -354,6 +299,6 @@ func exportHTML(w *bufio.Writer, g *graph.Graph) {
 	head, tail, _ := strings.Cut(exportPage, "/*DATA*/")
 	e, r := g.Len()
 	w.WriteString(strings.ReplaceAll(head, "{{COUNTS}}", strconv.Itoa(e)+" entities, "+strconv.Itoa(r)+" relations"))
-	writeGraphJSON(w, g, "", true)
+	writeGraphJSON(scriptSafe{w}, g, false)
 	w.WriteString(tail)
 }
