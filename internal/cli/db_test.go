@@ -42,6 +42,7 @@ func TestDatabaseScripts(t *testing.T) {
 			env.Setenv("SECRET", secret)
 			env.Setenv("MEMORY", pgtest.MemoryName(t))
 			env.Setenv("OTHER", pgtest.MemoryName(t))
+			env.Setenv("THIRD", pgtest.MemoryName(t))
 			env.Setenv("MEMORY_FILE_PATH", filepath.Join(env.WorkDir, "memory.jsonl"))
 			return copyReference(env)
 		},

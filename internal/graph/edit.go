@@ -347,7 +347,8 @@ type TypeKept struct {
 }
 
 // Import merges src into g by the rules of the tools: a new entity is
-// created with its observations (create_entities), an existing one gains
+// created with its observations (create_entities) and the members of its
+// line the graph does not know (Extra), an existing one gains
 // the observations it lacks (add_observations) and keeps its type, and new
 // relations are added (create_relations). As create_relations does, it
 // returns a *NotFoundError, and changes nothing, when a relation names an
@@ -368,7 +369,7 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 	for _, e := range src.Entities {
 		old := g.byName[e.Name]
 		if old == nil {
-			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType})
+			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType, Extra: e.Extra})
 			for _, o := range e.Observations {
 				ne.addObservation(o)
 			}
@@ -396,7 +397,7 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 			res.SkippedRelations++
 			continue
 		}
-		res.AddedRelations = append(res.AddedRelations, g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType}).clone())
+		res.AddedRelations = append(res.AddedRelations, g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra}).clone())
 	}
 	return res, nil
 }

@@ -316,6 +316,33 @@ func TestImport(t *testing.T) {
 	}
 }
 
+// Members of a file's lines that the graph does not know (Extra) travel
+// with the entities and relations an import adds, so a memory moved into
+// another store and back loses nothing; an entity that exists keeps its
+// own.
+func TestImportKeepsUnknownMembers(t *testing.T) {
+	old := ent("Old", "t")
+	old.Extra = []byte(`"mine":1`)
+	g := New()
+	g.LoadEntity(old)
+	newE, again := ent("New", "t", "o"), ent("Old", "t", "o2")
+	newE.Extra, again.Extra = []byte(`"createdAt":"2026-01-02"`), []byte(`"theirs":2`)
+	r := rel("New", "knows", "Old")
+	r.Extra = []byte(`"weight":0.5`)
+	if _, err := g.Import(Snapshot{Entities: []Entity{newE, again}, Relations: []Relation{r}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(g.Entity("New").Extra); got != `"createdAt":"2026-01-02"` {
+		t.Errorf("the new entity's unknown members: %q", got)
+	}
+	if got := string(g.Entity("Old").Extra); got != `"mine":1` {
+		t.Errorf("the existing entity's unknown members: %q", got)
+	}
+	if rels := g.Relations(); len(rels) != 1 || string(rels[0].Extra) != `"weight":0.5` {
+		t.Errorf("the new relation: %+v", rels)
+	}
+}
+
 // Relations the file holds to a name no entity has (dangling) reach the
 // entity renamed to that name; one that says what a renamed relation says
 // is kept once.

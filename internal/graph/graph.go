@@ -276,11 +276,11 @@ func (r *Relation) SetEncodedLine(line []byte) { r.encoded = line }
 
 // clone returns a copy that shares no mutable state with e.
 func (e *Entity) clone() Entity {
-	return Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}
+	return Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations), Extra: e.Extra}
 }
 
 func (r *Relation) clone() Relation {
-	return Relation{From: r.From, To: r.To, RelationType: r.RelationType}
+	return Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra}
 }
 
 func bySeq[T interface{ order() uint64 }](a, b T) int { return cmp.Compare(a.order(), b.order()) }
