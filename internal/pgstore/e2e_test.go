@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
@@ -177,6 +179,19 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args map[
 	return text.String(), nil
 }
 
+// withParam returns the connection URL u with the query parameter key set.
+func withParam(t *testing.T, u, key, value string) string {
+	t.Helper()
+	p, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query()
+	q.Set(key, value)
+	p.RawQuery = q.Encode()
+	return p.String()
+}
+
 func createNamed(ctx context.Context, cs *mcp.ClientSession, name string) error {
 	_, err := callTool(ctx, cs, "create_entities", map[string]any{
 		"entities": []any{map[string]any{"name": name, "entityType": "e2e", "observations": []string{"written through a replica"}}},
@@ -189,7 +204,8 @@ func createNamed(ctx context.Context, cs *mcp.ClientSession, name string) error 
 func graphNames(t *testing.T, cs *mcp.ClientSession) map[string]int {
 	t.Helper()
 	names := map[string]int{}
-	for _, e := range readGraph(t, cs) {
+	ents, _ := readGraph(t, cs)
+	for _, e := range ents {
 		names[e.Name]++
 	}
 	return names
@@ -200,13 +216,22 @@ type e2eEntity struct {
 	Observations []string `json:"observations"`
 }
 
-// readGraph reads the whole graph's entities through cs, part by part,
-// following nextCursor.
-func readGraph(t *testing.T, cs *mcp.ClientSession) []e2eEntity {
+type e2eRelation struct {
+	From         string `json:"from"`
+	To           string `json:"to"`
+	RelationType string `json:"relationType"`
+}
+
+// readGraph reads the whole graph through cs, part by part, following
+// nextCursor.
+func readGraph(t *testing.T, cs *mcp.ClientSession) ([]e2eEntity, []e2eRelation) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var ents []e2eEntity
+	var (
+		ents []e2eEntity
+		rels []e2eRelation
+	)
 	args := map[string]any{}
 	for part := 0; ; part++ {
 		if part > 1000 {
@@ -217,23 +242,28 @@ func readGraph(t *testing.T, cs *mcp.ClientSession) []e2eEntity {
 			t.Fatal(err)
 		}
 		var page struct {
-			Entities   []e2eEntity `json:"entities"`
-			NextCursor string      `json:"nextCursor"`
+			Entities   []e2eEntity   `json:"entities"`
+			Relations  []e2eRelation `json:"relations"`
+			NextCursor string        `json:"nextCursor"`
 		}
 		if err := json.Unmarshal([]byte(text), &page); err != nil {
 			t.Fatalf("read_graph answered no JSON: %v\n%s", err, text)
 		}
 		ents = append(ents, page.Entities...)
+		rels = append(rels, page.Relations...)
 		if page.NextCursor == "" {
-			return ents
+			return ents, rels
 		}
 		args = map[string]any{"cursor": page.NextCursor}
 	}
 }
 
 // TestReplicasShareTheDatabase runs two replicas of the binary on one
-// database: a subscriber on one hears of a write through the other, and
-// concurrent writes through both lose nothing.
+// database: a subscriber on one hears of a write through the other; 8
+// clients × 100 mixed writes through both lose nothing; a stdio server
+// shares the memory; a replica whose database connections die fails a call
+// with a clear tool error and reconnects; a replica killed mid-write loses
+// no acknowledged write.
 func TestReplicasShareTheDatabase(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	secret := ""
@@ -307,23 +337,102 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 		}
 	})
 
-	t.Run("concurrent writes through both lose nothing", func(t *testing.T) {
-		const clients, writes = 8, 25
-		before := len(graphNames(t, connectReplica(t, a, nil)))
-		sessions := make([]*mcp.ClientSession, clients)
-		for c := range sessions {
-			sessions[c] = connectReplica(t, []*replica{a, b}[c%2], nil)
+	t.Run("8 clients × 100 mixed writes through both lose nothing", func(t *testing.T) {
+		// Each client has a session on A and one on B and alternates
+		// between them call by call, so every call depends on what the
+		// client's previous call wrote through the other replica. Client
+		// c's k-th entity (k a multiple of 5) is created with "made", gets
+		// "a1" and "a2" (and the shared hub an observation naming it),
+		// a relation to the hub and one from the entity before it, loses
+		// "a1", and then, by k, is deleted, loses its relation to the hub,
+		// or gains one from the hub.
+		const clients, writes = 8, 100
+		prefix := run + "-mix"
+		hub := prefix + "-hub"
+		if err := createNamed(context.Background(), connectReplica(t, a, nil), hub); err != nil {
+			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		name := func(c, k int) string { return fmt.Sprintf("%s-%d-%02d", prefix, c, k) }
+		deleted := func(k int) bool { return k%20 == 5 }
+		type call struct {
+			tool string
+			args map[string]any
+		}
+		rel := func(from, relType, to string) map[string]any {
+			return map[string]any{"from": from, "to": to, "relationType": relType}
+		}
+		callFor := func(c, i int) call {
+			k := i - i%5
+			e := name(c, k)
+			switch i % 5 {
+			case 0:
+				return call{"create_entities", map[string]any{"entities": []any{
+					map[string]any{"name": e, "entityType": "e2e", "observations": []string{"made"}}}}}
+			case 1:
+				return call{"add_observations", map[string]any{"observations": []any{
+					map[string]any{"entityName": e, "contents": []string{"a1", "a2"}},
+					map[string]any{"entityName": hub, "contents": []string{e}}}}}
+			case 2:
+				rels := []any{rel(e, "belongs_to", hub)}
+				if k > 0 && !deleted(k-5) {
+					rels = append(rels, rel(name(c, k-5), "next", e))
+				}
+				return call{"create_relations", map[string]any{"relations": rels}}
+			case 3:
+				return call{"delete_observations", map[string]any{"deletions": []any{
+					map[string]any{"entityName": e, "observations": []string{"a1"}}}}}
+			default:
+				switch {
+				case deleted(k):
+					return call{"delete_entities", map[string]any{"entityNames": []string{e}}}
+				case k%10 == 0:
+					return call{"delete_relations", map[string]any{"relations": []any{rel(e, "belongs_to", hub)}}}
+				default:
+					return call{"create_relations", map[string]any{"relations": []any{rel(hub, "has", e)}}}
+				}
+			}
+		}
+
+		// What the memory must hold afterwards.
+		wantEnts := map[string]string{}
+		wantRels := map[string]bool{}
+		var hubObs []string
+		for c := range clients {
+			for k := 0; k < writes; k += 5 {
+				e := name(c, k)
+				hubObs = append(hubObs, e)
+				if deleted(k) {
+					continue
+				}
+				wantEnts[e] = `["made" "a2"]`
+				if k%10 != 0 { // else its relation to the hub was deleted
+					wantRels[e+" belongs_to "+hub] = true
+					wantRels[hub+" has "+e] = true
+				}
+				if k > 0 && !deleted(k-5) {
+					wantRels[name(c, k-5)+" next "+e] = true
+				}
+			}
+		}
+		if deleted(0) || deleted(writes-5) {
+			t.Fatal("the plan deletes a first or last entity; the expectations above assume not")
+		}
+
+		sessions := make([][2]*mcp.ClientSession, clients)
+		for c := range sessions {
+			sessions[c] = [2]*mcp.ClientSession{connectReplica(t, a, nil), connectReplica(t, b, nil)}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 		defer cancel()
 		start := time.Now()
 		var wg sync.WaitGroup
 		errs := make(chan error, clients)
-		for c, cs := range sessions {
+		for c := range clients {
 			wg.Go(func() {
-				for w := range writes {
-					if err := createNamed(ctx, cs, fmt.Sprintf("%s-%d-%d", run, c, w)); err != nil {
-						errs <- fmt.Errorf("client %d, write %d: %w", c, w, err)
+				for i := range writes {
+					cl := callFor(c, i)
+					if _, err := callTool(ctx, sessions[c][(c+i)%2], cl.tool, cl.args); err != nil {
+						errs <- fmt.Errorf("client %d, call %d (%s through %s): %w", c, i, cl.tool, []string{"A", "B"}[(c+i)%2], err)
 						return
 					}
 				}
@@ -334,18 +443,38 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 		for err := range errs {
 			t.Error(err)
 		}
-		t.Logf("%d writes by %d clients through 2 replicas in %v", clients*writes, clients, time.Since(start).Round(time.Millisecond))
+		t.Logf("%d mixed writes by %d clients alternating between 2 replicas in %v", clients*writes, clients, time.Since(start).Round(time.Millisecond))
+
+		slices.Sort(hubObs)
 		for _, r := range []*replica{a, b} {
-			names := graphNames(t, connectReplica(t, r, nil))
-			for c := range clients {
-				for w := range writes {
-					if n := names[fmt.Sprintf("%s-%d-%d", run, c, w)]; n != 1 {
-						t.Errorf("through %s: %s-%d-%d appears %d times, want once", r.url, run, c, w, n)
+			ents, rels := readGraph(t, connectReplica(t, r, nil))
+			gotEnts := map[string]string{}
+			for _, e := range ents {
+				switch {
+				case e.Name == hub:
+					got := slices.Sorted(slices.Values(e.Observations))
+					got = slices.DeleteFunc(got, func(o string) bool { return o == "written through a replica" })
+					if !slices.Equal(got, hubObs) {
+						t.Errorf("through %s: the hub holds %d observations of the clients, want %d", r.url, len(got), len(hubObs))
 					}
+				case strings.HasPrefix(e.Name, prefix+"-"):
+					if _, twice := gotEnts[e.Name]; twice {
+						t.Errorf("through %s: %s appears twice", r.url, e.Name)
+					}
+					gotEnts[e.Name] = fmt.Sprintf("%q", e.Observations)
 				}
 			}
-			if len(names) != before+clients*writes {
-				t.Errorf("through %s: %d entities, want %d before and %d written", r.url, len(names), before, clients*writes)
+			gotRels := map[string]bool{}
+			for _, rl := range rels {
+				if strings.HasPrefix(rl.From, prefix+"-") || strings.HasPrefix(rl.To, prefix+"-") {
+					gotRels[rl.From+" "+rl.RelationType+" "+rl.To] = true
+				}
+			}
+			if !maps.Equal(gotEnts, wantEnts) {
+				t.Errorf("through %s: %d entities of the clients, want %d:\n%v\nwant\n%v", r.url, len(gotEnts), len(wantEnts), gotEnts, wantEnts)
+			}
+			if !maps.Equal(gotRels, wantRels) {
+				t.Errorf("through %s: %d relations of the clients, want %d:\n%v\nwant\n%v", r.url, len(gotRels), len(wantRels), gotRels, wantRels)
 			}
 		}
 	})
@@ -366,7 +495,7 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 		if err := createNamed(ctx, stdio, run+"-stdio"); err != nil {
 			t.Error(err)
 		}
-		seen := graphNames(t, stdio)[run+"-0-0"]
+		seen := graphNames(t, stdio)[run+"-notify-0"]
 		if err := stdio.Close(); err != nil {
 			t.Errorf("closing the stdio server: %v", err)
 		}
@@ -384,6 +513,111 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 		}
 		if secret != "" && strings.Contains(stderr.String(), secret) {
 			t.Errorf("the stdio server logged the database password:\n%s", stderr.String())
+		}
+	})
+
+	t.Run("a replica whose connections die fails the call clearly and reconnects", func(t *testing.T) {
+		// Replica L names its connections, so the test can end every one
+		// of them (its pool's and the one listening for notifications) as
+		// a database restart or a network cut would.
+		const app = "e2e-connection-loss"
+		l := startReplica(t, bin, "MEMORY_DATABASE_URL="+withParam(t, dbURL, "application_name", app),
+			"MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "l.jsonl"))
+		adminConn, err := pgx.Connect(context.Background(), withParam(t, dbURL, "application_name", "e2e-admin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer adminConn.Close(context.Background())
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cut := func() {
+			t.Helper()
+			var n int
+			// Wait (up to 5 s each) until the backends have exited.
+			err := adminConn.QueryRow(ctx, `WITH l AS MATERIALIZED (SELECT pid FROM pg_stat_activity WHERE application_name = $1)
+				SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM l`, app).Scan(&n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				t.Fatal("replica L holds no connection to end")
+			}
+		}
+		heard := make(chan struct{}, 1)
+		sub := connectReplica(t, l, &mcp.ClientOptions{ResourceUpdatedHandler: func(context.Context, *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case heard <- struct{}{}:
+			default:
+			}
+		}})
+		if err := sub.Subscribe(ctx, &mcp.SubscribeParams{URI: graphURI}); err != nil {
+			t.Fatal(err)
+		}
+		viaL, viaB := connectReplica(t, l, nil), connectReplica(t, b, nil)
+		prefix := run + "-loss"
+		if err := createNamed(ctx, viaL, prefix+"-before"); err != nil {
+			t.Fatal(err)
+		}
+
+		// A call may fail once, as a tool error that says the database
+		// failed and never shows the password; the next succeeds.
+		failures := 0
+		try := func(what string, call func() error) {
+			t.Helper()
+			for attempt := 0; ; attempt++ {
+				err := call()
+				if err == nil {
+					return
+				}
+				failures++
+				msg := err.Error()
+				t.Logf("%s after the connections died: %s", what, msg)
+				if !strings.Contains(msg, "in PostgreSQL") || !strings.Contains(msg, "the next call connects again") || strings.Contains(msg, "calling \"tools/call\"") {
+					t.Fatalf("%s failed without a clear tool error: %s", what, msg)
+				}
+				if secret != "" && strings.Contains(msg, secret) {
+					t.Fatalf("the error shows the database password: %s", msg)
+				}
+				if attempt == 1 {
+					t.Fatalf("%s failed twice; replica L does not reconnect", what)
+				}
+			}
+		}
+		cut()
+		try("a read", func() error {
+			text, err := callTool(ctx, viaL, "open_nodes", map[string]any{"names": []string{prefix + "-before"}})
+			if err == nil && !strings.Contains(text, prefix+"-before") {
+				t.Fatalf("after reconnecting, L does not show what it wrote before: %s", text)
+			}
+			return err
+		})
+		cut()
+		try("a write", func() error { return createNamed(ctx, viaL, prefix+"-after") })
+		if n := graphNames(t, viaB)[prefix+"-after"]; n != 1 {
+			t.Errorf("the write through L after the cut appears %d times through B, want once", n)
+		}
+
+		// The subscriber on L hears writes through B again once L's
+		// listening connection is back; writes made while it was down are
+		// reported by the revision check, not lost.
+		for len(heard) > 0 {
+			<-heard
+		}
+		cut()
+		for i := 0; ; i++ {
+			if i == 100 {
+				t.Fatal("the subscriber on L heard nothing of 100 writes through B after L's connections died")
+			}
+			if err := createNamed(ctx, viaB, fmt.Sprintf("%s-notify-%d", prefix, i)); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-heard:
+			case <-time.After(100 * time.Millisecond):
+				continue
+			}
+			t.Logf("heard on L after %d writes through B; %d calls failed in all", i+1, failures)
+			break
 		}
 	})
 
@@ -458,7 +692,8 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 			t.Fatalf("writing through B after K was killed: %v", err)
 		}
 		seen := map[string]int{}
-		for _, e := range readGraph(t, viaB) {
+		ents, _ := readGraph(t, viaB)
+		for _, e := range ents {
 			if !strings.HasPrefix(e.Name, prefix+"-") {
 				continue
 			}

@@ -8,7 +8,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -254,10 +257,31 @@ func (s *Store) fail(doing string, err error) error {
 		err = errors.New("the memory no longer exists in the database")
 	}
 	msg := fmt.Sprintf("%s memory %q in PostgreSQL", doing, s.name)
+	var after string
 	if doing == "writing" {
-		return fmt.Errorf("%s: %w; nothing was written", msg, err)
+		after = "; nothing was written"
 	}
-	return fmt.Errorf("%s: %w", msg, err)
+	if connectionFailed(err) {
+		after += "; the connection to the database failed, and the next call connects again"
+	}
+	return fmt.Errorf("%s: %w%s", msg, err, after)
+}
+
+// connectionFailed reports whether err says the connection to the database
+// was lost or could not be made (rather than that a statement failed), so
+// that trying again is the remedy: the pool replaces broken connections.
+func connectionFailed(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08: connection exception; 57P01-57P03: the server shuts
+		// down or is starting.
+		return strings.HasPrefix(pgErr.Code, "08") || slices.Contains([]string{"57P01", "57P02", "57P03"}, pgErr.Code)
+	}
+	var (
+		netErr     net.Error
+		connectErr *pgconn.ConnectError
+	)
+	return errors.As(err, &netErr) || errors.As(err, &connectErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // read reads the whole memory in tx: its revision, then its lines in graph

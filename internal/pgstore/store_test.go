@@ -201,7 +201,8 @@ func TestConnectionLoss(t *testing.T) {
 		terminate(t, c)
 		return nil
 	})
-	if err == nil || !strings.Contains(err.Error(), `writing memory "test-`) || !strings.Contains(err.Error(), "nothing was written") {
+	if err == nil || !strings.Contains(err.Error(), `writing memory "test-`) || !strings.Contains(err.Error(), "nothing was written") ||
+		!strings.Contains(err.Error(), "the next call connects again") {
 		t.Fatalf("a write whose connection died: %v", err)
 	}
 	t.Logf("the error a caller sees: %v", err)
