@@ -126,3 +126,36 @@ func TestReloadKeepsGrantsOnError(t *testing.T) {
 		t.Fatal("missing file accepted")
 	}
 }
+
+// The tokens file the README shows parses and grants what the README says.
+func TestREADMEExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "**The tokens file**")
+	if !ok {
+		t.Fatal("README has no tokens file section")
+	}
+	_, rest, _ = strings.Cut(rest, "```\n")
+	example, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("README's tokens file section has no example block")
+	}
+	g, err := Parse(strings.NewReader(example))
+	if err != nil {
+		t.Fatalf("the README's example does not parse: %v\n%s", err, example)
+	}
+	const writer, reader = "3f9a0c1e5b7d4a2f8e6c0b9a1d3f5e7c", "77c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5"
+	for _, tt := range []struct {
+		token, memory string
+		want          Level
+	}{
+		{writer, "team", Write}, {writer, "notes", Write}, {writer, "default", None},
+		{reader, "team", Read}, {reader, "anything", Read},
+	} {
+		if got := g.Check(tt.token, tt.memory); got != tt.want {
+			t.Errorf("%s on %s: %v, want %v", tt.token[:4], tt.memory, got, tt.want)
+		}
+	}
+}
