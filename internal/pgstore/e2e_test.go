@@ -214,6 +214,7 @@ func graphNames(t *testing.T, cs *mcp.ClientSession) map[string]int {
 type e2eEntity struct {
 	Name         string   `json:"name"`
 	Observations []string `json:"observations"`
+	Omitted      int      `json:"omittedObservations"` // by this part of an entity split over parts
 }
 
 type e2eRelation struct {
@@ -222,9 +223,10 @@ type e2eRelation struct {
 	RelationType string `json:"relationType"`
 }
 
-// readGraph reads the whole graph through cs, part by part, following
-// nextCursor.
-func readGraph(t *testing.T, cs *mcp.ClientSession) ([]e2eEntity, []e2eRelation) {
+// readGraph reads the whole graph part by part, following nextCursor, each
+// part through the next of sessions in turn: a cursor from one replica works
+// on another.
+func readGraph(t *testing.T, sessions ...*mcp.ClientSession) ([]e2eEntity, []e2eRelation) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -237,7 +239,7 @@ func readGraph(t *testing.T, cs *mcp.ClientSession) ([]e2eEntity, []e2eRelation)
 		if part > 1000 {
 			t.Fatal("read_graph keeps giving a nextCursor")
 		}
-		text, err := callTool(ctx, cs, "read_graph", args)
+		text, err := callTool(ctx, sessions[part%len(sessions)], "read_graph", args)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,9 +251,24 @@ func readGraph(t *testing.T, cs *mcp.ClientSession) ([]e2eEntity, []e2eRelation)
 		if err := json.Unmarshal([]byte(text), &page); err != nil {
 			t.Fatalf("read_graph answered no JSON: %v\n%s", err, text)
 		}
-		ents = append(ents, page.Entities...)
+		for _, e := range page.Entities {
+			// An entity too big for a part comes in several, one after
+			// the other, each saying how many observations it leaves out;
+			// Omitted counts those still to come.
+			if n := len(ents); n > 0 && ents[n-1].Omitted > 0 && ents[n-1].Name == e.Name {
+				ents[n-1].Observations = append(ents[n-1].Observations, e.Observations...)
+				ents[n-1].Omitted -= len(e.Observations)
+				continue
+			}
+			ents = append(ents, e)
+		}
 		rels = append(rels, page.Relations...)
 		if page.NextCursor == "" {
+			for _, e := range ents {
+				if e.Omitted > 0 {
+					t.Fatalf("read_graph ended with %d observations of %s left out", e.Omitted, e.Name)
+				}
+			}
 			return ents, rels
 		}
 		args = map[string]any{"cursor": page.NextCursor}
@@ -282,8 +299,9 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 	// Each replica is given a memory file of its own, which it must not
 	// use: through files they would not share a thing.
 	fileA, fileB := filepath.Join(t.TempDir(), "a.jsonl"), filepath.Join(t.TempDir(), "b.jsonl")
-	a := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileA)
-	b := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileB)
+	// A small answer limit makes every read_graph below come in parts.
+	a := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileA, "MEMORY_ANSWER_LIMIT=4000")
+	b := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileB, "MEMORY_ANSWER_LIMIT=4000")
 	defer func() {
 		for _, f := range []string{fileA, fileB} {
 			if _, err := os.Stat(f); err == nil {
@@ -447,7 +465,9 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 
 		slices.Sort(hubObs)
 		for _, r := range []*replica{a, b} {
-			ents, rels := readGraph(t, connectReplica(t, r, nil))
+			// Part by part, alternating between the replicas.
+			other := map[*replica]*replica{a: b, b: a}[r]
+			ents, rels := readGraph(t, connectReplica(t, r, nil), connectReplica(t, other, nil))
 			gotEnts := map[string]string{}
 			for _, e := range ents {
 				switch {
