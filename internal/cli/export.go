@@ -18,7 +18,7 @@ import (
 
 var cmdExport = &command{
 	name:    "export",
-	args:    "--format FORMAT",
+	args:    "[--format FORMAT]",
 	summary: "write the memory as jsonl, json, mermaid, dot, graphml or html",
 	help: `Formats:
   jsonl     the memory file's own format (what the reference server reads)
@@ -28,7 +28,7 @@ var cmdExport = &command{
   graphml   GraphML for Gephi, yEd, Cytoscape; observations as a JSON array
   html      one self-contained page to read and search the memory offline
 
-  --format FORMAT   required
+  --format FORMAT   jsonl unless given
   --output PATH     write to PATH instead of standard output
 
 jsonl and json exports can be imported again (mcp-server-memory import).
@@ -47,7 +47,7 @@ var exporters = map[string]func(w *bufio.Writer, g *graph.Graph){
 }
 
 func runExport(c *context_, args []string) error {
-	format := c.flags.String("format", "", "")
+	format := c.flags.String("format", "jsonl", "")
 	output := c.flags.String("output", "", "")
 	args, err := c.parse(args)
 	if err != nil {
