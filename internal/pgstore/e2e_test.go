@@ -199,6 +199,24 @@ func createNamed(ctx context.Context, cs *mcp.ClientSession, name string) error 
 	return err
 }
 
+// writeUntilHeard creates entities PREFIX-0, PREFIX-1, … through writer,
+// waiting up to wait after each for a signal on heard, and returns how many
+// it wrote until one came, or -1 after tries writes.
+func writeUntilHeard(ctx context.Context, t *testing.T, writer *mcp.ClientSession, prefix string, heard <-chan struct{}, tries int, wait time.Duration) int {
+	t.Helper()
+	for i := range tries {
+		if err := createNamed(ctx, writer, fmt.Sprintf("%s-%d", prefix, i)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-heard:
+			return i + 1
+		case <-time.After(wait):
+		}
+	}
+	return -1
+}
+
 // graphNames reads the whole graph through cs, part by part, and returns
 // its entity names, each with how often it appeared.
 func graphNames(t *testing.T, cs *mcp.ClientSession) map[string]int {
@@ -336,19 +354,8 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 		// The session's event stream opens in the background after
 		// initialize; a notification sent before it is up is not delivered,
 		// so write again until one is heard.
-		for i := 0; ; i++ {
-			if i == 40 {
-				t.Fatal("no notifications/resources/updated on A after 40 writes through B")
-			}
-			if err := createNamed(ctx, writer, fmt.Sprintf("%s-notify-%d", run, i)); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-heard:
-			case <-time.After(250 * time.Millisecond):
-				continue
-			}
-			break
+		if writeUntilHeard(ctx, t, writer, run+"-notify", heard, 40, 250*time.Millisecond) < 0 {
+			t.Fatal("no notifications/resources/updated on A after 40 writes through B")
 		}
 		if graphNames(t, sub)[run+"-notify-0"] != 1 {
 			t.Errorf("A does not read the entity written through B")
@@ -624,21 +631,11 @@ func TestReplicasShareTheDatabase(t *testing.T) {
 			<-heard
 		}
 		cut()
-		for i := 0; ; i++ {
-			if i == 100 {
-				t.Fatal("the subscriber on L heard nothing of 100 writes through B after L's connections died")
-			}
-			if err := createNamed(ctx, viaB, fmt.Sprintf("%s-notify-%d", prefix, i)); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-heard:
-			case <-time.After(100 * time.Millisecond):
-				continue
-			}
-			t.Logf("heard on L after %d writes through B; %d calls failed in all", i+1, failures)
-			break
+		n := writeUntilHeard(ctx, t, viaB, prefix+"-notify", heard, 100, 100*time.Millisecond)
+		if n < 0 {
+			t.Fatal("the subscriber on L heard nothing of 100 writes through B after L's connections died")
 		}
+		t.Logf("heard on L after %d writes through B; %d calls failed in all", n, failures)
 	})
 
 	t.Run("killing a replica mid-write loses no acknowledged write", func(t *testing.T) {
