@@ -24,7 +24,7 @@ func newHandler(t *testing.T, memory string, lockTimeout time.Duration) (*Handle
 		t.Fatal(err)
 	}
 	store := filestore.Open(path, filestore.Options{Logf: t.Logf, Lock: filestore.LockOptions{Timeout: lockTimeout}})
-	return NewHandler(store, Options{Secret: secret, Logf: t.Logf}), path
+	return NewHandler(store, path, Options{Secret: secret, Logf: t.Logf}), path
 }
 
 type answer struct {
@@ -205,7 +205,7 @@ func TestToken(t *testing.T) {
 	const token = "a-long-http-token-0123456789"
 	path := filepath.Join(t.TempDir(), "memory.jsonl")
 	os.WriteFile(path, []byte(seedMemory), 0o600)
-	h := NewHandler(filestore.Open(path, filestore.Options{Logf: t.Logf}), Options{Token: token, Logf: t.Logf})
+	h := NewHandler(filestore.Open(path, filestore.Options{Logf: t.Logf}), path, Options{Token: token, Logf: t.Logf})
 
 	for _, target := range []string{"/", "/app.js", "/api/stats", "/?token=wrong"} {
 		if a := call(t, h, "GET", target, ""); a.status != http.StatusUnauthorized {
