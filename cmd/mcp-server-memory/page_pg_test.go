@@ -17,13 +17,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
-	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 func init() { runTests = pgtest.Main }
@@ -97,17 +95,7 @@ func TestPageOnDatabaseBinary(t *testing.T) {
 	unused := filepath.Join(t.TempDir(), "unused.jsonl")
 	cmd := exec.Command(binary, "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+url, "MEMORY_HTTP_TOKEN="+token, "MEMORY_FILE_PATH="+unused)
-	stderr := testlog.OnFailure(t, "server stderr")
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
+	stderr := startChild(t, cmd).stderr
 	base := waitLog(t, stderr, regexp.MustCompile(`the memory's page at (http://127\.0\.0\.1:\d+)/; memory "default" in PostgreSQL database`))[1]
 
 	// Without the token: nothing.
@@ -175,21 +163,11 @@ func TestUICommandOnDatabase(t *testing.T) {
 
 	cmd := exec.Command(binary, "ui", "--no-open", "--memory", name)
 	cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+url, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "unused.jsonl"))
-	stderr := testlog.OnFailure(t, "ui stderr")
-	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
+	ui := startChild(t, cmd)
 	var printed strings.Builder
 	pageURL := ""
 	for lines := bufio.NewScanner(out); pageURL == "" && lines.Scan(); {
@@ -220,14 +198,5 @@ func TestUICommandOnDatabase(t *testing.T) {
 		}
 	})
 
-	cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case err := <-exited:
-		exited <- err // for the cleanup
-		if err != nil {
-			t.Errorf("ui after Ctrl-C: %v\n%s", err, stderr)
-		}
-	case <-time.After(10 * time.Second):
-		t.Errorf("ui did not stop on Ctrl-C")
-	}
+	ui.stop(t, syscall.SIGINT)
 }
