@@ -335,20 +335,23 @@ func (b *hub) broadcast() {
 
 // events streams server-sent events: "change" whenever the memory changed.
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, http.StatusInternalServerError, "streaming is not supported here")
-		return
-	}
+	// A ResponseController finds the Flusher behind writers that wrap it
+	// and Unwrap, as --http's access log and limits do.
+	rc := http.NewResponseController(w)
 	ch := h.hub.subscribe()
 	defer h.hub.unsubscribe(ch)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	io.WriteString(w, ": connected\n\n")
-	flusher.Flush()
 	ping := time.NewTicker(25 * time.Second)
 	defer ping.Stop()
 	for {
+		if err := rc.Flush(); err != nil {
+			if errors.Is(err, http.ErrNotSupported) {
+				h.opts.Logf("the page's live updates cannot be sent: %v", err)
+			}
+			return // else the page went away
+		}
 		select {
 		case <-r.Context().Done():
 			return
@@ -359,6 +362,5 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		case <-ping.C:
 			io.WriteString(w, ": ping\n\n")
 		}
-		flusher.Flush()
 	}
 }
