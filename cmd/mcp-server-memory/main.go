@@ -30,6 +30,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
@@ -186,10 +187,17 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		}
 		store, where = filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts}), "memory file "+path
 	}
+	var page sharedstore.Store
+	if *httpAddr != "" {
+		// The MCP server and the web page share the store, each hearing
+		// the other's writes.
+		shared := sharedstore.New(store)
+		store, page = shared.Part(), shared.Part()
+	}
 	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit})
 
 	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, store, watch, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
+		return serveHTTP(ctx, srv, page, watch, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
 	}
 	logger.Printf("serving MCP on stdio; %s", where)
 	if isTerminal(stdin) {
@@ -248,8 +256,8 @@ func terminalHint() string {
 }
 
 // serveHTTP serves srv on Streamable HTTP until ctx ends, and the web page
-// of its store at /, where names the memory.
-func serveHTTP(ctx context.Context, srv *server.Server, store server.Store, watch time.Duration, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
+// of the memory at / through page, where names the memory.
+func serveHTTP(ctx context.Context, srv *server.Server, page sharedstore.Store, watch time.Duration, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
 	token, err := httpserver.Token(os.Getenv("MEMORY_HTTP_TOKEN"), tokenFile)
 	if err != nil {
 		logger.Print(err)
@@ -261,7 +269,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, store server.Store, watc
 	}
 	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf,
 		// The web page at /, behind the same token (SPEC §9).
-		Page: ui.NewHandler(store, where, ui.Options{Token: token, WatchInterval: watch, Logf: logger.Printf}),
+		Page: ui.NewHandler(page, where, ui.Options{Token: token, WatchInterval: watch, Logf: logger.Printf}),
 	}
 	hs, err := httpserver.New(srv, cfg)
 	if err != nil {

@@ -5,8 +5,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -57,35 +55,6 @@ func openDatabaseMemory(t *testing.T, url, name string) *pgstore.Store {
 	return s
 }
 
-// pageCall is one request to the page's API and its answer.
-func pageCall(t *testing.T, method, target, body string, header ...string) (int, map[string]any, http.Header) {
-	t.Helper()
-	req, err := http.NewRequest(method, target, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := noRedirect.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var v map[string]any
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatalf("%s %s: bad JSON %q", method, target, b)
-		}
-	}
-	return resp.StatusCode, v, resp.Header
-}
-
 // TestPageOnDatabaseBinary: with MEMORY_DATABASE_URL, --http serves the
 // memory's page at / behind the HTTP token, and its edits land in the
 // memory "default" in the database; nothing names the password.
@@ -124,10 +93,10 @@ func TestPageOnDatabaseBinary(t *testing.T) {
 
 	// An edit with the bearer token lands in the database. The memory
 	// "default" may be shared with other tests: a name of its own.
-	name := "page-" + pgtest.MemoryName(t)
+	name, heard := "page-"+pgtest.MemoryName(t), "page-"+pgtest.MemoryName(t)
 	db := openDatabaseMemory(t, url, "default")
 	t.Cleanup(func() {
-		db.Update(context.Background(), func(g *graph.Graph) error { g.DeleteEntities([]string{name}); return nil })
+		db.Update(context.Background(), func(g *graph.Graph) error { g.DeleteEntities([]string{name, heard}); return nil })
 	})
 	status, answer, _ := pageCall(t, "POST", base+"/api/edit", `{"op":"createEntity","entity":"`+name+`","entityType":"test"}`, "Authorization", "Bearer "+token)
 	if status != http.StatusOK {
@@ -138,6 +107,7 @@ func TestPageOnDatabaseBinary(t *testing.T) {
 			t.Errorf("the entity created through the page is not in the database")
 		}
 	})
+	pageAndMCPHearEachOther(t, base, token, heard)
 	if _, err := os.Stat(unused); err == nil {
 		t.Errorf("the server wrote %s, though the memory is in the database", unused)
 	}
