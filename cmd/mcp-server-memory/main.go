@@ -30,6 +30,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
@@ -85,7 +86,8 @@ Environment:
   MEMORY_DATABASE_URL  keep the memory in PostgreSQL instead of a file
                      (postgres://user:password@host:port/database); any
                      number of servers can share it. MEMORY_FILE_PATH is
-                     then not used, and --http serves no web page.
+                     then not used. The commands stats and check work on
+                     memory files only.
 
 Several copies of this server (one per client, or stdio and --http) can share
 one memory file: every write takes <file>.lock. The published Node reference
@@ -156,9 +158,8 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	}
 
 	var (
-		store     server.Store
-		fileStore *filestore.Store // nil: the memory is in a database
-		where     string           // the memory, for the log
+		store server.Store
+		where string // the memory, for the log and the web page
 	)
 	if dbURL := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")); dbURL != "" {
 		db, desc, status := openDatabase(ctx, dbURL, lockOpts.Timeout, logger)
@@ -184,13 +185,19 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		if problem := filestore.CheckPath(path); problem != nil {
 			logger.Printf("warning: %v", problem)
 		}
-		fileStore = filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts})
-		store, where = fileStore, "memory file "+path
+		store, where = filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts}), "memory file "+path
+	}
+	var page sharedstore.Store
+	if *httpAddr != "" {
+		// The MCP server and the web page share the store, each hearing
+		// the other's writes.
+		shared := sharedstore.New(store)
+		store, page = shared.Part(), shared.Part()
 	}
 	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit})
 
 	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, fileStore, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
+		return serveHTTP(ctx, srv, page, watch, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
 	}
 	logger.Printf("serving MCP on stdio; %s", where)
 	if isTerminal(stdin) {
@@ -248,10 +255,9 @@ func terminalHint() string {
 	return fmt.Sprintf("waiting for an MCP client on stdin (an MCP host such as Claude Desktop starts this server itself); to try it by hand: npx @modelcontextprotocol/inspector %s", exe)
 }
 
-// serveHTTP serves srv on Streamable HTTP until ctx ends.
-// fileStore is nil when the memory is in a database: the web page needs a
-// memory file, so there is none.
-func serveHTTP(ctx context.Context, srv *server.Server, fileStore *filestore.Store, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
+// serveHTTP serves srv on Streamable HTTP until ctx ends, and the web page
+// of the memory at / through page, where names the memory.
+func serveHTTP(ctx context.Context, srv *server.Server, page sharedstore.Store, watch time.Duration, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
 	token, err := httpserver.Token(os.Getenv("MEMORY_HTTP_TOKEN"), tokenFile)
 	if err != nil {
 		logger.Print(err)
@@ -261,10 +267,9 @@ func serveHTTP(ctx context.Context, srv *server.Server, fileStore *filestore.Sto
 	if allowedHosts != "" {
 		hosts = strings.Split(allowedHosts, ",")
 	}
-	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf}
-	if fileStore != nil {
+	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf,
 		// The web page at /, behind the same token (SPEC §9).
-		cfg.Page = ui.NewHandler(fileStore, ui.Options{Token: token, Logf: logger.Printf})
+		Page: ui.NewHandler(page, where, ui.Options{Token: token, WatchInterval: watch, Logf: logger.Printf}),
 	}
 	hs, err := httpserver.New(srv, cfg)
 	if err != nil {
@@ -280,11 +285,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, fileStore *filestore.Sto
 	if token != "" {
 		auth = "bearer token required"
 	}
-	if fileStore != nil {
-		logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", ln.Addr(), auth, ln.Addr(), where)
-	} else {
-		logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s); %s (no web page: it needs a memory file)", ln.Addr(), auth, where)
-	}
+	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", ln.Addr(), auth, ln.Addr(), where)
 	if err := hs.Serve(ctx, ln); err != nil {
 		logger.Print(err)
 		return 1

@@ -42,8 +42,12 @@ func (b buildFirst) Run() int {
 		fmt.Fprintln(os.Stderr, "building the server:", err)
 		return 1
 	}
-	return b.m.Run()
+	return runTests(b.m)
 }
+
+// runTests runs the tests; page_pg_test.go makes it pgtest.Main where
+// pgtest builds, so the tests of a memory in PostgreSQL have a database.
+var runTests = (*testing.M).Run
 
 // serverCmd returns a command running the server on the memory file.
 func serverCmd(memoryFile string, extraEnv ...string) *exec.Cmd {

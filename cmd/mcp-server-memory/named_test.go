@@ -41,6 +41,45 @@ func waitLog(t *testing.T, stderr *testlog.Buffer, re *regexp.Regexp) []string {
 	return nil
 }
 
+// child is the binary started by a test, which the test's end kills.
+type child struct {
+	cmd    *exec.Cmd
+	stderr *testlog.Buffer // shown when the test fails
+	exited chan error      // how it exited; stop puts the value back
+}
+
+// startChild starts cmd, its stderr collected.
+func startChild(t *testing.T, cmd *exec.Cmd) *child {
+	t.Helper()
+	c := &child{cmd: cmd, stderr: testlog.OnFailure(t, cmd.Args[0]+" "+cmd.Args[1]+" stderr"), exited: make(chan error, 1)}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-c.exited
+	})
+	return c
+}
+
+// stop sends sig and fails the test unless the child exits with status 0
+// within 20 seconds.
+func (c *child) stop(t *testing.T, sig os.Signal) {
+	t.Helper()
+	c.cmd.Process.Signal(sig)
+	select {
+	case err := <-c.exited:
+		c.exited <- err
+		if err != nil {
+			t.Errorf("after %v: %v", sig, err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Errorf("%s did not stop after %v", c.cmd.Args[0], sig)
+	}
+}
+
 // TestNamedMemoriesBinary runs the real binary with --tokens and
 // --memories: grants, a read token's refused write, two memories kept
 // apart, and SIGHUP revoking a token (and a broken file changing nothing).
@@ -57,17 +96,8 @@ func TestNamedMemoriesBinary(t *testing.T) {
 	}
 	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--tokens", tokens, "--memories", mem)
 	cmd.Env = append(os.Environ(), "MEMORY_HTTP_TOKEN=", "MEMORY_DATABASE_URL=", "MEMORY_FILE_PATH=")
-	stderr := testlog.OnFailure(t, "server stderr")
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
+	server := startChild(t, cmd)
+	stderr := server.stderr
 	base := "http://" + waitLog(t, stderr, regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp/NAME`))[1]
 
 	ctx := context.Background()
@@ -169,16 +199,7 @@ func TestNamedMemoriesBinary(t *testing.T) {
 		t.Error("the reader's refused write is in the file")
 	}
 
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		exited <- err
-		if err != nil {
-			t.Errorf("after SIGTERM: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Error("the server did not stop after SIGTERM")
-	}
+	server.stop(t, syscall.SIGTERM)
 	if strings.Contains(stderr.String(), writer) || strings.Contains(stderr.String(), reader) {
 		t.Error("the log holds a token")
 	}

@@ -5,17 +5,19 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 )
 
-// memoryStore is what export, import, search, show, rename and merge need
-// of a memory: the memory file's filestore.Store and pgstore.Store both
+// memoryStore is what export, import, search, show, rename, merge and ui
+// need of a memory: the memory file's filestore.Store and pgstore.Store both
 // serve it.
 type memoryStore interface {
 	View(fn func(*graph.Graph)) error
 	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
+	Watch(ctx context.Context, interval time.Duration, onChange func())
 }
 
 // memory is an opened memory and how the commands name it.

@@ -9,7 +9,9 @@ var cmdUI = &command{
 	summary: "open the memory in the browser: search, read, picture, edit",
 	help: `Serves a page on 127.0.0.1 (only this machine) at a random port, with a
 random secret in its address, and opens it in the browser; where no browser
-can be opened, open the printed address yourself. Ctrl-C stops.
+can be opened, open the printed address yourself. Ctrl-C stops. With
+MEMORY_DATABASE_URL set, the page shows the memory --memory NAME (default
+"default") in PostgreSQL.
 
   --port N      listen on this port instead of a random one
   --no-open     print the address only
@@ -30,15 +32,16 @@ can be opened, open the printed address yourself. Ctrl-C stops.
 		if *port < 0 || *port > 65535 {
 			return usagef("--port must be 0..65535")
 		}
-		s, err := c.store(false)
+		m, err := c.open(false)
 		if err != nil {
 			return err
 		}
-		srv, err := ui.Listen(s, *port, ui.Options{Logf: c.logf})
+		defer m.close()
+		srv, err := ui.Listen(m.memoryStore, m.where, *port, ui.Options{Logf: c.logf})
 		if err != nil {
 			return err
 		}
-		c.printf("Your memory (%s) is at\n\n  %s\n\nKeep the address private: it holds the secret. Ctrl-C stops.\n", s.Path(), srv.URL)
+		c.printf("Your memory (%s) is at\n\n  %s\n\nKeep the address private: it holds the secret. Ctrl-C stops.\n", m.where, srv.URL)
 		if !*noOpen {
 			if err := ui.OpenBrowser(srv.URL); err != nil {
 				c.printf("(Could not open a browser: %v. Open the address above.)\n", err)

@@ -285,6 +285,11 @@ func (e *lockTimeoutError) Error() string {
 
 func (e *lockTimeoutError) Unwrap() error { return ErrLockTimeout }
 
+// Timeout reports true: the lock was busy, nothing was written, and trying
+// again later may work. Callers that serve either store (the web page) test
+// for this method rather than for each store's error.
+func (e *lockTimeoutError) Timeout() bool { return true }
+
 // lockWaiter is one AcquireLock call's view of the lock files.
 type lockWaiter struct {
 	lockPath  string

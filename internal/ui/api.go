@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
@@ -153,8 +152,8 @@ type editRequest struct {
 	RelationType string `json:"relationType"`
 }
 
-// edit applies one edit as one write under the memory file's lock: it
-// validates first, and a failure changes nothing.
+// edit applies one edit as one write under the memory's lock: it validates
+// first, and a failure changes nothing.
 func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 	var req editRequest
 	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
@@ -177,7 +176,7 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		var rf *graph.RefusedError
 		switch {
 		case errors.As(err, &nf), errors.As(err, &ex), errors.As(err, &rf):
-		case errors.Is(err, filestore.ErrLockTimeout):
+		case lockTimedOut(err):
 			status = http.StatusServiceUnavailable
 		default:
 			status = http.StatusInternalServerError
@@ -190,6 +189,16 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		h.hub.broadcast()
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"message": message, "changed": changed})
+}
+
+// lockTimedOut reports whether err says another writer held the memory's
+// lock past the lock timeout. Both stores' lock-timeout errors
+// (filestore.ErrLockTimeout, pgstore.ErrLockTimeout) say so with a Timeout
+// method, as net.Error does, so the page tells "busy, try again" from a
+// failure without knowing which store it has.
+func lockTimedOut(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
 }
 
 func editFunc(req editRequest, message *string) (func(*graph.Graph) error, error) {

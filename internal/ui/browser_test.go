@@ -89,7 +89,14 @@ func serve(t *testing.T, memory string) (*Server, string) {
 		t.Fatal(err)
 	}
 	store := filestore.Open(path, filestore.Options{Logf: t.Logf, Lock: filestore.LockOptions{Timeout: 2 * time.Second}})
-	srv, err := Listen(store, 0, Options{WatchInterval: 100 * time.Millisecond, Logf: t.Logf})
+	return serveStore(t, store, path), path
+}
+
+// serveStore serves the page for store, named where, the way
+// `mcp-server-memory ui` does, until the test ends.
+func serveStore(t *testing.T, store Store, where string) *Server {
+	t.Helper()
+	srv, err := Listen(store, where, 0, Options{WatchInterval: 100 * time.Millisecond, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +109,7 @@ func serve(t *testing.T, memory string) (*Server, string) {
 			t.Errorf("serving: %v", err)
 		}
 	})
-	return srv, path
+	return srv
 }
 
 // waitFor polls a JavaScript condition until it holds.
@@ -450,5 +457,9 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	flag.Parse()
-	os.Exit(m.Run())
+	os.Exit(runTests(m))
 }
+
+// runTests runs the tests; database_test.go makes it pgtest.Main where
+// pgtest builds, so the tests on a memory in PostgreSQL have a database.
+var runTests = (*testing.M).Run

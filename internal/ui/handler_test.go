@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -24,7 +25,7 @@ func newHandler(t *testing.T, memory string, lockTimeout time.Duration) (*Handle
 		t.Fatal(err)
 	}
 	store := filestore.Open(path, filestore.Options{Logf: t.Logf, Lock: filestore.LockOptions{Timeout: lockTimeout}})
-	return NewHandler(store, Options{Secret: secret, Logf: t.Logf}), path
+	return NewHandler(store, path, Options{Secret: secret, Logf: t.Logf}), path
 }
 
 type answer struct {
@@ -205,7 +206,7 @@ func TestToken(t *testing.T) {
 	const token = "a-long-http-token-0123456789"
 	path := filepath.Join(t.TempDir(), "memory.jsonl")
 	os.WriteFile(path, []byte(seedMemory), 0o600)
-	h := NewHandler(filestore.Open(path, filestore.Options{Logf: t.Logf}), Options{Token: token, Logf: t.Logf})
+	h := NewHandler(filestore.Open(path, filestore.Options{Logf: t.Logf}), path, Options{Token: token, Logf: t.Logf})
 
 	for _, target := range []string{"/", "/app.js", "/api/stats", "/?token=wrong"} {
 		if a := call(t, h, "GET", target, ""); a.status != http.StatusUnauthorized {
@@ -235,4 +236,44 @@ func TestToken(t *testing.T) {
 	if a := call(t, h, "GET", "/api/stats", "", "Cookie", cookies[0].Name+"=forged"); a.status != http.StatusUnauthorized {
 		t.Errorf("forged cookie: %d", a.status)
 	}
+}
+
+// unwrapOnly hides the Flusher of the writer it wraps and, like --http's
+// access log, offers it through Unwrap only.
+type unwrapOnly struct{ w http.ResponseWriter }
+
+func (u unwrapOnly) Header() http.Header         { return u.w.Header() }
+func (u unwrapOnly) Write(b []byte) (int, error) { return u.w.Write(b) }
+func (u unwrapOnly) WriteHeader(code int)        { u.w.WriteHeader(code) }
+func (u unwrapOnly) Unwrap() http.ResponseWriter { return u.w }
+
+// TestEventsBehindWrappers: the live updates stream through a writer that
+// wraps the server's, as under --http, and say when the memory changed.
+func TestEventsBehindWrappers(t *testing.T) {
+	h, _ := newHandler(t, seedMemory, 0)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(unwrapOnly{w}, r) }))
+	defer srv.Close()
+	defer h.Close()
+	client := &http.Client{Timeout: 10 * time.Second} // ends a stream that never says
+	resp, err := client.Get(srv.URL + "/" + secret + "/api/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET api/events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	lines := bufio.NewScanner(resp.Body)
+	if !lines.Scan() || lines.Text() != ": connected" {
+		t.Fatalf("first line %q, want \": connected\" (err %v)", lines.Text(), lines.Err())
+	}
+	if a := call(t, h, "POST", "/"+secret+"/api/edit", `{"op":"deleteEntity","entity":"Alice"}`); a.status != http.StatusOK {
+		t.Fatalf("edit: %d %v", a.status, a.body)
+	}
+	for lines.Scan() {
+		if lines.Text() == "event: change" {
+			return
+		}
+	}
+	t.Fatalf("no change event: %v", lines.Err())
 }

@@ -12,8 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"time"
-
-	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 )
 
 // Server is the page served on a loopback address with a fresh secret, as
@@ -26,8 +24,9 @@ type Server struct {
 	srv *http.Server
 }
 
-// Listen binds 127.0.0.1:port (0: a free port) and makes a random secret.
-func Listen(store *filestore.Store, port int, opts Options) (*Server, error) {
+// Listen binds 127.0.0.1:port (0: a free port) and makes a random secret;
+// the page shows store, named where (see NewHandler).
+func Listen(store Store, where string, port int, opts Options) (*Server, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("listening on 127.0.0.1:%d: %w", port, err)
@@ -35,7 +34,7 @@ func Listen(store *filestore.Store, port int, opts Options) (*Server, error) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	opts.Secret = hex.EncodeToString(b)
-	h := NewHandler(store, opts)
+	h := NewHandler(store, where, opts)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	srv.RegisterOnShutdown(h.Close)
 	return &Server{URL: fmt.Sprintf("http://%s/%s/", ln.Addr(), opts.Secret), ln: ln, srv: srv}, nil

@@ -1,8 +1,9 @@
 // Package ui is the web page people use to see and correct their memory
 // (SPEC §9): search as you type, an entity's page with its relations both
 // ways, a picture of its neighbourhood, and edits that run all or nothing
-// under the memory file's lock, with live updates when another process
-// writes the file.
+// under the memory's lock, with live updates when another process writes
+// it. The memory is a Store: the memory file (filestore) or a memory in
+// PostgreSQL (pgstore); the page knows neither.
 //
 // The page (page/*) is small hand-written HTML, CSS and JavaScript embedded
 // in the binary: no CDN, no third-party code. It puts every piece of memory
@@ -36,12 +37,27 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
 //go:embed page
 var pageFS embed.FS
+
+// Store is the memory the page shows and edits: filestore.Store (the memory
+// file) and pgstore.Store (a memory in PostgreSQL) both serve it.
+type Store interface {
+	// View runs fn on the latest graph; fn must not keep or modify it.
+	View(fn func(*graph.Graph)) error
+	// Update runs fn on the latest graph under the memory's lock and saves
+	// it if fn changed it; when fn fails nothing is saved. An error whose
+	// Timeout method reports true (both stores' lock timeouts) means
+	// another writer held the lock too long: nothing was changed, and
+	// trying again later may work.
+	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
+	// Watch calls onChange when another process changes the memory, until
+	// ctx ends.
+	Watch(ctx context.Context, interval time.Duration, onChange func())
+}
 
 // Options configure a Handler.
 type Options struct {
@@ -56,16 +72,19 @@ type Options struct {
 	Token string
 	// Authorize, when set, must also accept every request.
 	Authorize func(*http.Request) bool
-	// WatchInterval is how often the memory file is checked for changes by
-	// other processes while a page is open; 0 means one second.
+	// WatchInterval is how often the memory is checked for changes by
+	// other processes while a page is open (a database memory hears them at
+	// once and checks only after losing its connection); 0 means one
+	// second.
 	WatchInterval time.Duration
 	// Logf reports failed writes; nil writes to stderr.
 	Logf func(format string, args ...any)
 }
 
-// Handler serves the page and its API for one memory file.
+// Handler serves the page and its API for one memory.
 type Handler struct {
-	store  *filestore.Store
+	store  Store
+	where  string
 	opts   Options
 	static http.Handler
 	hub    hub
@@ -74,8 +93,9 @@ type Handler struct {
 	closed    chan struct{} // closed by Close: event streams end
 }
 
-// NewHandler returns the page for store.
-func NewHandler(store *filestore.Store, opts Options) *Handler {
+// NewHandler returns the page for store. where names the memory for the
+// page: the file's path, or the memory and database (never a password).
+func NewHandler(store Store, where string, opts Options) *Handler {
 	if opts.WatchInterval <= 0 {
 		opts.WatchInterval = time.Second
 	}
@@ -86,7 +106,7 @@ func NewHandler(store *filestore.Store, opts Options) *Handler {
 	if err != nil {
 		panic(err)
 	}
-	h := &Handler{store: store, opts: opts, static: http.FileServerFS(sub), closed: make(chan struct{})}
+	h := &Handler{store: store, where: where, opts: opts, static: http.FileServerFS(sub), closed: make(chan struct{})}
 	h.hub.watch = func(ctx context.Context) {
 		store.Watch(ctx, opts.WatchInterval, func() { h.hub.broadcast() })
 	}
@@ -204,7 +224,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	case "stats":
 		h.view(w, func(g *graph.Graph) (any, int) {
 			e, rel := g.Len()
-			return map[string]any{"entities": e, "relations": rel, "file": h.store.Path(), "wholeGraph": e <= wholeGraphLimit}, 200
+			return map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit}, 200
 		})
 	case "search":
 		query := q.Get("q")
@@ -266,8 +286,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // hub tells every open page that the memory changed: after the page's own
-// edits and when another process wrote the file. It watches the file only
-// while a page listens.
+// edits and when another process wrote it. It watches the memory only while
+// a page listens.
 type hub struct {
 	watch func(context.Context)
 
@@ -315,20 +335,23 @@ func (b *hub) broadcast() {
 
 // events streams server-sent events: "change" whenever the memory changed.
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		writeError(w, http.StatusInternalServerError, "streaming is not supported here")
-		return
-	}
+	// A ResponseController finds the Flusher behind writers that wrap it
+	// and Unwrap, as --http's access log and limits do.
+	rc := http.NewResponseController(w)
 	ch := h.hub.subscribe()
 	defer h.hub.unsubscribe(ch)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	io.WriteString(w, ": connected\n\n")
-	flusher.Flush()
 	ping := time.NewTicker(25 * time.Second)
 	defer ping.Stop()
 	for {
+		if err := rc.Flush(); err != nil {
+			if errors.Is(err, http.ErrNotSupported) {
+				h.opts.Logf("the page's live updates cannot be sent: %v", err)
+			}
+			return // else the page went away
+		}
 		select {
 		case <-r.Context().Done():
 			return
@@ -339,6 +362,5 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		case <-ping.C:
 			io.WriteString(w, ": ping\n\n")
 		}
-		flusher.Flush()
 	}
 }

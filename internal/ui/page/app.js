@@ -163,7 +163,7 @@ async function renderHome() {
   document.title = "Memory";
   try {
     const s = await api("stats");
-    $("stats").textContent = `${s.entities} entities and ${s.relations} relations in ${s.file}. Search above, or open an entity from the list.`;
+    $("stats").textContent = `${s.entities} entities and ${s.relations} relations in ${s.where}. Search above, or open an entity from the list.`;
   } catch (e) { say(e.message, true); }
   renderPicture();
 }

@@ -1,0 +1,172 @@
+//go:build !windows
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
+)
+
+func init() { runTests = pgtest.Main }
+
+// databaseURL returns the test database's URL and a password it carries
+// that no output may show ("" when the database is the caller's, whose URL
+// the test leaves alone).
+func databaseURL(t *testing.T) (url, password string) {
+	t.Helper()
+	url = pgtest.URL(t)
+	if os.Getenv(pgtest.EnvURL) != "" {
+		return url, ""
+	}
+	// pgtest's own cluster trusts every connection, so a password in the
+	// URL is accepted and must never be printed.
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	password = "page-password-not-for-output"
+	u.User = neturl.UserPassword(u.User.Username(), password)
+	return u.String(), password
+}
+
+// openDatabaseMemory opens memory name in the database, as another replica.
+func openDatabaseMemory(t *testing.T, url, name string) *pgstore.Store {
+	t.Helper()
+	s, err := pgstore.Open(context.Background(), url, name, pgstore.Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestPageOnDatabaseBinary: with MEMORY_DATABASE_URL, --http serves the
+// memory's page at / behind the HTTP token, and its edits land in the
+// memory "default" in the database; nothing names the password.
+func TestPageOnDatabaseBinary(t *testing.T) {
+	url, password := databaseURL(t)
+	const token = "page-token-0123456789abcdef"
+	unused := filepath.Join(t.TempDir(), "unused.jsonl")
+	cmd := exec.Command(binary, "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+url, "MEMORY_HTTP_TOKEN="+token, "MEMORY_FILE_PATH="+unused)
+	stderr := startChild(t, cmd).stderr
+	base := waitLog(t, stderr, regexp.MustCompile(`the memory's page at (http://127\.0\.0\.1:\d+)/; memory "default" in PostgreSQL database`))[1]
+
+	// Without the token: nothing.
+	for _, target := range []string{"/", "/app.js", "/api/stats", "/?token=wrong"} {
+		if status, _, _ := pageCall(t, "GET", base+target, ""); status != http.StatusUnauthorized {
+			t.Errorf("GET %s without the token: %d, want 401", target, status)
+		}
+	}
+	if status, _, _ := pageCall(t, "POST", base+"/api/edit", `{"op":"deleteEntity","entity":"x"}`); status != http.StatusUnauthorized {
+		t.Errorf("POST /api/edit without the token: %d, want 401", status)
+	}
+	// A first visit with ?token= sets the cookie, which opens the page.
+	status, _, hdr := pageCall(t, "GET", base+"/?token="+token, "")
+	cookie := strings.Split(hdr.Get("Set-Cookie"), ";")[0]
+	if status != http.StatusSeeOther || cookie == "" {
+		t.Fatalf("first visit with the token: %d, cookie %q", status, cookie)
+	}
+	if status, _, hdr := pageCall(t, "GET", base+"/", "", "Cookie", cookie); status != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+		t.Errorf("GET / with the cookie: %d %s", status, hdr.Get("Content-Type"))
+	}
+	status, stats, _ := pageCall(t, "GET", base+"/api/stats", "", "Cookie", cookie)
+	where, _ := stats["where"].(string)
+	if status != http.StatusOK || !strings.HasPrefix(where, `memory "default" in PostgreSQL database`) || password != "" && strings.Contains(where, password) {
+		t.Errorf("GET /api/stats: %d, where %q", status, where)
+	}
+
+	// An edit with the bearer token lands in the database. The memory
+	// "default" may be shared with other tests: a name of its own.
+	name, heard := "page-"+pgtest.MemoryName(t), "page-"+pgtest.MemoryName(t)
+	db := openDatabaseMemory(t, url, "default")
+	t.Cleanup(func() {
+		db.Update(context.Background(), func(g *graph.Graph) error { g.DeleteEntities([]string{name, heard}); return nil })
+	})
+	status, answer, _ := pageCall(t, "POST", base+"/api/edit", `{"op":"createEntity","entity":"`+name+`","entityType":"test"}`, "Authorization", "Bearer "+token)
+	if status != http.StatusOK {
+		t.Fatalf("creating an entity through the page: %d %v", status, answer)
+	}
+	db.View(func(g *graph.Graph) {
+		if g.Entity(name) == nil {
+			t.Errorf("the entity created through the page is not in the database")
+		}
+	})
+	pageAndMCPHearEachOther(t, base, token, heard)
+	if _, err := os.Stat(unused); err == nil {
+		t.Errorf("the server wrote %s, though the memory is in the database", unused)
+	}
+	if password != "" && strings.Contains(stderr.String(), password) {
+		t.Errorf("the log shows the password")
+	}
+}
+
+// TestUICommandOnDatabase: `mcp-server-memory ui --memory NAME` with
+// MEMORY_DATABASE_URL serves the page of that memory: it says where the
+// memory is, searches it, and its edits land in the database. Ctrl-C
+// stops it.
+func TestUICommandOnDatabase(t *testing.T) {
+	url, password := databaseURL(t)
+	name := pgtest.MemoryName(t)
+	db := openDatabaseMemory(t, url, name)
+	const memory = `{"type":"entity","name":"東京","entityType":"都市","observations":["日本の首都"]}
+{"type":"entity","name":"Москва","entityType":"город","observations":["Столица России"]}
+`
+	if err := db.Import(context.Background(), jsonl.Decode([]byte(memory)).Graph, nil, false); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(binary, "ui", "--no-open", "--memory", name)
+	cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+url, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "unused.jsonl"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui := startChild(t, cmd)
+	var printed strings.Builder
+	pageURL := ""
+	for lines := bufio.NewScanner(out); pageURL == "" && lines.Scan(); {
+		printed.WriteString(lines.Text() + "\n")
+		if u, ok := strings.CutPrefix(strings.TrimSpace(lines.Text()), "http://"); ok {
+			pageURL = "http://" + u
+		}
+	}
+	if pageURL == "" {
+		t.Fatalf("no address printed:\n%s", printed.String())
+	}
+	if want := `Your memory (memory "` + name + `" in PostgreSQL database `; !strings.HasPrefix(printed.String(), want) || password != "" && strings.Contains(printed.String(), password) {
+		t.Errorf("ui printed %q, want it to start %q (and no password)", printed.String(), want)
+	}
+
+	status, found, _ := pageCall(t, "GET", pageURL+"api/search?q="+neturl.QueryEscape("首都"), "")
+	hits, _ := found["hits"].([]any)
+	if status != http.StatusOK || len(hits) != 1 || hits[0].(map[string]any)["name"] != "東京" {
+		t.Errorf("search 首都: %d %v", status, found)
+	}
+	status, answer, _ := pageCall(t, "POST", pageURL+"api/edit", `{"op":"addObservation","entity":"Москва","observation":"Основана в 1147 году"}`)
+	if status != http.StatusOK {
+		t.Fatalf("adding an observation: %d %v", status, answer)
+	}
+	db.View(func(g *graph.Graph) {
+		if e := g.Entity("Москва"); e == nil || !slices.Contains(e.Observations, "Основана в 1147 году") {
+			t.Errorf("the observation added through the page is not in the database: %v", e)
+		}
+	})
+
+	ui.stop(t, syscall.SIGINT)
+}
