@@ -170,7 +170,7 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 	}
 	changed, err := h.store.Update(r.Context(), apply)
 	if err != nil {
-		status := http.StatusConflict
+		status, prefix := http.StatusConflict, "Nothing was changed: "
 		var nf *graph.NotFoundError
 		var ex *graph.ExistsError
 		var rf *graph.RefusedError
@@ -179,10 +179,12 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		case lockTimedOut(err):
 			status = http.StatusServiceUnavailable
 		default:
-			status = http.StatusInternalServerError
+			// The store's error says what became of the change: a
+			// database commit cut off may have landed.
+			status, prefix = http.StatusInternalServerError, "The change failed: "
 			h.opts.Logf("edit %s failed: %v", req.Op, err)
 		}
-		writeError(w, status, "Nothing was changed: "+err.Error())
+		writeError(w, status, prefix+err.Error())
 		return
 	}
 	if changed {
