@@ -86,7 +86,8 @@ Environment:
   MEMORY_DATABASE_URL  keep the memory in PostgreSQL instead of a file
                      (postgres://user:password@host:port/database); any
                      number of servers can share it. MEMORY_FILE_PATH is
-                     then not used. The commands stats and check work on
+                     then not used; --memory NAME picks the memory
+                     (default "default", the one /mcp serves with --tokens). The commands stats and check work on
                      memory files only.
 
 Several copies of this server (one per client, or stdio and --http) can share
@@ -114,6 +115,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	maxBody := fs.Int64("http-max-body", httpserver.DefaultMaxBodyBytes, "HTTP request body limit in bytes")
 	tokensFile := fs.String("tokens", "", "tokens file granting named memories (with --http)")
 	memoriesDir := fs.String("memories", "", "directory of named memories, NAME.jsonl each (with --tokens)")
+	memoryName := fs.String("memory", "", "the memory in the database to serve (with MEMORY_DATABASE_URL)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -131,6 +133,12 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	}
 	if problem := namedFlagsProblem(*httpAddr, *tokensFile, *memoriesDir, *tokenFile); problem != "" {
 		return usageError(stderr, problem)
+	}
+	if problem := memoryFlagProblem(*memoryName, *tokensFile); problem != "" {
+		return usageError(stderr, problem)
+	}
+	if *memoryName == "" {
+		*memoryName = "default"
 	}
 	if *showVersion {
 		fmt.Fprintf(stdout, "mcp-server-memory %s\n", version())
@@ -162,7 +170,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		where string // the memory, for the log and the web page
 	)
 	if dbURL := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")); dbURL != "" {
-		db, desc, status := openDatabase(ctx, dbURL, lockOpts.Timeout, logger)
+		db, desc, status := openDatabase(ctx, dbURL, *memoryName, lockOpts.Timeout, logger)
 		if db == nil {
 			return status
 		}
@@ -294,17 +302,17 @@ func serveHTTP(ctx context.Context, srv *server.Server, page sharedstore.Store, 
 	return 0
 }
 
-// openDatabase opens the memory "default" in the PostgreSQL database at
-// url and describes it for the log by host and database only, never the
-// password. On failure it logs one line and returns a nil Store and the
-// exit status: 2 for a malformed URL, 1 when the database cannot be used.
-func openDatabase(ctx context.Context, url string, lockTimeout time.Duration, logger *log.Logger) (*pgstore.Store, string, int) {
+// openDatabase opens the memory name in the PostgreSQL database at url and
+// describes it for the log by host and database only, never the password.
+// On failure it logs one line and returns a nil Store and the exit status:
+// 2 for a malformed URL, 1 when the database cannot be used.
+func openDatabase(ctx context.Context, url, name string, lockTimeout time.Duration, logger *log.Logger) (*pgstore.Store, string, int) {
 	where, ok := describeDatabase(url, logger)
 	if !ok {
 		return nil, "", 2
 	}
-	desc := fmt.Sprintf("memory %q in %s", "default", where)
-	store, err := pgstore.Open(ctx, url, "default", pgstore.Options{LockTimeout: lockTimeout, Logf: logger.Printf})
+	desc := fmt.Sprintf("memory %q in %s", name, where)
+	store, err := pgstore.Open(ctx, url, name, pgstore.Options{LockTimeout: lockTimeout, Logf: logger.Printf})
 	if err != nil {
 		msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
 		logger.Printf("cannot use the %s: %s", desc, msg)

@@ -42,6 +42,24 @@ func namedFlagsProblem(httpAddr, tokens, memories, tokenFile string) string {
 	return ""
 }
 
+// memoryFlagProblem says what is wrong with --memory NAME, or returns "".
+// It picks a memory in the database; a memory file is chosen by
+// MEMORY_FILE_PATH, and with --tokens every memory has its own URL.
+func memoryFlagProblem(name, tokens string) string {
+	switch {
+	case name == "":
+		return ""
+	case tokens != "":
+		return "--memory does not apply with --tokens: memory NAME is served at /mcp/NAME"
+	case strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")) == "":
+		return "--memory picks a memory in a database: set MEMORY_DATABASE_URL (for a memory file, set MEMORY_FILE_PATH)"
+	}
+	if err := access.ValidName(name); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 type namedConfig struct {
 	addr, tokens, memories, allowedHosts string
 	maxBody                              int64

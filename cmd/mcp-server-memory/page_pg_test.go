@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -15,6 +16,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
@@ -169,4 +173,50 @@ func TestUICommandOnDatabase(t *testing.T) {
 	})
 
 	ui.stop(t, syscall.SIGINT)
+}
+
+// TestServeDatabaseMemoryByName: --memory NAME serves that memory of the
+// database over stdio, and leaves the others alone.
+func TestServeDatabaseMemoryByName(t *testing.T) {
+	url, password := databaseURL(t)
+	name := pgtest.MemoryName(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.Command(binary, "--memory", name)
+	cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+url, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "unused.jsonl"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: map[string]any{
+		"entities": []any{map[string]any{"name": "Named", "entityType": "test", "observations": []string{"in " + name}}},
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("create_entities: %v %+v", err, res)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("closing the server: %v", err)
+	}
+	if !strings.Contains(stderr.String(), fmt.Sprintf("serving MCP on stdio; memory %q in PostgreSQL database", name)) {
+		t.Errorf("the server does not say which memory it serves:\n%s", stderr.String())
+	}
+	if password != "" && strings.Contains(stderr.String(), password) {
+		t.Errorf("the log shows the password:\n%s", stderr.String())
+	}
+	var found bool
+	if err := openDatabaseMemory(t, url, name).View(func(g *graph.Graph) { found = g.Entity("Named") != nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		t.Errorf("memory %s does not hold what the server wrote", name)
+	}
+	if err := openDatabaseMemory(t, url, "default").View(func(g *graph.Graph) { found = g.Entity("Named") != nil }); err != nil {
+		t.Fatal(err)
+	}
+	if found {
+		t.Error("the memory default holds what was written to another memory")
+	}
 }
