@@ -86,9 +86,9 @@ Environment:
   MEMORY_DATABASE_URL  keep the memory in PostgreSQL instead of a file
                      (postgres://user:password@host:port/database); any
                      number of servers can share it. MEMORY_FILE_PATH is
-                     then not used; --memory NAME picks the memory
-                     (default "default", the one /mcp serves with --tokens). The commands stats and check work on
-                     memory files only.
+                     then not used; --memory NAME picks the memory (default
+                     "default", the one /mcp serves with --tokens). Every
+                     command but check works on it too.
 
 Several copies of this server (one per client, or stdio and --http) can share
 one memory file: every write takes <file>.lock. The published Node reference

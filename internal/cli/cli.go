@@ -2,10 +2,9 @@
 // their memory without an assistant in between (SPEC §9): stats, search,
 // show, export, import, check, rename, merge and ui.
 //
-// With MEMORY_DATABASE_URL set, export, import, search, show, rename, merge
-// and ui work on a memory in PostgreSQL (--memory NAME, default "default")
-// through pgstore.Store, each write one transaction; stats and check work
-// on memory files only. Otherwise every command works on the memory
+// With MEMORY_DATABASE_URL set, every command but check works on a memory
+// in PostgreSQL (--memory NAME, default "default") through pgstore.Store,
+// each write one transaction; check works on memory files only. Otherwise every command works on the memory
 // file the server uses (MEMORY_FILE_PATH, or --file), through the same
 // filestore.Store: reads take no lock and see the latest saved file, and
 // every write is one read-modify-write under the file's lock, all or
@@ -122,9 +121,8 @@ func usage() string {
 	}
 	b.WriteString("\nEvery command takes --help, --file PATH and --json (JSON output for scripts).\n" +
 		"Writes take the memory file's lock, as the server does: they are safe while servers run.\n" +
-		"With MEMORY_DATABASE_URL set, as for the server, export, import, search, show, rename,\n" +
-		"merge and ui work on the memory --memory NAME (default \"default\") in PostgreSQL;\n" +
-		"stats and check work on memory files only.\n" +
+		"With MEMORY_DATABASE_URL set, as for the server, every command but check works on the\n" +
+		"memory --memory NAME (default \"default\") in PostgreSQL; check works on memory files only.\n" +
 		"Exit codes: 0 done, 1 failed (nothing was written), 2 bad usage.\n")
 	return b.String()
 }

@@ -20,8 +20,9 @@ var cmdStats = &command{
 
 // Stats is what stats prints.
 type Stats struct {
-	File              string      `json:"file"`
-	Bytes             int64       `json:"bytes"`
+	File              string      `json:"file,omitempty"`   // a memory file
+	Bytes             *int64      `json:"bytes,omitempty"`  // the file's size
+	Memory            string      `json:"memory,omitempty"` // a memory in a database
 	Entities          int         `json:"entities"`
 	Observations      int         `json:"observations"`
 	Relations         int         `json:"relations"`
@@ -44,13 +45,21 @@ func runStats(c *context_, args []string) error {
 	if len(args) > 0 {
 		return usagef("stats takes no arguments")
 	}
-	s, err := c.store(false)
+	s, err := c.open(false)
 	if err != nil {
 		return err
 	}
-	st := Stats{File: s.Path()}
-	if fi, err := os.Stat(s.Path()); err == nil {
-		st.Bytes = fi.Size()
+	defer s.close()
+	var st Stats
+	if f, ok := s.memoryStore.(interface{ Path() string }); ok {
+		st.File = f.Path()
+		var n int64
+		if fi, err := os.Stat(st.File); err == nil {
+			n = fi.Size()
+		}
+		st.Bytes = &n
+	} else {
+		st.Memory = s.where
 	}
 	err = s.View(func(g *graph.Graph) {
 		entityTypes := make(map[string]int)
@@ -74,7 +83,11 @@ func runStats(c *context_, args []string) error {
 	if c.json {
 		return c.printJSON(st)
 	}
-	c.printf("Memory file     %s (%s)\n", st.File, size(st.Bytes))
+	if st.File != "" {
+		c.printf("Memory file     %s (%s)\n", st.File, size(*st.Bytes))
+	} else {
+		c.printf("Memory          %s\n", st.Memory)
+	}
 	c.printf("Entities        %d\n", st.Entities)
 	c.printf("Observations    %d\n", st.Observations)
 	c.printf("Relations       %d\n", st.Relations)
