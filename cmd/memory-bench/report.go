@@ -577,7 +577,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 		}
 		var problems []string
 		for _, n := range r.notes(sz) {
-			if strings.Contains(n, "ERROR") || strings.Contains(n, "WRONG ANSWER") || strings.Contains(n, "failed") {
+			if strings.Contains(n, "ERROR") || strings.Contains(n, "WRONG ANSWER") || strings.Contains(n, "failed") || strings.Contains(n, "] memory: ") {
 				problems = append(problems, n)
 			}
 		}
