@@ -13,6 +13,17 @@
 //	go run ./cmd/memory-bench --sizes 1000,10000 \
 //	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
 //
+// With --postgres the second server is the same command with its memory in
+// PostgreSQL (MEMORY_DATABASE_URL) instead of a file: each run gets a new
+// database, created for it and dropped after, whose memory "default" holds
+// exactly the generated graph, imported before the server starts. The ratio
+// is then PostgreSQL's median over the file's. "--postgres auto" starts a
+// private cluster (PostgreSQL's default durability: fsync on) in a temporary
+// directory on a free port of 127.0.0.1 and removes it at the end; a URL
+// names a server on which the user may create databases.
+//
+//	go run ./cmd/memory-bench --sizes 10000 --postgres auto --writes 0
+//
 // Without --cmd it builds ./cmd/mcp-server-memory into a temporary directory
 // and runs that. The table goes to stdout, or to stderr when --json or
 // --markdown put their output on stdout.
@@ -55,15 +66,18 @@ Usage:
 Examples:
   go run ./cmd/memory-bench --sizes 1000,10000 --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
   go run ./cmd/memory-bench --cmd 'npx -y @modelcontextprotocol/server-memory@2026.8.31' --sizes 1000
+  go run ./cmd/memory-bench --sizes 10000 --postgres auto --writes 0
 
 Flags:
 `
 
 // benchServer is one command under test.
 type benchServer struct {
-	label   string // "ours" or "theirs"
+	label   string // "ours" or "theirs"; "file" or "postgres" with --postgres
 	command string // run with sh -c
 	built   string // when the benchmark built the server: what it built
+	backend memoryBackend
+	where   string // where the memory is, when not in a file
 	preRun  time.Duration
 }
 
@@ -97,6 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	skip := fs.String("skip", "", "comma-separated substrings of tool rows not to run, e.g. 'read_graph,common' for huge graphs whose full answers no client could take")
 	writes := fs.Int("writes", 10000, "after the tools, make this many one-entity writes and compare the server's RSS with a fresh server's on the file they left (0: skip)")
 	markdown := fs.Bool("markdown", false, "print a README-ready markdown section (to stdout, or stderr with --json)")
+	postgresFlag := fs.String("postgres", "", "also run the server with its memory in PostgreSQL, beside the file, and print PostgreSQL/file ratios: 'auto' starts a private throwaway cluster, or a postgres:// URL of a server where the benchmark may create and drop databases (a new database per run, dropped after); --cmd, if set, must take MEMORY_DATABASE_URL as this server does")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -115,6 +130,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 {
 		fmt.Fprintln(stderr, "memory-bench: --iters, --min-iters and --starts must be at least 1, --warmups and --writes at least 0")
 		return 2
+	}
+	postgres := ""
+	if *postgresFlag != "" {
+		if *vsFlag != "" {
+			fmt.Fprintln(stderr, "memory-bench: --postgres and --vs both name the second server; run them one at a time")
+			return 2
+		}
+		if postgres, err = parsePostgresFlag(*postgresFlag); err != nil {
+			fmt.Fprintf(stderr, "memory-bench: --postgres: %v\n", err)
+			return 2
+		}
+		args = redactArgs(args, *postgresFlag, redactURL(postgres)) // for the report
 	}
 	if *writeGraph != "" {
 		g, _ := testgraph.Generate(sizes[0], *seed)
@@ -156,6 +183,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(tmp)
 
+	// PostgreSQL first: a wrong URL should not wait for the build.
+	var pg *pgBackend
+	if postgres != "" {
+		if postgres == postgresAuto {
+			progress("PostgreSQL: starting a private cluster")
+		}
+		if pg, err = openPostgres(ctx, postgres); err != nil {
+			fmt.Fprintf(stderr, "memory-bench: --postgres: %v\n", err)
+			return 1
+		}
+		defer pg.close()
+		progress("PostgreSQL: %s", pg.where)
+	}
+
 	ours := *cmdFlag
 	oursBuilt := ""
 	if ours == "" {
@@ -168,9 +209,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ours = serverproc.ShellQuote(bin)
 		oursBuilt = "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin)
 	}
-	servers := []*benchServer{{label: "ours", command: ours, built: oursBuilt}}
+	servers := []*benchServer{{label: "ours", command: ours, built: oursBuilt, backend: fileBackend{}}}
 	if *vsFlag != "" {
-		servers = append(servers, &benchServer{label: "theirs", command: *vsFlag})
+		servers = append(servers, &benchServer{label: "theirs", command: *vsFlag, backend: fileBackend{}})
+	}
+	if pg != nil {
+		servers[0].label = "file"
+		servers = append(servers, &benchServer{label: "postgres", command: ours, built: oursBuilt, backend: pg, where: pg.where})
 	}
 
 	rep := &report{
@@ -185,7 +230,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// anything is timed.
 	for _, s := range servers {
 		progress("pre-run %s: %s", s.label, s.command)
-		d, err := preRun(ctx, s.command, tmp, settings.client)
+		d, err := preRun(ctx, s.command, s.backend, tmp, settings.client)
 		if err != nil {
 			fmt.Fprintf(stderr, "memory-bench: pre-run of %s (%s) failed: %v\n", s.label, s.command, err)
 			return 1
@@ -223,7 +268,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // runSize generates the graph of n entities and runs every server on it,
-// in order, each on a fresh copy of the file.
+// in order, each on a fresh copy of the memory.
 func runSize(ctx context.Context, n int, seed uint64, tmp string, servers []*benchServer, s runSettings, progress func(string, ...any)) (*sizeResult, error) {
 	progress("N=%d: generating graph", n)
 	g, q := testgraph.Generate(n, seed)
@@ -250,7 +295,7 @@ func runSize(ctx context.Context, n int, seed uint64, tmp string, servers []*ben
 		}
 		progress("N=%d: %s: %s", n, srv.label, srv.command)
 		dir := filepath.Join(tmp, fmt.Sprintf("%s-%d", srv.label, n))
-		res, err := runServer(ctx, srv.command, file, dir, g, q, seed, s, progress)
+		res, err := runServer(ctx, srv, file, dir, g, q, seed, s, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -261,24 +306,38 @@ func runSize(ctx context.Context, n int, seed uint64, tmp string, servers []*ben
 
 // runServer measures one server on one graph: s.starts timed starts (the
 // last one is the session the tools are measured in), then every tool.
-func runServer(ctx context.Context, command, graphFile, dir string, g *testgraph.Graph, q testgraph.Queries, seed uint64, s runSettings, progress func(string, ...any)) (*RunResult, error) {
+func runServer(ctx context.Context, srv *benchServer, graphFile, dir string, g *testgraph.Graph, q testgraph.Queries, seed uint64, s runSettings, progress func(string, ...any)) (*RunResult, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	memFile := filepath.Join(dir, "memory.jsonl")
-	if err := serverproc.CopyFile(graphFile, memFile); err != nil {
+	mem, err := srv.backend.fresh(ctx, graphFile, dir)
+	if err != nil {
 		return nil, err
 	}
-	res := &RunResult{LoadBefore: loadAverage()}
+	defer mem.remove()
+	if mem.describe != "" {
+		progress("  %s", mem.describe)
+	}
+	command := srv.command
+	res := &RunResult{LoadBefore: loadAverage(), Store: "file", MemoryNote: mem.describe}
 	defer func() { res.LoadAfter = loadAverage() }()
+	var backends *backendMemory
+	if mem.database != "" {
+		res.Store = "postgres"
+		backends = watchBackends(mem.database, time.Second)
+		defer func() {
+			peak := backends.stopWatching()
+			res.Backends = &peak
+		}()
+	}
 	w := newWorkload(g, q, seed)
 
 	// startOnce starts the server and times it up to the first successful
 	// tools/call answer. The calls only read, so every start sees the
 	// same file.
 	startOnce := func() (*serverProcess, error) {
-		p, err := startServer(ctx, command, memFile, s.client)
+		p, err := startServer(ctx, command, mem.env, s.client)
 		if err != nil {
 			return nil, err
 		}
@@ -325,9 +384,12 @@ func runServer(ctx context.Context, command, graphFile, dir string, g *testgraph
 		}
 	}
 	if s.writes > 0 && ctx.Err() == nil && p.alive() {
-		progress("  %d one-entity writes, then a fresh server on the file they left", s.writes)
-		res.Writes = measureWrites(ctx, p, command, memFile, s.writes, s)
-		progress("  RSS after %d writes: %s MB; a fresh server on that file: %s MB", s.writes, fmtMB(res.Writes.RSSKB), fmtMB(res.Writes.FreshRSSKB))
+		progress("  %d one-entity writes, then a fresh server on the memory they left", s.writes)
+		res.Writes = measureWrites(ctx, p, command, mem, s.writes, s)
+		progress("  RSS after %d writes: %s MB; a fresh server on that memory: %s MB", s.writes, fmtMB(res.Writes.RSSKB), fmtMB(res.Writes.FreshRSSKB))
+	}
+	if backends != nil {
+		backends.sampleNow()
 	}
 	res.Memory = p.close()
 	return res, nil
@@ -343,6 +405,18 @@ func writeGraphFile(path string, g *testgraph.Graph) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// redactArgs returns a copy of args with every secret replaced by shown.
+func redactArgs(args []string, secret, shown string) []string {
+	out := slices.Clone(args)
+	if secret == shown {
+		return out
+	}
+	for i, a := range out {
+		out[i] = strings.ReplaceAll(a, secret, shown)
+	}
+	return out
 }
 
 // parseSizes parses "1000,10k,1M".

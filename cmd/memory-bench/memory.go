@@ -44,32 +44,44 @@ type treeMemory struct {
 	mu    sync.Mutex
 	peaks map[int]procPeak
 
+	sampling *sampler
+}
+
+func watchTreeMemory(root int, every time.Duration) *treeMemory {
+	t := &treeMemory{root: root, peaks: map[int]procPeak{}}
+	t.sampling = sampleEvery(every, t.sampleNow)
+	return t
+}
+
+// sampler calls a function now and then periodically until halted.
+type sampler struct {
 	stopOnce sync.Once
 	stop     chan struct{}
 	done     chan struct{}
 }
 
-func watchTreeMemory(root int, every time.Duration) *treeMemory {
-	t := &treeMemory{
-		root:  root,
-		peaks: map[int]procPeak{},
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
-	}
+func sampleEvery(every time.Duration, sample func()) *sampler {
+	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
-		defer close(t.done)
+		defer close(s.done)
 		ticker := time.NewTicker(every)
 		defer ticker.Stop()
 		for {
-			t.sampleNow()
+			sample()
 			select {
-			case <-t.stop:
+			case <-s.stop:
 				return
 			case <-ticker.C:
 			}
 		}
 	}()
-	return t
+	return s
+}
+
+// halt stops the sampling and waits for a sample in progress to end.
+func (s *sampler) halt() {
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.done
 }
 
 // sampleNow reads the VmHWM of every process now in the tree.
@@ -95,8 +107,7 @@ func (t *treeMemory) sampleNow() {
 
 // stopWatching ends the periodic sampling and returns the peak seen.
 func (t *treeMemory) stopWatching() memoryPeak {
-	t.stopOnce.Do(func() { close(t.stop) })
-	<-t.done
+	t.sampling.halt()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var m memoryPeak

@@ -231,10 +231,26 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 	sum.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.SumKB) })
 	rows = append(rows, start, largest, sum)
 
+	// PostgreSQL's backends are not in the server's process tree.
+	backends := row{label: backendsRow, cells: map[string][]string{}}
+	for _, l := range labels {
+		if run := sz.Runs[l]; run != nil && run.Backends != nil {
+			b := run.Backends
+			note := fmt.Sprintf("%d at once", b.AtOnce)
+			if b.Seen == 0 {
+				note = "not on this machine"
+			}
+			backends.cells[l] = []string{fmtMB(b.PrivateKB), "", "", note}
+		}
+	}
+	if len(backends.cells) > 0 {
+		rows = append(rows, backends)
+	}
+
 	// After many small writes a server should hold what a fresh one
 	// loading the same file holds, not a little more per write.
 	afterWrites := row{cells: map[string][]string{}}
-	fresh := row{label: "RSS, fresh server on that file (MB)", cells: map[string][]string{}}
+	fresh := row{label: "RSS, fresh server on that memory (MB)", cells: map[string][]string{}}
 	for _, l := range labels {
 		run := sz.Runs[l]
 		if run == nil || run.Writes == nil {
@@ -247,7 +263,11 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 			note = fmt.Sprintf("%d errors", w.Errors)
 		}
 		afterWrites.cells[l] = []string{fmtMB(w.RSSKB), "", "", note}
-		fresh.cells[l] = []string{fmtMB(w.FreshRSSKB), "", "", fmt.Sprintf("file %.1f MB", float64(w.FileBytes)/(1<<20))}
+		what := "file"
+		if run.Store == "postgres" {
+			what = "tables"
+		}
+		fresh.cells[l] = []string{fmtMB(w.FreshRSSKB), "", "", fmt.Sprintf("%s %.1f MB", what, float64(w.FileBytes)/(1<<20))}
 	}
 	if afterWrites.label == "" {
 		return rows
@@ -264,6 +284,9 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 	fresh.ratio = ratio(writes(func(w *WritesResult) int64 { return w.FreshRSSKB }))
 	return append(rows, afterWrites, fresh)
 }
+
+// backendsRow labels the PostgreSQL backends' memory.
+const backendsRow = "peak RSS, PostgreSQL backends, private (MB)"
 
 // truncate shortens s to at most n runes, marking the cut.
 func truncate(s string, n int) string {
@@ -300,6 +323,12 @@ func (r *report) writeTable(w io.Writer, sz *sizeResult) {
 		r.Settings.client.protocol, r.Settings.warmups)
 	for _, s := range r.Servers {
 		fmt.Fprintf(w, "%s: %s\n", s.label, r.describe(s))
+		if s.where != "" {
+			fmt.Fprintf(w, "  memory in %s\n", s.where)
+		}
+	}
+	if r.hasPostgres() {
+		fmt.Fprintln(w, postgresMemoryNote)
 	}
 	writeAligned(w, r.textTable(sz, false))
 	fmt.Fprintln(w, "\nthe same calls timed to the answer's last byte on the pipe (server time, without the go-sdk client's JSON decoding), ms:")
@@ -336,6 +365,22 @@ func (r *report) textTable(sz *sizeResult, wire bool) [][]string {
 	return table
 }
 
+// postgresMemoryNote says what the memory rows count when a server keeps
+// its memory in PostgreSQL.
+const postgresMemoryNote = "peak RSS of the server counts its process tree only (sh and the server), not PostgreSQL's processes; " +
+	"the backends' row adds up the private memory (RssAnon) of the backends connected to the run's database, the most seen at one sample (once a second): " +
+	"shared_buffers, shared by every backend, and the cluster's own processes are not in it"
+
+// hasPostgres reports whether a server keeps its memory in PostgreSQL.
+func (r *report) hasPostgres() bool {
+	for _, s := range r.Servers {
+		if s.where != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // describe names a server's command and says how it was prepared.
 func (r *report) describe(s *benchServer) string {
 	d := s.built
@@ -356,6 +401,9 @@ func (r *report) notes(sz *sizeResult) []string {
 		}
 		if run.Error != "" {
 			notes = append(notes, fmt.Sprintf("[%s] ERROR: %s", l, run.Error))
+		}
+		if run.MemoryNote != "" {
+			notes = append(notes, fmt.Sprintf("[%s] memory: %s", l, run.MemoryNote))
 		}
 		if run.LoadBefore != "" {
 			notes = append(notes, fmt.Sprintf("[%s] machine load average (1 min) before / after the run: %s / %s",
@@ -447,10 +495,14 @@ func (r *report) writeMarkdown(w io.Writer) {
 	fmt.Fprintf(w, ", with:\n\n```sh\n%s\n```\n\n", r.CommandLine)
 	for _, s := range r.Servers {
 		if s.built != "" {
-			fmt.Fprintf(w, "- **%s**: %s\n", s.label, s.built)
+			fmt.Fprintf(w, "- **%s**: %s", s.label, s.built)
 		} else {
-			fmt.Fprintf(w, "- **%s**: `%s`\n", s.label, s.command)
+			fmt.Fprintf(w, "- **%s**: `%s`", s.label, s.command)
 		}
+		if s.where != "" {
+			fmt.Fprintf(w, ", memory in %s", s.where)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "\nEach graph has N entities with %d observations each (mixed English, Japanese and Russian text) and 2N relations, "+
 		"generated with seed %d. Latencies are milliseconds from sending `tools/call` to receiving the answer, "+
@@ -461,6 +513,10 @@ func (r *report) writeMarkdown(w io.Writer) {
 		"Peak RSS is the VmHWM of the server process (wrappers such as sh and npx not counted).%s\n",
 		testgraph.ObservationsPerEntity, r.Seed, r.Settings.client.protocol, r.Settings.warmups,
 		r.Settings.iters, r.Settings.minIters, r.Settings.budget, r.Settings.starts, r.loadNote())
+	if r.hasPostgres() {
+		fmt.Fprintf(w, "\nEach PostgreSQL run had a new database whose memory \"default\" held exactly the generated graph, imported before the server started. "+
+			"Its peak RSS is the server's alone; %s.\n", strings.TrimPrefix(postgresMemoryNote, "peak RSS of the server counts its process tree only (sh and the server), not PostgreSQL's processes; "))
+	}
 
 	for _, sz := range r.Sizes {
 		fmt.Fprintf(w, "\n#### %s\n\n", sz.title())
@@ -521,7 +577,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 		}
 		var problems []string
 		for _, n := range r.notes(sz) {
-			if strings.Contains(n, "ERROR") || strings.Contains(n, "WRONG ANSWER") || strings.Contains(n, "failed") {
+			if strings.Contains(n, "ERROR") || strings.Contains(n, "WRONG ANSWER") || strings.Contains(n, "failed") || strings.Contains(n, "] memory: ") {
 				problems = append(problems, n)
 			}
 		}
@@ -590,7 +646,8 @@ func (r *report) writeJSON(w io.Writer) error {
 		Start   jsonLatency `json:"startToFirstAnswer"`
 		*RunResult
 		Tools []jsonTool `json:"tools"`
-		// Ratio is theirs p50 / ours p50 per tool label (on the second run).
+		// Ratio is the second server's p50 over the first's per tool
+		// label (on the second run): theirs/ours, or postgres/file.
 		Ratio map[string]float64 `json:"ratioP50,omitempty"`
 	}
 	type jsonSize struct {
@@ -605,6 +662,7 @@ func (r *report) writeJSON(w io.Writer) error {
 		Label    string  `json:"label"`
 		Command  string  `json:"command"`
 		Built    string  `json:"built,omitempty"`
+		Memory   string  `json:"memory,omitempty"`
 		PreRunMs float64 `json:"preRunMs"`
 	}
 	out := struct {
@@ -616,7 +674,7 @@ func (r *report) writeJSON(w io.Writer) error {
 		Sizes       []jsonSize   `json:"sizes"`
 	}{Machine: r.Machine, CommandLine: r.CommandLine, Seed: r.Seed, Protocol: r.Settings.client.protocol}
 	for _, s := range r.Servers {
-		out.Servers = append(out.Servers, jsonServer{s.label, s.command, s.built, float64(s.preRun) / float64(time.Millisecond)})
+		out.Servers = append(out.Servers, jsonServer{s.label, s.command, s.built, s.where, float64(s.preRun) / float64(time.Millisecond)})
 	}
 	labels := r.labels()
 	for _, sz := range r.Sizes {

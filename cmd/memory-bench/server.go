@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -35,13 +34,13 @@ type clientOptions struct {
 	protocol string // protocol version sent in initialize
 }
 
-// startServer runs command with sh -c, MEMORY_FILE_PATH set to memoryFile,
-// and connects an MCP client to it. The clock for start-up time starts just
+// startServer runs command with sh -c, its environment with env added
+// (where the memory is: see memoryCopy), and connects an MCP client to it. The clock for start-up time starts just
 // before the process does (see serverProcess.started).
-func startServer(ctx context.Context, command, memoryFile string, opts clientOptions) (*serverProcess, error) {
+func startServer(ctx context.Context, command string, env []string, opts clientOptions) (*serverProcess, error) {
 	cmd := exec.Command("sh", "-c", command)
 	// The last value of a repeated key wins, so this overrides the caller's.
-	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+memoryFile)
+	cmd.Env = append(os.Environ(), env...)
 	if _, set := os.LookupEnv("MEMORY_ANSWER_LIMIT"); !set {
 		// The workload checks whole answers against the reference's, which
 		// has no limit; by default this server would answer big reads in
@@ -228,14 +227,25 @@ func firstText(res *mcp.CallToolResult) string {
 	return "(no text content)"
 }
 
-// preRun starts command once against an empty memory file and completes the
+// preRun starts command once against an empty memory and completes the
 // MCP handshake, so that one-time costs (npx downloading and installing the
-// package, a cold page cache) are paid before anything is timed.
-func preRun(ctx context.Context, command, dir string, opts clientOptions) (time.Duration, error) {
+// package, a cold page cache, creating the database schema) are paid before
+// anything is timed.
+func preRun(ctx context.Context, command string, backend memoryBackend, dir string, opts clientOptions) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
+	dir, err := os.MkdirTemp(dir, "pre-run-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	mem, err := backend.fresh(ctx, "", dir)
+	if err != nil {
+		return 0, err
+	}
+	defer mem.remove()
 	start := time.Now()
-	p, err := startServer(ctx, command, filepath.Join(dir, "pre-run.jsonl"), opts)
+	p, err := startServer(ctx, command, mem.env, opts)
 	if err != nil {
 		return 0, err
 	}

@@ -63,8 +63,15 @@ type RunResult struct {
 	LoadAfter  string        `json:"loadAfter"`
 	Tools      []*ToolResult `json:"tools"`
 	// Writes is the resident set after --writes small writes, beside a
-	// fresh server's on the same file; nil with --writes 0.
+	// fresh server's on the same memory; nil with --writes 0.
 	Writes *WritesResult `json:"writes,omitempty"`
+	// Store is where the run's memory was: "file" or "postgres";
+	// MemoryNote says more (the database, the import).
+	Store      string `json:"store"`
+	MemoryNote string `json:"memoryNote,omitempty"`
+	// Backends is the memory of the PostgreSQL backends that served the
+	// run (not in the server's process tree); nil for a file.
+	Backends *backendPeak `json:"postgresBackends,omitempty"`
 }
 
 // workload is the sequence of tool calls made against one server for one

@@ -17,8 +17,10 @@ type WritesResult struct {
 	Errors int `json:"errors"`
 	// RSSKB is the server process's resident set after the writes;
 	// FreshRSSKB that of a fresh server that has loaded the same file.
-	RSSKB      int64  `json:"rssKB"`
-	FreshRSSKB int64  `json:"freshRssKB"`
+	RSSKB      int64 `json:"rssKB"`
+	FreshRSSKB int64 `json:"freshRssKB"`
+	// FileBytes is the size of the memory the writes left: the file, or
+	// the memory's tables and indexes in the database.
 	FileBytes  int64  `json:"fileBytes"`
 	FirstError string `json:"firstError,omitempty"`
 }
@@ -26,9 +28,9 @@ type WritesResult struct {
 // measureWrites makes n one-entity writes through p, alternating
 // create_entities of a new entity with add_observations to it (the calls a
 // chat makes as it learns), then reads p's resident set, and starts a
-// fresh server on the same file to read its resident set once it has
-// loaded the file.
-func measureWrites(ctx context.Context, p *serverProcess, command, memFile string, n int, s runSettings) *WritesResult {
+// fresh server on the same memory to read its resident set once it has
+// loaded it.
+func measureWrites(ctx context.Context, p *serverProcess, command string, mem *memoryCopy, n int, s runSettings) *WritesResult {
 	res := &WritesResult{Writes: n}
 	for i := range n {
 		if ctx.Err() != nil {
@@ -55,10 +57,8 @@ func measureWrites(ctx context.Context, p *serverProcess, command, memFile strin
 		}
 	}
 	res.RSSKB = serverRSS(p)
-	if fi, err := os.Stat(memFile); err == nil {
-		res.FileBytes = fi.Size()
-	}
-	fresh, err := startServer(ctx, command, memFile, s.client)
+	res.FileBytes = mem.bytes(ctx)
+	fresh, err := startServer(ctx, command, mem.env, s.client)
 	if err != nil {
 		res.FirstError = "fresh server: " + err.Error()
 		return res
