@@ -27,6 +27,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/cli"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
@@ -166,7 +167,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	}
 
 	var (
-		store server.Store
+		store graph.Store
 		where string // the memory, for the log and the web page
 	)
 	if dbURL := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")); dbURL != "" {
@@ -195,7 +196,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		}
 		store, where = filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts}), "memory file "+path
 	}
-	var page sharedstore.Store
+	var page graph.Store
 	if *httpAddr != "" {
 		// The MCP server and the web page share the store, each hearing
 		// the other's writes.
@@ -265,7 +266,7 @@ func terminalHint() string {
 
 // serveHTTP serves srv on Streamable HTTP until ctx ends, and the web page
 // of the memory at / through page, where names the memory.
-func serveHTTP(ctx context.Context, srv *server.Server, page sharedstore.Store, watch time.Duration, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
+func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, watch time.Duration, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
 	token, err := httpserver.Token(os.Getenv("MEMORY_HTTP_TOKEN"), tokenFile)
 	if err != nil {
 		logger.Print(err)

@@ -1,28 +1,17 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 )
 
-// memoryStore is what export, import, search, show, rename, merge and ui
-// need of a memory: the memory file's filestore.Store and pgstore.Store both
-// serve it.
-type memoryStore interface {
-	View(fn func(*graph.Graph)) error
-	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
-	Watch(ctx context.Context, interval time.Duration, onChange func())
-}
-
 // memory is an opened memory and how the commands name it.
 type memory struct {
-	memoryStore
+	graph.Store
 	where string // the file's path, or the memory and database
 	close func()
 }
@@ -44,7 +33,7 @@ func (c *context_) open(quiet bool) (*memory, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &memory{memoryStore: s, where: s.Path(), close: func() {}}, nil
+		return &memory{Store: s, where: s.Path(), close: func() {}}, nil
 	}
 	if c.file != "" {
 		return nil, usagef("--file does not apply when MEMORY_DATABASE_URL is set; unset it to use a memory file")
@@ -73,7 +62,7 @@ func (c *context_) open(quiet bool) (*memory, error) {
 		msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
 		return nil, fmt.Errorf("cannot use the %s: %s", where, msg)
 	}
-	return &memory{memoryStore: s, where: where, close: s.Close}, nil
+	return &memory{Store: s, where: where, close: s.Close}, nil
 }
 
 // describeDatabaseURL names the database for output; a connection string

@@ -51,7 +51,7 @@ func runStats(c *context_, args []string) error {
 	}
 	defer s.close()
 	var st Stats
-	if f, ok := s.memoryStore.(interface{ Path() string }); ok {
+	if f, ok := s.Store.(interface{ Path() string }); ok {
 		st.File = f.Path()
 		var n int64
 		if fi, err := os.Stat(st.File); err == nil {

@@ -37,7 +37,7 @@ MEMORY_DATABASE_URL set, the page shows the memory --memory NAME (default
 			return err
 		}
 		defer m.close()
-		srv, err := ui.Listen(m.memoryStore, m.where, *port, ui.Options{Logf: c.logf})
+		srv, err := ui.Listen(m.Store, m.where, *port, ui.Options{Logf: c.logf})
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
 	"github.com/kgmemory/mcp-server-memory/internal/storetest"
@@ -31,6 +32,6 @@ func TestContract(t *testing.T) {
 	pgtest.URL(t)
 	storetest.Run(t, func(t *testing.T) storetest.Memory {
 		open := openMemory(t)
-		return func(t *testing.T) storetest.Store { return open(t) }
+		return func(t *testing.T) graph.Store { return open(t) }
 	})
 }

@@ -3,9 +3,10 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"strings"
 	"testing"
+
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )

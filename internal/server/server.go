@@ -49,24 +49,11 @@ type Options struct {
 // result over 25,000 tokens).
 const DefaultAnswerLimit = 60000
 
-// Store is what a Server serves: a memory file (filestore.Store) or a
-// memory in a database (pgstore.Store). A Store that also has a
-// Path() string method is a file, whose path errors sent over HTTP hide.
-type Store interface {
-	// View runs fn on the latest graph; fn must not keep or modify it.
-	View(fn func(*graph.Graph)) error
-	// Update runs fn on the latest graph and saves it if fn changed it.
-	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
-	// Watch calls onChange when someone else changes the memory, until ctx
-	// ends.
-	Watch(ctx context.Context, interval time.Duration, onChange func())
-}
-
 // Server is the memory server: one store served to any number of MCP
 // sessions.
 type Server struct {
 	mcp   *mcp.Server
-	store Store
+	store graph.Store
 	opts  Options
 	pins  pins      // the protocol version each live session is pinned to
 	paths pathNames // the memory file's path and directories, to hide (none for a database)
@@ -78,7 +65,7 @@ type Server struct {
 }
 
 // New returns a Server for store.
-func New(store Store, opts Options) *Server {
+func New(store graph.Store, opts Options) *Server {
 	if opts.Logf == nil {
 		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
 	}

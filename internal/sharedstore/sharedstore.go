@@ -19,27 +19,20 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
-// Store is a memory store: what server.Store and ui.Store name.
-type Store interface {
-	View(fn func(*graph.Graph)) error
-	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
-	Watch(ctx context.Context, interval time.Duration, onChange func())
-}
-
 // Shared is one Store used by several Parts.
 type Shared struct {
-	store Store
+	store graph.Store
 
 	mu      sync.Mutex
 	watches map[*watch]bool
 }
 
 // New shares store.
-func New(store Store) *Shared { return &Shared{store: store, watches: make(map[*watch]bool)} }
+func New(store graph.Store) *Shared { return &Shared{store: store, watches: make(map[*watch]bool)} }
 
 // Part returns a new part: a Store whose Watch reports other processes'
 // writes and the writes made through every other Part.
-func (s *Shared) Part() Store { return &part{shared: s} }
+func (s *Shared) Part() graph.Store { return &part{shared: s} }
 
 type part struct{ shared *Shared }
 

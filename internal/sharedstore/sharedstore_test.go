@@ -13,7 +13,7 @@ import (
 
 const interval = 20 * time.Millisecond
 
-func create(t *testing.T, s sharedstore.Store, name string) {
+func create(t *testing.T, s graph.Store, name string) {
 	t.Helper()
 	changed, err := s.Update(context.Background(), func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t"}})
@@ -25,7 +25,7 @@ func create(t *testing.T, s sharedstore.Store, name string) {
 }
 
 // watch runs w.Watch until the test ends and returns its onChange calls.
-func watch(t *testing.T, w sharedstore.Store) (<-chan struct{}, func() int) {
+func watch(t *testing.T, w graph.Store) (<-chan struct{}, func() int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := make(chan struct{}, 100)
 	done := make(chan struct{})

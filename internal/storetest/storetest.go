@@ -10,21 +10,3 @@
 // another instance on the same memory is told of changes, and not of its
 // own; concurrent writers through several instances lose nothing.
 package storetest
-
-import (
-	"context"
-	"time"
-
-	"github.com/kgmemory/mcp-server-memory/internal/graph"
-)
-
-// Store is the method set the server uses of a store.
-type Store interface {
-	// View runs fn on the latest committed graph.
-	View(fn func(*graph.Graph)) error
-	// Update runs fn as one all-or-nothing write and reports whether the
-	// graph changed.
-	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
-	// Watch calls onChange when another instance changed the memory.
-	Watch(ctx context.Context, interval time.Duration, onChange func())
-}

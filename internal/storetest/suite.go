@@ -16,7 +16,7 @@ import (
 // Memory opens the memory under test. Each call returns a new instance on
 // the same memory, as another process would open it; the suite closes
 // nothing, so the opener registers its own cleanup with t.
-type Memory func(t *testing.T) Store
+type Memory func(t *testing.T) graph.Store
 
 // NewMemory makes a new, empty memory for one test.
 type NewMemory func(t *testing.T) Memory
@@ -62,7 +62,7 @@ func Dump(g *graph.Graph) string {
 	return b.String()
 }
 
-func dump(t *testing.T, s Store) string {
+func dump(t *testing.T, s graph.Store) string {
 	t.Helper()
 	var out string
 	if err := s.View(func(g *graph.Graph) { out = Dump(g) }); err != nil {
@@ -72,7 +72,7 @@ func dump(t *testing.T, s Store) string {
 }
 
 // update runs fn under Update and fails the test on a store error.
-func update(t *testing.T, s Store, fn func(g *graph.Graph) error) bool {
+func update(t *testing.T, s graph.Store, fn func(g *graph.Graph) error) bool {
 	t.Helper()
 	changed, err := s.Update(context.Background(), fn)
 	if err != nil {
@@ -83,7 +83,7 @@ func update(t *testing.T, s Store, fn func(g *graph.Graph) error) bool {
 
 // persisted checks that the memory, read by a new instance and again by s,
 // is want.
-func persisted(t *testing.T, open Memory, s Store, want string) {
+func persisted(t *testing.T, open Memory, s graph.Store, want string) {
 	t.Helper()
 	if got := dump(t, s); got != want {
 		t.Errorf("the writer sees\n%s\nwant\n%s", got, want)
@@ -104,7 +104,7 @@ func rel(from, to, typ string) graph.Relation {
 	return graph.Relation{From: from, To: to, RelationType: typ}
 }
 
-func seed(t *testing.T, s Store) {
+func seed(t *testing.T, s graph.Store) {
 	t.Helper()
 	update(t, s, func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{ent("Alice", "person", "likes tea"), ent("Bob", "person"), ent("Acme", "company")})
@@ -363,7 +363,7 @@ func testExtraAndText(t *testing.T, open Memory) {
 // notified counts calls of a Watch's onChange.
 type notified struct{ ch chan struct{} }
 
-func watch(t *testing.T, s Store) notified {
+func watch(t *testing.T, s graph.Store) notified {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	n := notified{make(chan struct{}, 1000)}
@@ -394,7 +394,7 @@ func (n notified) drain() {
 	}
 }
 
-func addObservation(t *testing.T, s Store, name, obs string) {
+func addObservation(t *testing.T, s graph.Store, name, obs string) {
 	t.Helper()
 	update(t, s, func(g *graph.Graph) error {
 		if g.Entity(name) == nil {
@@ -430,7 +430,7 @@ func testNotifications(t *testing.T, open Memory) {
 }
 
 func testConcurrentInstances(t *testing.T, open Memory) {
-	stores := []Store{open(t), open(t)}
+	stores := []graph.Store{open(t), open(t)}
 	const writers, writes = 4, 10
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*writes)
@@ -459,7 +459,7 @@ func testConcurrentInstances(t *testing.T, open Memory) {
 	for err := range errs {
 		t.Error(err)
 	}
-	for _, s := range []Store{stores[0], stores[1], open(t)} {
+	for _, s := range []graph.Store{stores[0], stores[1], open(t)} {
 		if err := s.View(func(g *graph.Graph) {
 			if n, _ := g.Len(); n != writers {
 				t.Errorf("%d entities, want %d", n, writers)
@@ -511,7 +511,7 @@ func testSearch(t *testing.T, open Memory) {
 		}
 		return b.String()
 	}
-	for i, st := range []Store{s, open(t)} {
+	for i, st := range []graph.Store{s, open(t)} {
 		for _, query := range queries {
 			var got string
 			if err := st.View(func(g *graph.Graph) { got = render(g.SearchRanked(query, 0).Selection().Snapshot()) }); err != nil {

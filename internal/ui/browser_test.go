@@ -94,7 +94,7 @@ func serve(t *testing.T, memory string) (*Server, string) {
 
 // serveStore serves the page for store, named where, the way
 // `mcp-server-memory ui` does, until the test ends.
-func serveStore(t *testing.T, store Store, where string) *Server {
+func serveStore(t *testing.T, store graph.Store, where string) *Server {
 	t.Helper()
 	srv, err := Listen(store, where, 0, Options{WatchInterval: 100 * time.Millisecond, Logf: t.Logf})
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strconv"
 	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
 // Server is the page served on a loopback address with a fresh secret, as
@@ -26,7 +28,7 @@ type Server struct {
 
 // Listen binds 127.0.0.1:port (0: a free port) and makes a random secret;
 // the page shows store, named where (see NewHandler).
-func Listen(store Store, where string, port int, opts Options) (*Server, error) {
+func Listen(store graph.Store, where string, port int, opts Options) (*Server, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return nil, fmt.Errorf("listening on 127.0.0.1:%d: %w", port, err)

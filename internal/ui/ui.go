@@ -43,22 +43,6 @@ import (
 //go:embed page
 var pageFS embed.FS
 
-// Store is the memory the page shows and edits: filestore.Store (the memory
-// file) and pgstore.Store (a memory in PostgreSQL) both serve it.
-type Store interface {
-	// View runs fn on the latest graph; fn must not keep or modify it.
-	View(fn func(*graph.Graph)) error
-	// Update runs fn on the latest graph under the memory's lock and saves
-	// it if fn changed it; when fn fails nothing is saved. An error whose
-	// Timeout method reports true (both stores' lock timeouts) means
-	// another writer held the lock too long: nothing was changed, and
-	// trying again later may work.
-	Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error)
-	// Watch calls onChange when another process changes the memory, until
-	// ctx ends.
-	Watch(ctx context.Context, interval time.Duration, onChange func())
-}
-
 // Options configure a Handler.
 type Options struct {
 	// Secret must be the first path segment of every request: the page is
@@ -83,7 +67,7 @@ type Options struct {
 
 // Handler serves the page and its API for one memory.
 type Handler struct {
-	store  Store
+	store  graph.Store
 	where  string
 	opts   Options
 	static http.Handler
@@ -95,7 +79,7 @@ type Handler struct {
 
 // NewHandler returns the page for store. where names the memory for the
 // page: the file's path, or the memory and database (never a password).
-func NewHandler(store Store, where string, opts Options) *Handler {
+func NewHandler(store graph.Store, where string, opts Options) *Handler {
 	if opts.WatchInterval <= 0 {
 		opts.WatchInterval = time.Second
 	}
