@@ -7,21 +7,22 @@
 //
 // initdb refuses to run as root, so as root the cluster belongs to the
 // postgres user, which must exist.
+//
+// A process killed before it could call Stop (a test binary killed at its
+// timeout, say) leaves its cluster running. Each cluster's directory names
+// the process that started it, and Start stops and removes the clusters of
+// processes that are gone, so they do not pile up on a developer's machine.
 package pgcluster
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"syscall"
-	"time"
 )
 
 // Options say how the cluster is set up.
@@ -45,61 +46,7 @@ type Cluster struct {
 	Dir string
 
 	bin, data string
-	cred      *syscall.Credential
-}
-
-// Start initialises and starts a cluster; ctx bounds initdb and the start.
-func Start(ctx context.Context, opts Options) (*Cluster, error) {
-	bin, err := binDir()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "memory-pg-")
-	if err != nil {
-		return nil, err
-	}
-	c := &Cluster{Dir: dir, bin: bin, data: filepath.Join(dir, "data")}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			c.remove()
-			return nil, errors.New("running as root and there is no postgres user to own the cluster")
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		c.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		if err := os.Chown(dir, uid, gid); err != nil {
-			c.remove()
-			return nil, err
-		}
-	}
-	initdb := []string{"-D", c.data, "-A", "trust", "-U", "postgres", "-E", "UTF8"}
-	if opts.Fast {
-		initdb = append(initdb, "--no-sync")
-	}
-	if err := c.run(ctx, "initdb", initdb...); err != nil {
-		c.remove()
-		return nil, err
-	}
-	port, err := freePort()
-	if err != nil {
-		c.remove()
-		return nil, err
-	}
-	settings := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir)
-	if opts.Fast {
-		settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-	}
-	if opts.MaxConnections > 0 {
-		settings += fmt.Sprintf(" -c max_connections=%d", opts.MaxConnections)
-	}
-	if err := c.run(ctx, "pg_ctl", "-D", c.data, "-o", settings, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		c.remove()
-		return nil, fmt.Errorf("%v; server log: %s", err, log)
-	}
-	c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	return c, nil
+	cred      *credential // the owner the programs run as; nil: this process
 }
 
 // Stop stops the cluster at once (its data is thrown away) and removes its
@@ -112,20 +59,10 @@ func (c *Cluster) Stop() error {
 
 func (c *Cluster) remove() { os.RemoveAll(c.Dir) }
 
-// run runs one of the cluster's programs as the cluster's owner, for two
-// minutes at most.
-func (c *Cluster) run(ctx context.Context, name string, args ...string) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, name), args...)
-	cmd.Dir = c.Dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: %v: %s", name, err, out)
-	}
-	return nil
-}
+const (
+	dirPrefix = "memory-pg-"
+	ownerFile = "owner.pid" // the pid of the process that started the cluster
+)
 
 // binDir finds the newest PostgreSQL's binaries.
 func binDir() (string, error) {
