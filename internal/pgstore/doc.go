@@ -63,5 +63,9 @@
 //
 // Caveats: a Store that fell more than 4096 writes behind reads the whole
 // memory, which takes about a second per 100k entities (see the
-// benchmarks).
+// benchmarks). Rows keep graph order by their sequence numbers, which only
+// grow, so an edit that changes a name where it stands (rename and merge,
+// from the commands and the web page; no tool does) writes again every row
+// after it, and the other Stores then read the memory whole: correct, but
+// seconds at 100k entities for a rename near the start.
 package pgstore
