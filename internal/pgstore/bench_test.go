@@ -150,3 +150,25 @@ func BenchmarkFirstView(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRename renames the entity in the middle of the graph order (and
+// back, turn by turn) and lets the other store catch up: a rename writes
+// again every row after the entity, which the other store then reads whole
+// (see the package's caveats).
+func BenchmarkRename(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			a, other, name := benchMemory(b, n)
+			from, to := name, name+" (renamed)"
+			for b.Loop() {
+				if _, err := a.Update(ctx, func(g *graph.Graph) error { _, err := g.Rename(from, to); return err }); err != nil {
+					b.Fatal(err)
+				}
+				if err := other.View(func(*graph.Graph) {}); err != nil {
+					b.Fatal(err)
+				}
+				from, to = to, from
+			}
+		})
+	}
+}

@@ -62,7 +62,9 @@ func (s *Store) readDelta(ctx context.Context, tx pgx.Tx, from, rev int64) (*del
 // by hand or by a bug, but the whole read is always right.
 var errDelta = errors.New("the changes do not fit the graph held")
 
-// apply brings st to the delta's revision: removed rows are deleted from
+// apply brings st to the delta's revision: a row written in the place of a
+// removed one (the same seq: a name changed where it stands) renames the
+// entity, which carries its relations; other removed rows are deleted from
 // the graph, rows written in place (an entity's observations changed) are
 // changed in place, and new rows (their seq beyond every row st knows) are
 // added at the end, so graph order stays the database's. Afterwards st's
@@ -70,24 +72,51 @@ var errDelta = errors.New("the changes do not fit the graph held")
 // is then unusable.
 func (d *delta) apply(st *state) error {
 	g := st.g
+	f := jsonl.Decode(d.ents.buf)
+	ents := f.Graph.Entities()
+	if len(ents) != len(d.ents.seqs) || len(f.Unreadable) > 0 {
+		return fmt.Errorf("%w: changed entity rows do not decode", errDelta)
+	}
+	f = jsonl.Decode(d.rels.buf)
+	rels := f.Graph.Relations()
+	if len(rels) != len(d.rels.seqs) || len(f.Unreadable) > 0 || len(f.Graph.Entities()) > 0 {
+		return fmt.Errorf("%w: changed relation rows do not decode", errDelta)
+	}
+	renamedEnts := replacedSeqs(st.ents.rows, d.removedEnts, d.ents.seqs)
+	renamedRels := replacedSeqs(st.rels.rows, d.removedRels, d.rels.seqs)
+
 	// Removals.
-	if gone := removeSeqs(&st.rels, d.removedRels); len(gone) > 0 {
+	if gone := removeSeqs(&st.rels, d.removedRels, renamedRels); len(gone) > 0 {
 		rels := make([]graph.Relation, len(gone))
 		for i, k := range gone {
 			rels[i] = graph.Relation{From: k.from, To: k.to, RelationType: k.relationType}
 		}
 		g.DeleteRelations(rels)
 	}
-	if gone := removeSeqs(&st.ents, d.removedEnts); len(gone) > 0 {
+	if gone := removeSeqs(&st.ents, d.removedEnts, renamedEnts); len(gone) > 0 {
 		g.DeleteEntities(gone)
 	}
 
-	// Entities written: in place or new.
-	f := jsonl.Decode(d.ents.buf)
-	ents := f.Graph.Entities()
-	if len(ents) != len(d.ents.seqs) || len(f.Unreadable) > 0 {
-		return fmt.Errorf("%w: changed entity rows do not decode", errDelta)
+	// Renames, which carry the relations; their rows then take the new
+	// keys (and lines, below).
+	for i, e := range ents {
+		if !renamedEnts[d.ents.seqs[i]] {
+			continue
+		}
+		j, _ := findSeq(st.ents.rows, d.ents.seqs[i])
+		if _, err := g.Rename(st.ents.rows[j].key, e.Name); err != nil {
+			return fmt.Errorf("%w: renaming %q: %v", errDelta, st.ents.rows[j].key, err)
+		}
+		st.ents.rows[j].key = e.Name
 	}
+	for i, r := range rels {
+		if renamedRels[d.rels.seqs[i]] {
+			j, _ := findSeq(st.rels.rows, d.rels.seqs[i])
+			st.rels.rows[j].key = relationKey{r.From, r.To, r.RelationType}
+		}
+	}
+
+	// Entities written: in place or new.
 	for i, e := range ents {
 		seq, line := d.ents.seqs[i], d.ents.line(i)
 		if j, ok := findSeq(st.ents.rows, seq); ok {
@@ -117,14 +146,15 @@ func (d *delta) apply(st *state) error {
 		st.ents.rows = append(st.ents.rows, row[string]{e.Name, seq, line})
 	}
 
-	// Relations written: only ever new (a relation never changes).
-	f = jsonl.Decode(d.rels.buf)
-	rels := f.Graph.Relations()
-	if len(rels) != len(d.rels.seqs) || len(f.Unreadable) > 0 || len(f.Graph.Entities()) > 0 {
-		return fmt.Errorf("%w: changed relation rows do not decode", errDelta)
-	}
+	// Relations written: renamed in place (above), or new (a relation
+	// never changes otherwise).
 	for i, r := range rels {
 		seq, line := d.rels.seqs[i], d.rels.line(i)
+		if renamedRels[seq] {
+			j, _ := findSeq(st.rels.rows, seq)
+			st.rels.rows[j].line = line
+			continue
+		}
 		if n := len(st.rels.rows); n > 0 && st.rels.rows[n-1].seq >= seq {
 			return fmt.Errorf("%w: a relation changed or was added inside the graph order", errDelta)
 		}
@@ -156,14 +186,32 @@ func (d *delta) apply(st *state) error {
 	return nil
 }
 
-// removeSeqs drops t's rows with the given seqs and returns their keys.
-func removeSeqs[K comparable](t *table[K], seqs []int64) []K {
+// replacedSeqs returns the seqs of rows that were removed and whose seq a
+// row written since took: a name changed where it stands.
+func replacedSeqs[K comparable](rows []row[K], removed, written []int64) map[int64]bool {
+	if len(removed) == 0 || len(written) == 0 {
+		return nil
+	}
+	out := make(map[int64]bool)
+	for _, q := range removed {
+		if _, known := findSeq(rows, q); known {
+			if _, again := slices.BinarySearch(written, q); again {
+				out[q] = true
+			}
+		}
+	}
+	return out
+}
+
+// removeSeqs drops t's rows with the given seqs, but those in keep, and
+// returns their keys.
+func removeSeqs[K comparable](t *table[K], seqs []int64, keep map[int64]bool) []K {
 	if len(seqs) == 0 {
 		return nil
 	}
 	drop := make(map[int64]bool, len(seqs))
 	for _, q := range seqs {
-		if _, ok := findSeq(t.rows, q); ok {
+		if _, ok := findSeq(t.rows, q); ok && !keep[q] {
 			drop[q] = true
 		}
 	}

@@ -68,9 +68,16 @@ func TestRandomWrites(t *testing.T) {
 			}
 		},
 	}
+	// A name changed where it stands, its relations following: one edit
+	// per write, as the commands and the web page make it.
+	rename := func(g *graph.Graph) { g.Rename(name(), name()) }
 	for step := range 300 {
 		w := stores[r.IntN(2)]
 		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+			if r.IntN(6) == 0 {
+				rename(g)
+				return nil
+			}
 			for range 1 + r.IntN(4) {
 				ops[r.IntN(len(ops))](g)
 			}
@@ -141,5 +148,65 @@ func TestCatchUpAfterPruning(t *testing.T) {
 	}
 	if whole, delta := behind.Reads(); whole != 2 || delta != 1 {
 		t.Errorf("reads: %d whole, %d changes; want 2 and 1", whole, delta)
+	}
+}
+
+// A rename writes only the renamed entity's row and those of its relations,
+// which keep their places, and another store catches up by reading just
+// those; a merge is right too (the other store may read it whole).
+func TestRenameAndMergeKeepTheRest(t *testing.T) {
+	open := openMemory(t)
+	a, b := open(t), open(t)
+	if _, err := a.Update(ctx, func(g *graph.Graph) error {
+		var ents []graph.Entity
+		for i := range 50 {
+			ents = append(ents, graph.Entity{Name: fmt.Sprint("e", i), EntityType: "t", Observations: []string{fmt.Sprint("o", i)}})
+		}
+		g.CreateEntities(ents)
+		var rels []graph.Relation
+		for i := range 49 {
+			rels = append(rels, graph.Relation{From: fmt.Sprint("e", i), To: fmt.Sprint("e", i+1), RelationType: "next"})
+		}
+		_, err := g.CreateRelations(rels)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dump(t, b)
+	c := admin(t)
+	rows := func() (n int64) {
+		t.Helper()
+		err := c.QueryRow(ctx, `SELECT (SELECT count(*) FROM memory_entities e JOIN memories m ON m.id = e.memory_id WHERE m.name = $1 AND e.rev = m.revision)
+			+ (SELECT count(*) FROM memory_relations r JOIN memories m ON m.id = r.memory_id WHERE m.name = $1 AND r.rev = m.revision)`, a.Name()).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := a.Update(ctx, func(g *graph.Graph) error { _, err := g.Rename("e10", "ten"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(); n != 3 {
+		t.Errorf("the rename wrote %d rows, want 3 (the entity and its two relations)", n)
+	}
+	wholeBefore, _ := b.Reads()
+	if got, want := dump(t, b), dump(t, a); got != want {
+		t.Fatalf("after the rename the other store holds\n%s\nwant\n%s", got, want)
+	}
+	if whole, _ := b.Reads(); whole != wholeBefore {
+		t.Errorf("the other store read the memory whole to catch up with a rename")
+	}
+	if got, want := dump(t, open(t)), dump(t, a); got != want {
+		t.Fatalf("after the rename the database holds\n%s\nwant\n%s", got, want)
+	}
+
+	if _, err := a.Update(ctx, func(g *graph.Graph) error { _, err := g.Merge("e20", "ten"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dump(t, b), dump(t, a); got != want {
+		t.Fatalf("after the merge the other store holds\n%s\nwant\n%s", got, want)
+	}
+	if got, want := dump(t, open(t)), dump(t, a); got != want {
+		t.Fatalf("after the merge the database holds\n%s\nwant\n%s", got, want)
 	}
 }

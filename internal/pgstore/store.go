@@ -441,12 +441,15 @@ type row[K comparable] struct {
 // that differs is a change, and items beyond the end of t are new. Unchanged
 // lines are usually the very slice the graph caches, so the walk costs a
 // pointer comparison per item and no hashing. Only from the first
-// disagreement on (something was deleted, or deleted and created again) are
-// the remaining rows looked up by key: an item is new when its key is
-// unknown, and moved when its known seq is not above its predecessor's (it
-// was deleted and created again within the mutation); both get the next
-// sequence numbers, so the database keeps graph order. Known keys no item
-// has are deleted.
+// disagreement on (something was deleted, or deleted and created again, or
+// renamed) are the remaining rows looked up by key: an item is new when its
+// key is unknown, and moved when its known seq is not above its
+// predecessor's (it was deleted and created again within the mutation).
+// Known keys no item has are deleted. A new item at the position of a row
+// that is deleted, with rows after it that stay, takes that row's seq when
+// it is above its predecessor's: that is a name changed where it stands
+// (rename, merge), and keeping its place keeps every row after it. Otherwise new and moved items get the
+// next sequence numbers, so the database keeps graph order.
 func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lineOf func(T) []byte, hash func(K) []byte, next *int64) changes {
 	var ch changes
 	i, n := 0, min(len(items), len(t.rows))
@@ -470,15 +473,34 @@ func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lin
 		if i > 0 {
 			last = t.rows[i-1].seq
 		}
-		t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
+		// A row whose key no item has any more leaves its seq free for a
+		// new item at its very position.
+		keep := make(map[K]bool, len(items)-i)
 		for _, it := range items[i:] {
+			keep[keyOf(it)] = true
+		}
+		old := slices.Clone(t.rows[i:])
+		// keptAfter[p]: a row after old[p] stays, so taking old[p]'s seq
+		// saves writing it again (at the end, a new seq costs nothing).
+		keptAfter := make([]bool, len(old)+1)
+		for p := len(old) - 1; p >= 0; p-- {
+			keptAfter[p] = keptAfter[p+1] || (p+1 < len(old) && keep[old[p+1].key])
+		}
+		t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
+		for p, it := range items[i:] {
 			k, line := keyOf(it), lineOf(it)
 			r, ok := rest[k]
 			delete(rest, k)
+			inPlace := p < len(old) && !keep[old[p].key] && old[p].seq > last && keptAfter[p]
 			switch {
 			case ok && r.seq > last && bytes.Equal(r.line, line):
 			case ok && r.seq > last:
 				r.line = line
+				ch.write(hash(k), r.seq, line)
+			case !ok && inPlace:
+				// In the place of a row that goes: the seq stays in
+				// order, and rows after it keep theirs.
+				r = row[K]{key: k, seq: old[p].seq, line: line}
 				ch.write(hash(k), r.seq, line)
 			default:
 				if ok {
