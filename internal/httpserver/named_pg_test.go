@@ -11,9 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
-	"github.com/kgmemory/mcp-server-memory/internal/server"
 )
 
 func init() { runTests = pgtest.Main }
@@ -31,12 +31,12 @@ func TestNamedMemoriesInPostgreSQL(t *testing.T) {
 	t.Cleanup(db.Close)
 	a, b, refused := pgtest.MemoryName(t), pgtest.MemoryName(t), pgtest.MemoryName(t)
 	tokens := tokTwo + " " + a + "," + b + " write\n" + tokRead + " " + a + "," + b + " read\n" + tokAlpha + " " + refused + "x write\n"
-	ns := startNamedWith(t, tokens, func(ctx context.Context, name string) (*server.Server, error) {
+	ns := startNamedWith(t, tokens, func(ctx context.Context, name string) (httpserver.Memory, error) {
 		store, err := db.Memory(ctx, name)
 		if err != nil {
-			return nil, err
+			return httpserver.Memory{}, err
 		}
-		return server.New(store, server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: t.Logf}), nil
+		return memoryOf(store, name, t.Logf), nil
 	})
 	readGraph := func(cs *mcp.ClientSession) string {
 		t.Helper()

@@ -19,9 +19,12 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
+	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
 // Three tokens: one writes to alpha only, one reads every memory, one
@@ -55,9 +58,19 @@ func startNamed(t *testing.T, tokens string) *namedServer {
 	return startNamedWith(t, tokens, nil)
 }
 
+// memoryOf is memory name on store as the binary serves it: its MCP server
+// and its web page sharing the store.
+func memoryOf(store graph.Store, name string, logf func(string, ...any)) httpserver.Memory {
+	shared := sharedstore.New(store)
+	return httpserver.Memory{
+		Server: server.New(shared.Part(), server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: logf}),
+		Page:   ui.NewHandler(shared.Part(), "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: watchEvery, Logf: logf}),
+	}
+}
+
 // startNamedWith serves named memories that open opens, or files in the
 // memories directory when open is nil.
-func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, name string) (*server.Server, error)) *namedServer {
+func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, name string) (httpserver.Memory, error)) *namedServer {
 	t.Helper()
 	root := t.TempDir()
 	ns := &namedServer{root: root, dir: filepath.Join(root, "memories"), tokens: filepath.Join(root, "tokens")}
@@ -73,9 +86,9 @@ func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, 
 	}
 	ns.logs = testlog.OnFailure(t, "server log")
 	if open == nil {
-		open = func(_ context.Context, name string) (*server.Server, error) {
+		open = func(_ context.Context, name string) (httpserver.Memory, error) {
 			store := filestore.Open(filepath.Join(ns.dir, name+".jsonl"), filestore.Options{Logf: ns.logs.Printf})
-			return server.New(store, server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: ns.logs.Printf}), nil
+			return memoryOf(store, name, ns.logs.Printf), nil
 		}
 	}
 	hs, err := httpserver.New(nil, httpserver.Config{Addr: "127.0.0.1:0", Logf: ns.logs.Printf, Tokens: ns.file, Memories: open})
@@ -462,13 +475,13 @@ func TestNamedMemoriesDefault(t *testing.T) {
 func TestNamedMemoriesOpenFailure(t *testing.T) {
 	var mu sync.Mutex
 	fail := true
-	ns := startNamedWith(t, teamTokens, func(_ context.Context, name string) (*server.Server, error) {
+	ns := startNamedWith(t, teamTokens, func(_ context.Context, name string) (httpserver.Memory, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if fail {
-			return nil, fmt.Errorf("the database is away")
+			return httpserver.Memory{}, fmt.Errorf("the database is away")
 		}
-		return server.New(filestore.Open(filepath.Join(t.TempDir(), name+".jsonl"), filestore.Options{}), server.Options{Memory: name}), nil
+		return memoryOf(filestore.Open(filepath.Join(t.TempDir(), name+".jsonl"), filestore.Options{}), name, t.Logf), nil
 	})
 	if code, body := rawStatus(t, ns.addr, "/mcp/alpha", "Bearer "+tokAlpha); code != http.StatusServiceUnavailable || strings.Contains(body, "database") {
 		t.Errorf("%d %q, want 503 saying nothing of the cause", code, body)
