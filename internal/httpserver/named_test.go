@@ -143,25 +143,40 @@ func (ns *namedServer) files(t *testing.T) []string {
 // client-side cleaning) and returns the status and body.
 func rawStatus(t *testing.T, addr, path, authorization string) (int, string) {
 	t.Helper()
+	var header []string
+	if authorization != "" {
+		header = []string{"Authorization", authorization}
+	}
+	header = append(header, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	resp, body := rawRequest(t, addr, http.MethodPost, path, string(initialize), header...)
+	return resp.StatusCode, body
+}
+
+// rawRequest sends a request for path exactly as written (no client-side
+// cleaning), with the headers given as name, value pairs, and returns the
+// response and its body.
+func rawRequest(t *testing.T, addr, method, path, body string, header ...string) (*http.Response, string) {
+	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	auth := ""
-	if authorization != "" {
-		auth = "Authorization: " + authorization + "\r\n"
+	var req strings.Builder
+	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nConnection: close\r\n", method, path, addr, len(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		fmt.Fprintf(&req, "%s: %s\r\n", header[i], header[i+1])
 	}
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
-		path, addr, auth, len(initialize), initialize)
+	fmt.Fprintf(&req, "\r\n%s", body)
+	io.WriteString(conn, req.String())
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
-		t.Fatalf("POST %q: %v", path, err)
+		t.Fatalf("%s %q: %v", method, path, err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
 
 // TestNamedMemoriesGrants tries every token on every memory, reading and
