@@ -167,7 +167,7 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	case named && cfg.Token != "":
 		return nil, errors.New("both a tokens file and a single HTTP token are set; use one")
 	case named && cfg.Page != nil:
-		return nil, errors.New("httpserver: the web page needs a single token; there is none with a tokens file")
+		return nil, errors.New("httpserver: with a tokens file each memory has its own page (Memory.Page at /page/NAME/), and Config.Page is not used")
 	case !named && mem == nil:
 		return nil, errors.New("httpserver: no memory to serve")
 	}

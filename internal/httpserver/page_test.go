@@ -286,28 +286,7 @@ func TestNamedPageRevoked(t *testing.T) {
 	cookie := firstVisit(t, ns, "beta", tokRead)
 	events := func(credential ...string) <-chan struct{} {
 		t.Helper()
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ns.base+pagePath("beta", "api/events"), nil)
-		req.Header.Set(credential[0], credential[1])
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("the page's events: %d", resp.StatusCode)
-		}
-		lines := bufio.NewScanner(resp.Body)
-		if !lines.Scan() || lines.Text() != ": connected" {
-			t.Fatalf("the page's events: %q", lines.Text())
-		}
-		ended := make(chan struct{})
-		go func() {
-			defer close(ended)
-			defer resp.Body.Close()
-			for lines.Scan() {
-			}
-		}()
+		_, ended := openPageEvents(t, ns, "beta", credential...)
 		return ended
 	}
 	revoked := events("Cookie", cookie.Name+"="+cookie.Value)
@@ -340,4 +319,44 @@ func TestNamedPageRevoked(t *testing.T) {
 	if resp, _ := rawRequest(t, ns.addr, http.MethodGet, pagePath("beta", "?token="+tokRead), ""); resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
 		t.Errorf("a revoked token's first visit: %d, cookies %v", resp.StatusCode, resp.Cookies())
 	}
+}
+
+// openPageEvents opens memory's page's live-update stream with the
+// credential given as a header name and value, and returns a channel that
+// receives each change announced and one closed when the stream ends.
+func openPageEvents(t *testing.T, ns *namedServer, memory string, credential ...string) (changes <-chan struct{}, ended <-chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ns.base+pagePath(memory, "api/events"), nil)
+	req.Header.Set(credential[0], credential[1])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the page's events: %d", resp.StatusCode)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	if !lines.Scan() || lines.Text() != ": connected" {
+		t.Fatalf("the page's events: %q", lines.Text())
+	}
+	changed, done := make(chan struct{}, 100), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer resp.Body.Close()
+		for lines.Scan() {
+			if lines.Text() == "event: change" {
+				changed <- struct{}{}
+			}
+		}
+	}()
+	return changed, done
+}
+
+// pageEvents is the changes announced on memory's page opened with token.
+func pageEvents(t *testing.T, ns *namedServer, memory, token string) <-chan struct{} {
+	t.Helper()
+	changes, _ := openPageEvents(t, ns, memory, "Authorization", "Bearer "+token)
+	return changes
 }
