@@ -12,7 +12,10 @@
 // Security: every request must carry the secret as the first segment of its
 // path (the page lives at /SECRET/ and uses relative URLs only, so the
 // secret never leaves the origin; Referrer-Policy keeps it out of Referer
-// headers), or, beside MCP under --http, the HTTP token (Options.Token). A request that changes the memory must be a same-origin POST of
+// headers), or, beside MCP under --http, the HTTP token (Options.Token),
+// or, for a team's named memory, the grant that the HTTP server in front
+// checked, which tells the page through Options.MayEdit whether a request
+// may edit. A request that changes the memory must be a same-origin POST of
 // JSON: Origin, when sent, must be the page's own, Sec-Fetch-Site, when
 // sent, "same-origin", and no CORS header is ever sent, so no page of
 // another origin can change the memory.
