@@ -3,6 +3,7 @@ package httpserver
 import (
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"strings"
 
@@ -65,6 +66,15 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		if len(q) > 0 {
 			target += "?" + q.Encode()
 		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+			// A link on another site (a team's chat, a wiki): a browser
+			// sends no SameSite=Strict cookie anywhere along a redirect
+			// chain that another site started, so a 303 would land on
+			// 401. A page of ours that moves on by itself starts a
+			// navigation of this site, which carries the cookie.
+			moveOn(w, target)
+			return
+		}
 		http.Redirect(w, r, target, http.StatusSeeOther)
 		return
 	}
@@ -78,6 +88,20 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		}
 		return http.StripPrefix(pagePrefix+name, ep.page)
 	})
+}
+
+// moveOn answers with a page that goes on to target (a path of this site)
+// at once, with no script (the pages' Content-Security-Policy allows none
+// inline) and no Referer carrying the token.
+func moveOn(w http.ResponseWriter, target string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'")
+	u := html.EscapeString(target)
+	fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=%s"><title>Memory</title><a href="%s">Open the memory's page</a>`+"\n", u, u)
 }
 
 // pageCheck returns the check of the credential a page request carries,

@@ -261,7 +261,8 @@ func TestNamedPageCrossOriginEdit(t *testing.T) {
 }
 
 // TestNamedPageRedirects: /page/NAME goes to /page/NAME/ once granted; a
-// first visit below the page keeps its path and other parameters.
+// first visit below the page keeps its path and other parameters; a first
+// visit from another site's link moves on without a redirect.
 func TestNamedPageRedirects(t *testing.T) {
 	ns := startNamed(t, teamTokens)
 	resp, _ := rawRequest(t, ns.addr, http.MethodGet, "/page/alpha", "", "Authorization", "Bearer "+tokAlpha)
@@ -275,6 +276,16 @@ func TestNamedPageRedirects(t *testing.T) {
 	resp, _ = rawRequest(t, ns.addr, http.MethodGet, "/page/alpha/api/search?q=x&token="+tokAlpha, "")
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/page/alpha/api/search?q=x" {
 		t.Errorf("a first visit below the page: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	// From a link on another site: a page that moves on by itself (a
+	// redirect would carry no SameSite=Strict cookie), naming no token.
+	resp, body := rawRequest(t, ns.addr, http.MethodGet, "/page/alpha/?token="+tokAlpha, "", "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode", "navigate")
+	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 1 || resp.Cookies()[0].Value != access.CookieValue(tokAlpha) ||
+		!strings.Contains(body, `<meta http-equiv="refresh" content="0; url=/page/alpha/">`) || strings.Contains(body, tokAlpha) || resp.Header.Get("Referrer-Policy") != "no-referrer" {
+		t.Errorf("a first visit from another site: %d %v %q", resp.StatusCode, resp.Cookies(), body)
+	}
+	if resp, body := rawRequest(t, ns.addr, http.MethodGet, "/page/alpha/?token="+tokNone, "", "Sec-Fetch-Site", "cross-site"); resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+		t.Errorf("an ungranted first visit from another site: %d %q", resp.StatusCode, body)
 	}
 }
 

@@ -3,6 +3,8 @@ package ui
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -149,4 +151,43 @@ func TestTeamPageInChromium(t *testing.T) {
 	do(t, rctx, "laptop", chromedp.EmulateViewport(1280, 800))
 	shot := filepath.Join(t.ArtifactDir(), "team-reader.png")
 	screenshot(t, rctx, shot, 1280, 800)
+}
+
+// waitAcross is waitFor across navigations the page starts by itself: an
+// evaluation that a navigation interrupts is tried again.
+func waitAcross(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr)); err == nil && ok {
+			return
+		}
+	}
+	body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	t.Fatalf("waiting for %s (%s)\npage text:\n%s", what, expr, body)
+}
+
+// TestTeamPageFromALink follows a link to a team memory's page with its
+// token from a page of another site, as from a team's chat: the browser
+// sends no SameSite=Strict cookie along a redirect another site started,
+// so the first visit must still land on the page, its address without the
+// token.
+func TestTeamPageFromALink(t *testing.T) {
+	ctx := browser(t)
+	base, _ := serveTeam(t, seedMemory)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><a id="link" href="`+base+`/page/team/?token=`+teamReader+`">our memory</a>`)
+	})}
+	go chat.Serve(ln)
+	t.Cleanup(func() { chat.Close() })
+	// localhost and 127.0.0.1 are two sites.
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	do(t, ctx, "open the chat", chromedp.Navigate("http://localhost:"+port+"/"))
+	do(t, ctx, "follow the link", chromedp.Click(chromedp.CSS("#link")))
+	waitAcross(t, ctx, "the page, read only", textHas("#count", "5 entities")+` && !document.querySelector("#mode").hidden`)
+	waitAcross(t, ctx, "the address without the token", `location.href === `+js(base+"/page/team/"))
 }
