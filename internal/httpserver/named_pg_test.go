@@ -148,4 +148,18 @@ func TestNamedPageInPostgreSQL(t *testing.T) {
 	if slices.Contains(names, "by-reader") {
 		t.Errorf("the reader's refused edit is in the memory: %v", names)
 	}
+	// A page nobody was granted opens no memory: no row.
+	ungranted := pgtest.MemoryName(t)
+	for _, token := range []string{tokTwo, tokRead} {
+		if resp, _ := rawRequest(t, ns.addr, http.MethodGet, pagePath(ungranted, "?token="+token), ""); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("an ungranted memory's page: %d, want 403", resp.StatusCode)
+		}
+	}
+	memories, err := db.Memories(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(memories, ungranted) || !slices.Contains(memories, a) {
+		t.Errorf("memories %v: want %s, and not the ungranted %s", memories, a, ungranted)
+	}
 }
