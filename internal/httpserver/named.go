@@ -20,7 +20,8 @@ import (
 // the same body, so no answer tells whether a memory exists. Only a
 // request with no Authorization header at all gets 401, the same for every
 // path. A memory is opened (its file or row created) only after a grant
-// for it passed.
+// for it passed. Memory NAME's web page, at /page/NAME/, passes the same
+// gate (admit; page.go).
 //
 // The grant's level reaches the tool handlers as the go-sdk's
 // RequestExtra.TokenInfo, which the go-sdk takes from the HTTP request's
@@ -32,8 +33,8 @@ const (
 	namedUnauthorized = "Unauthorized: send a token as Authorization: Bearer <token> (a memory's web page: open /page/NAME/?token=<token> once)\n"
 )
 
-// grantKey carries the grant admit checked, a grant, to the token verifier
-// that hands it to the go-sdk and to the memory's page (MayEdit).
+// grantKey carries the grant that admit passed (a grant) to the go-sdk's
+// token verifier (grantedLevel) and to the memory's page (MayEdit).
 type grantKey struct{}
 
 type grant struct {
@@ -171,6 +172,9 @@ func (s *Server) endpoint(ctx context.Context, name string) (*endpoint, error) {
 		return ep, nil
 	}
 	mem, err := s.cfg.Memories(ctx, name)
+	if err == nil && mem.Server == nil {
+		err = errors.New("Config.Memories returned no server")
+	}
 	if err != nil {
 		return nil, err
 	}
