@@ -42,7 +42,8 @@ Usage:
   mcp-server-memory --http ADDR  serve MCP Streamable HTTP at http://ADDR/mcp
   mcp-server-memory --http ADDR --tokens FILE --memories DIR
                                  serve named memories to a team: memory NAME
-                                 at http://ADDR/mcp/NAME ("default" at /mcp)
+                                 at http://ADDR/mcp/NAME ("default" at /mcp),
+                                 its page at http://ADDR/page/NAME/
   mcp-server-memory --version    print the version
   mcp-server-memory --help       print this help
 

@@ -12,14 +12,18 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
+	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
 // Named memories (SPEC §11): --http with --tokens FILE serves memory NAME
-// at /mcp/NAME and the memory "default" at /mcp, each from DIR/NAME.jsonl
-// (--memories DIR) or from the database of MEMORY_DATABASE_URL.
+// at /mcp/NAME and the memory "default" at /mcp, and memory NAME's web page
+// at /page/NAME/, each from DIR/NAME.jsonl (--memories DIR) or from the
+// database of MEMORY_DATABASE_URL.
 
 // namedFlagsProblem checks how --tokens and --memories combine with the
 // other options, and returns the usage error, or "".
@@ -76,11 +80,19 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 		logger.Print(err)
 		return 2
 	}
-	serverOpts := func(name string) server.Options {
-		return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: c.watch, AnswerLimit: c.answerLimit, Memory: name}
+	// A memory's MCP server and its web page share its store, each hearing
+	// the other's writes (as under --http with one memory).
+	memory := func(store graph.Store, name string) httpserver.Memory {
+		shared := sharedstore.New(store)
+		return httpserver.Memory{
+			Server: server.New(shared.Part(), server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: c.watch, AnswerLimit: c.answerLimit, Memory: name}),
+			// "memory NAME", not the file's path: the page is for the team,
+			// the server's directories are not.
+			Page: ui.NewHandler(shared.Part(), "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: c.watch, Logf: logger.Printf}),
+		}
 	}
 	var (
-		open  func(ctx context.Context, name string) (*server.Server, error)
+		open  func(ctx context.Context, name string) (httpserver.Memory, error)
 		where string
 	)
 	if c.memories != "" {
@@ -97,9 +109,8 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 			logger.Print("MEMORY_FILE_PATH is not used: --memories is set")
 		}
 		where = "memory files NAME.jsonl in " + dir
-		open = func(_ context.Context, name string) (*server.Server, error) {
-			store := filestore.Open(filepath.Join(dir, name+".jsonl"), filestore.Options{Logf: logger.Printf, Lock: c.lock})
-			return server.New(store, serverOpts(name)), nil
+		open = func(_ context.Context, name string) (httpserver.Memory, error) {
+			return memory(filestore.Open(filepath.Join(dir, name+".jsonl"), filestore.Options{Logf: logger.Printf, Lock: c.lock}), name), nil
 		}
 	} else {
 		url := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL"))
@@ -118,12 +129,12 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 			logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
 		}
 		where = "memories in " + desc
-		open = func(ctx context.Context, name string) (*server.Server, error) {
+		open = func(ctx context.Context, name string) (httpserver.Memory, error) {
 			store, err := db.Memory(ctx, name)
 			if err != nil {
-				return nil, err
+				return httpserver.Memory{}, err
 			}
-			return server.New(store, serverOpts(name)), nil
+			return memory(store, name), nil
 		}
 	}
 	var hosts []string
@@ -159,8 +170,8 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 		}
 	}()
 
-	logger.Printf("serving named memories over MCP Streamable HTTP at http://%s/mcp/NAME (the memory %q at /mcp); %d tokens from %s (SIGHUP reads it again); %s",
-		ln.Addr(), access.DefaultMemory, tokens.Len(), c.tokens, where)
+	logger.Printf("serving named memories over MCP Streamable HTTP at http://%s/mcp/NAME (the memory %q at /mcp), memory NAME's page at http://%s/page/NAME/ (open /page/NAME/?token=TOKEN once); %d tokens from %s (SIGHUP reads it again); %s",
+		ln.Addr(), access.DefaultMemory, ln.Addr(), tokens.Len(), c.tokens, where)
 	if err := hs.Serve(ctx, ln); err != nil {
 		logger.Print(err)
 		return 1

@@ -98,7 +98,7 @@ func TestNamedMemoriesBinary(t *testing.T) {
 	cmd.Env = append(os.Environ(), "MEMORY_HTTP_TOKEN=", "MEMORY_DATABASE_URL=", "MEMORY_FILE_PATH=")
 	server := startChild(t, cmd)
 	stderr := server.stderr
-	base := "http://" + waitLog(t, stderr, regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp/NAME`))[1]
+	base := "http://" + waitLog(t, stderr, regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp/NAME .*page at http://127\.0\.0\.1:\d+/page/NAME/`))[1]
 
 	ctx := context.Background()
 	session := func(memory, version, token string) *mcp.ClientSession {
@@ -157,6 +157,26 @@ func TestNamedMemoriesBinary(t *testing.T) {
 			t.Errorf("%s: beta holds alpha's entity: %s", version, g)
 		}
 	}
+	// Memory alpha's page: a first visit with ?token= sets the cookie and
+	// drops the token from the address; the page searches, a write grant
+	// edits, and the page and alpha's MCP clients hear each other.
+	code, _, header := pageCall(t, "GET", base+"/page/alpha/?token="+writer, "")
+	cookie := (&http.Response{Header: header}).Cookies()
+	if code != http.StatusSeeOther || header.Get("Location") != "/page/alpha/" || len(cookie) != 1 || strings.Contains(cookie[0].Value, writer) {
+		t.Fatalf("the first visit to alpha's page: %d to %q, cookies %v", code, header.Get("Location"), cookie)
+	}
+	writerCookie := cookie[0].Name + "=" + cookie[0].Value
+	if code, answer, _ := pageCall(t, "GET", base+"/page/alpha/api/search?q=in-alpha", "", "Cookie", writerCookie); code != http.StatusOK || answer["total"] != 2.0 {
+		t.Errorf("searching alpha's page: %d %v", code, answer)
+	}
+	pageAndMCPHearEachOther(t, base+"/page/alpha", base+"/mcp/alpha", writer, "heard-on-alpha")
+	if code, answer, _ := pageCall(t, "POST", base+"/page/alpha/api/edit", `{"op":"createEntity","entity":"by-reader-page","entityType":"t"}`, "Authorization", "Bearer "+reader); code != http.StatusForbidden || answer["error"] != "this token may only read memory alpha" {
+		t.Errorf("the reader's edit on alpha's page: %d %v", code, answer)
+	}
+	if code, _, _ := pageCall(t, "GET", base+"/page/gamma/?token="+writer, ""); code != http.StatusForbidden {
+		t.Errorf("the writer on gamma's page: %d, want 403", code)
+	}
+
 	if got := status("gamma", writer); got != http.StatusForbidden {
 		t.Errorf("the writer on gamma: %d, want 403", got)
 	}
@@ -185,6 +205,9 @@ func TestNamedMemoriesBinary(t *testing.T) {
 	if got := status("alpha", reader); got != http.StatusOK {
 		t.Errorf("the reader after the reload: %d, want 200", got)
 	}
+	if code, _, _ := pageCall(t, "GET", base+"/page/alpha/api/stats", "", "Cookie", writerCookie); code != http.StatusForbidden {
+		t.Errorf("the revoked writer's page cookie: %d, want 403", code)
+	}
 
 	entries, _ := os.ReadDir(mem)
 	var files []string
@@ -195,8 +218,8 @@ func TestNamedMemoriesBinary(t *testing.T) {
 		t.Errorf("memory files %v, want only alpha.jsonl", files)
 	}
 	data, _ := os.ReadFile(filepath.Join(mem, "alpha.jsonl"))
-	if bytes.Contains(data, []byte("by-reader")) {
-		t.Error("the reader's refused write is in the file")
+	if !bytes.Contains(data, []byte("edited on the page")) || bytes.Contains(data, []byte("by-reader")) {
+		t.Errorf("alpha holds no page edit, or a reader's refused write:\n%s", data)
 	}
 
 	server.stop(t, syscall.SIGTERM)

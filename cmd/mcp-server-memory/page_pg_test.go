@@ -111,7 +111,7 @@ func TestPageOnDatabaseBinary(t *testing.T) {
 			t.Errorf("the entity created through the page is not in the database")
 		}
 	})
-	pageAndMCPHearEachOther(t, base, token, heard)
+	pageAndMCPHearEachOther(t, base, base+"/mcp", token, heard)
 	if _, err := os.Stat(unused); err == nil {
 		t.Errorf("the server wrote %s, though the memory is in the database", unused)
 	}

@@ -59,13 +59,14 @@ func TestPageAndMCPHearEachOther(t *testing.T) {
 	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "MEMORY_HTTP_TOKEN="+token, "MEMORY_DATABASE_URL=")
 	stderr := startChild(t, cmd).stderr
 	base := waitLog(t, stderr, regexp.MustCompile(`the memory's page at (http://127\.0\.0\.1:\d+)/; memory file `))[1]
-	pageAndMCPHearEachOther(t, base, token, "heard")
+	pageAndMCPHearEachOther(t, base, base+"/mcp", token, "heard")
 }
 
-// pageAndMCPHearEachOther checks, on the server at base, that a write
-// through MCP (creating the entity name) reaches the page's event stream and
-// that an edit on the page reaches an MCP subscriber.
-func pageAndMCPHearEachOther(t *testing.T, base, token, name string) {
+// pageAndMCPHearEachOther checks, of the page at base and the MCP endpoint
+// at mcpURL of one memory, that a write through MCP (creating the entity
+// name) reaches the page's event stream and that an edit on the page
+// reaches an MCP subscriber.
+func pageAndMCPHearEachOther(t *testing.T, base, mcpURL, token, name string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -100,7 +101,7 @@ func pageAndMCPHearEachOther(t *testing.T, base, token, name string) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "page", Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(context.Context, *mcp.ResourceUpdatedNotificationRequest) { updates <- struct{}{} },
 	})
-	transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
+	transport := &mcp.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)

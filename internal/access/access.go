@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -55,6 +56,7 @@ const MinTokenLength = 16
 
 type grant struct {
 	digest   [32]byte
+	cookie   [32]byte         // the digest of CookieValue(token)
 	all      Level            // level for every memory ("*")
 	memories map[string]Level // level per named memory
 }
@@ -96,7 +98,7 @@ func Parse(r io.Reader) (*Grants, error) {
 		if !seen {
 			i = len(g.grants)
 			byDigest[d] = i
-			g.grants = append(g.grants, grant{digest: d, memories: map[string]Level{}})
+			g.grants = append(g.grants, grant{digest: d, cookie: sha256.Sum256([]byte(CookieValue(token))), memories: map[string]Level{}})
 		}
 		gr := &g.grants[i]
 		for _, name := range strings.Split(names, ",") {
@@ -121,18 +123,36 @@ func Parse(r io.Reader) (*Grants, error) {
 // ValidName refuses is reached by no token, "*" grants included, so a
 // caller that forgot to validate a name from a URL still opens nothing.
 func (g *Grants) Check(token, memory string) Level {
+	return g.check(sha256.Sum256([]byte(token)), func(gr *grant) *[32]byte { return &gr.digest }, memory)
+}
+
+// CheckCookie tells what the holder of a cookie whose value is
+// CookieValue(token) may do with memory: what token may.
+func (g *Grants) CheckCookie(value, memory string) Level {
+	return g.check(sha256.Sum256([]byte(value)), func(gr *grant) *[32]byte { return &gr.cookie }, memory)
+}
+
+func (g *Grants) check(d [32]byte, of func(*grant) *[32]byte, memory string) Level {
 	if g == nil || ValidName(memory) != nil {
 		return None
 	}
-	d := sha256.Sum256([]byte(token))
 	level := None
 	for i := range g.grants {
 		gr := &g.grants[i]
-		if subtle.ConstantTimeCompare(d[:], gr.digest[:]) == 1 {
+		if subtle.ConstantTimeCompare(d[:], of(gr)[:]) == 1 {
 			level = max(gr.all, gr.memories[memory])
 		}
 	}
 	return level
+}
+
+// CookieValue is what a web page's cookie holds for token (SPEC §9's
+// page of a named memory): a digest, so the cookie never holds the token,
+// and not the token's own SHA-256, which Check compares, so the cookie
+// stands for the token on the pages only, not as a bearer token.
+func CookieValue(token string) string {
+	sum := sha256.Sum256([]byte("mcp-server-memory page\x00" + token))
+	return hex.EncodeToString(sum[:])
 }
 
 // Len reports how many distinct tokens the file grants.
@@ -211,6 +231,12 @@ func (f *File) Reload() error {
 
 // Check tells what token may do with memory under the grants in force.
 func (f *File) Check(token, memory string) Level { return f.cur.Load().Check(token, memory) }
+
+// CheckCookie tells what the holder of a page cookie (CookieValue) may do
+// with memory under the grants in force.
+func (f *File) CheckCookie(value, memory string) Level {
+	return f.cur.Load().CheckCookie(value, memory)
+}
 
 // Len reports how many distinct tokens the grants in force name.
 func (f *File) Len() int { return f.cur.Load().Len() }

@@ -53,6 +53,15 @@ func TestCheck(t *testing.T) {
 		if got := g.Check(c.token, c.memory); got != c.want {
 			t.Errorf("Check(%.8s…, %q) = %v, want %v", c.token, c.memory, got, c.want)
 		}
+		// A page's cookie stands for its token, and for nothing else.
+		if got := g.CheckCookie(CookieValue(c.token), c.memory); got != c.want {
+			t.Errorf("CheckCookie(CookieValue(%.8s…), %q) = %v, want %v", c.token, c.memory, got, c.want)
+		}
+	}
+	for _, token := range []string{alice, bob} {
+		if v := CookieValue(token); strings.Contains(v, token) || g.Check(v, "team") != None || g.CheckCookie(token, "team") != None {
+			t.Errorf("the cookie of %.8s… holds the token, or works as a token, or the token as a cookie", token)
+		}
 	}
 	var none *Grants
 	if none.Check(alice, "team") != None {

@@ -23,8 +23,8 @@
 //     every request that arrives over HTTP).
 //
 // With a tokens file (Config.Tokens) the server serves named memories
-// instead: memory NAME at /mcp/NAME, each behind the grants of the file
-// (named.go).
+// instead: memory NAME at /mcp/NAME and its web page at /page/NAME/, each
+// behind the grants of the file (named.go, page.go).
 //
 // Serve shuts down gracefully when its context ends: it stops accepting,
 // ends event streams, lets in-flight tool calls finish (so every write a
@@ -91,20 +91,34 @@ type Config struct {
 	Logf func(format string, args ...any)
 	// Page, when set, is served at / behind the same Host and Origin
 	// checks: the memory's web page (internal/ui), which checks the token
-	// itself. Its Close ends its event streams at shutdown.
-	Page interface {
-		http.Handler
-		Close()
-	}
+	// itself.
+	Page Page
 	// Tokens, with Memories, serves named memories (SPEC §11): memory
-	// NAME at /mcp/NAME and the memory "default" at /mcp, each reached only
-	// by the tokens the file grants it. It replaces Token; New's mem is
-	// then nil, and there is no Page.
+	// NAME at /mcp/NAME and the memory "default" at /mcp, and memory
+	// NAME's web page at /page/NAME/ (page.go), each reached only by the
+	// tokens the file grants it. It replaces Token; New's mem is then nil,
+	// and there is no Page.
 	Tokens *access.File
-	// Memories returns the server of memory NAME (a name access.ValidName
-	// accepts), the first time a request granted that memory arrives; the
-	// Server keeps it. An error answers that request with 503.
-	Memories func(ctx context.Context, name string) (*server.Server, error)
+	// Memories returns memory NAME (a name access.ValidName accepts), the
+	// first time a request granted that memory arrives; the Server keeps
+	// it. An error answers that request with 503.
+	Memories func(ctx context.Context, name string) (Memory, error)
+}
+
+// Page is a memory's web page (internal/ui's Handler). Its Close ends its
+// event streams at shutdown.
+type Page interface {
+	http.Handler
+	Close()
+}
+
+// Memory is one named memory: its MCP server and, when it has one, its web
+// page. Page learns the grant of each request from MayEdit; the two should
+// share the memory's store (internal/sharedstore), so that each hears the
+// other's writes.
+type Memory struct {
+	Server *server.Server
+	Page   Page
 }
 
 // Server is the memory server on Streamable HTTP.
@@ -132,6 +146,7 @@ type Server struct {
 // protocol generations behind the router.
 type endpoint struct {
 	mem      *server.Server
+	page     Page // the named memory's web page, if any
 	router   *generationRouter
 	activity *sessionActivity
 	handler  http.Handler
@@ -152,7 +167,7 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	case named && cfg.Token != "":
 		return nil, errors.New("both a tokens file and a single HTTP token are set; use one")
 	case named && cfg.Page != nil:
-		return nil, errors.New("httpserver: the web page needs a single token; there is none with a tokens file")
+		return nil, errors.New("httpserver: with a tokens file each memory has its own page (Memory.Page at /page/NAME/), and Config.Page is not used")
 	case !named && mem == nil:
 		return nil, errors.New("httpserver: no memory to serve")
 	}
@@ -210,16 +225,21 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /healthz", healthz)
 	var top http.Handler = mux
 	if named {
-		// Every path under /mcp goes to serveNamed before ServeMux could
-		// clean it ("/mcp/../x" would be redirected): a name that is not a
-		// memory's gets the same 403 as a memory the token does not reach.
-		namedHandler := newHostPolicy(addr, cfg.AllowedHosts).guard(http.HandlerFunc(s.serveNamed))
+		// Every path under /mcp and /page goes to serveNamed and servePage
+		// before ServeMux could clean it ("/mcp/../x" would be redirected):
+		// a name that is not a memory's gets the same 403 as a memory the
+		// token does not reach.
+		policy := newHostPolicy(addr, cfg.AllowedHosts)
+		namedHandler, pageHandler := policy.guard(http.HandlerFunc(s.serveNamed)), policy.guard(http.HandlerFunc(s.servePage))
 		top = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") || strings.HasPrefix(r.URL.EscapedPath(), "/mcp/") {
+			switch {
+			case r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") || strings.HasPrefix(r.URL.EscapedPath(), "/mcp/"):
 				namedHandler.ServeHTTP(w, r)
-				return
+			case isPagePath(r):
+				pageHandler.ServeHTTP(w, r)
+			default:
+				mux.ServeHTTP(w, r)
 			}
-			mux.ServeHTTP(w, r)
 		})
 	} else {
 		ep := s.newEndpoint(mem, nil)
@@ -316,7 +336,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	select {
 	case err := <-served:
 		s.stopStreams()
-		s.closePage()
+		s.closePages()
 		return err
 	case <-ctx.Done():
 	}
@@ -325,9 +345,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-func (s *Server) closePage() {
+// closePages ends the web pages' event streams.
+func (s *Server) closePages() {
 	if s.cfg.Page != nil {
 		s.cfg.Page.Close()
+	}
+	for _, ep := range s.all() {
+		if ep.page != nil {
+			ep.page.Close()
+		}
 	}
 }
 
@@ -346,7 +372,7 @@ func (s *Server) shutdown(hs *http.Server) {
 		return s.every(func(ep *endpoint) bool { return ep.router.calls.Load() == 0 && ep.mem.ToolCalls() == 0 })
 	})
 	s.stopStreams()
-	s.closePage()
+	s.closePages()
 	s.waitFor(ctx, func() bool { return s.every(func(ep *endpoint) bool { return ep.router.requests.Load() == 0 }) })
 	if ctx.Err() != nil {
 		s.cfg.Logf("requests still running after %v; closing connections", s.cfg.ShutdownTimeout)

@@ -20,7 +20,8 @@ import (
 // the same body, so no answer tells whether a memory exists. Only a
 // request with no Authorization header at all gets 401, the same for every
 // path. A memory is opened (its file or row created) only after a grant
-// for it passed.
+// for it passed. Memory NAME's web page, at /page/NAME/, passes the same
+// gate (admit; page.go).
 //
 // The grant's level reaches the tool handlers as the go-sdk's
 // RequestExtra.TokenInfo, which the go-sdk takes from the HTTP request's
@@ -29,12 +30,54 @@ import (
 
 const (
 	namedForbidden    = "Forbidden: this token does not give access to this memory\n"
-	namedUnauthorized = "Unauthorized: send a token as Authorization: Bearer <token>\n"
+	namedUnauthorized = "Unauthorized: send a token as Authorization: Bearer <token> (a memory's web page: open /page/NAME/?token=<token> once)\n"
 )
 
-// levelKey carries the access level checked by serveNamed to the token
-// verifier that hands it to the go-sdk.
-type levelKey struct{}
+// grantKey carries the grant that admit passed (a grant) to the go-sdk's
+// token verifier (grantedLevel) and to the memory's page (MayEdit).
+type grantKey struct{}
+
+type grant struct {
+	memory string
+	level  access.Level
+}
+
+// checkFunc tells what the credential a request carries may do with a
+// memory, under the grants in force when it is called.
+type checkFunc func(memory string) access.Level
+
+// bearerCheck is the check of an Authorization header; nil when there is
+// none.
+func (s *Server) bearerCheck(header string) checkFunc {
+	if header == "" {
+		return nil
+	}
+	token, ok := bearerToken(header)
+	return func(memory string) access.Level {
+		if !ok {
+			return access.None
+		}
+		return s.cfg.Tokens.Check(token, memory)
+	}
+}
+
+// admit is the one gate of named memories, MCP and pages alike: it returns
+// the level check grants memory name, or answers the refusal and returns
+// false. With no credential at all (check nil) the answer is 401, the same
+// for every path; any other refusal is the same 403 with the same body.
+func admit(w http.ResponseWriter, name string, check checkFunc) (access.Level, bool) {
+	if check == nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-server-memory"`)
+		writeFixed(w, http.StatusUnauthorized, namedUnauthorized)
+		return access.None, false
+	}
+	level := check(name) // None for an invalid name
+	if level == access.None || access.ValidName(name) != nil {
+		writeFixed(w, http.StatusForbidden, namedForbidden)
+		return access.None, false
+	}
+	return level, true
+}
 
 func (s *Server) serveNamed(w http.ResponseWriter, r *http.Request) {
 	name := access.DefaultMemory
@@ -43,39 +86,37 @@ func (s *Server) serveNamed(w http.ResponseWriter, r *http.Request) {
 	} else if r.URL.Path != "/mcp" {
 		name = r.URL.Path // "/mcp/..." escaped oddly: refused below
 	}
-	header := r.Header.Get("Authorization")
-	if header == "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-server-memory"`)
-		writeFixed(w, http.StatusUnauthorized, namedUnauthorized)
+	check := s.bearerCheck(r.Header.Get("Authorization"))
+	level, ok := admit(w, name, check)
+	if !ok {
 		return
 	}
-	level := access.None
-	token, ok := bearerToken(header)
-	if ok {
-		level = s.cfg.Tokens.Check(token, name) // None for an invalid name
-	}
-	if level == access.None || access.ValidName(name) != nil {
-		writeFixed(w, http.StatusForbidden, namedForbidden)
-		return
-	}
+	s.serveGranted(w, r, name, level, check, func(ep *endpoint) http.Handler { return ep.handler })
+}
+
+// serveGranted serves r, which admit granted level on memory name, through
+// the handler of the memory's endpoint that pick chooses, opening the
+// memory first if it is not open yet. A reload of the tokens file that
+// revokes the grant (check) ends the request.
+func (s *Server) serveGranted(w http.ResponseWriter, r *http.Request, name string, level access.Level, check checkFunc, pick func(*endpoint) http.Handler) {
 	ep, err := s.endpoint(r.Context(), name)
 	if err != nil {
 		s.cfg.Logf("opening memory %s: %v", name, err)
 		writeFixed(w, http.StatusServiceUnavailable, "Service Unavailable: the memory cannot be opened now; the server's log says why\n")
 		return
 	}
-	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), levelKey{}, level))
+	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), grantKey{}, grant{memory: name, level: level}))
 	defer cancel()
-	defer s.track(&openRequest{token: token, memory: name, cancel: cancel})()
-	ep.handler.ServeHTTP(w, r.WithContext(ctx))
+	defer s.track(&openRequest{check: func() access.Level { return check(name) }, cancel: cancel})()
+	pick(ep).ServeHTTP(w, r.WithContext(ctx))
 }
 
 // openRequest is a request being served, which a revocation ends: a tool
 // call, and above all an event stream, which would otherwise go on for
 // hours.
 type openRequest struct {
-	token, memory string
-	cancel        context.CancelFunc
+	check  func() access.Level // the request's grant, as the tokens file now says
+	cancel context.CancelFunc
 }
 
 // track records r until the returned func is called.
@@ -107,7 +148,7 @@ func (s *Server) ReloadTokens() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for r := range s.open {
-		if s.cfg.Tokens.Check(r.token, r.memory) == access.None {
+		if r.check() == access.None {
 			r.cancel()
 		}
 	}
@@ -131,13 +172,17 @@ func (s *Server) endpoint(ctx context.Context, name string) (*endpoint, error) {
 		return ep, nil
 	}
 	mem, err := s.cfg.Memories(ctx, name)
+	if err == nil && mem.Server == nil {
+		err = errors.New("Config.Memories returned no server")
+	}
 	if err != nil {
 		return nil, err
 	}
-	ep := s.newEndpoint(mem, auth.RequireBearerToken(grantedLevel, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}))
+	ep := s.newEndpoint(mem.Server, auth.RequireBearerToken(grantedLevel, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}))
+	ep.page = mem.Page
 	s.endpoints[name] = ep
 	if s.background != nil {
-		go mem.Watch(s.background)
+		go mem.Server.Watch(s.background)
 	}
 	return ep, nil
 }
@@ -145,7 +190,7 @@ func (s *Server) endpoint(ctx context.Context, name string) (*endpoint, error) {
 // grantedLevel turns the level serveNamed checked into the go-sdk's token
 // information. It runs only after serveNamed, so it never refuses.
 func grantedLevel(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
-	switch level, _ := ctx.Value(levelKey{}).(access.Level); level {
+	switch g, _ := ctx.Value(grantKey{}).(grant); g.level {
 	case access.Write:
 		return &auth.TokenInfo{Scopes: []string{"read", server.ScopeWrite}}, nil
 	case access.Read:

@@ -19,9 +19,12 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
+	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
 // Three tokens: one writes to alpha only, one reads every memory, one
@@ -55,9 +58,19 @@ func startNamed(t *testing.T, tokens string) *namedServer {
 	return startNamedWith(t, tokens, nil)
 }
 
+// memoryOf is memory name on store as the binary serves it: its MCP server
+// and its web page sharing the store.
+func memoryOf(store graph.Store, name string, logf func(string, ...any)) httpserver.Memory {
+	shared := sharedstore.New(store)
+	return httpserver.Memory{
+		Server: server.New(shared.Part(), server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: logf}),
+		Page:   ui.NewHandler(shared.Part(), "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: watchEvery, Logf: logf}),
+	}
+}
+
 // startNamedWith serves named memories that open opens, or files in the
 // memories directory when open is nil.
-func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, name string) (*server.Server, error)) *namedServer {
+func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, name string) (httpserver.Memory, error)) *namedServer {
 	t.Helper()
 	root := t.TempDir()
 	ns := &namedServer{root: root, dir: filepath.Join(root, "memories"), tokens: filepath.Join(root, "tokens")}
@@ -73,9 +86,9 @@ func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, 
 	}
 	ns.logs = testlog.OnFailure(t, "server log")
 	if open == nil {
-		open = func(_ context.Context, name string) (*server.Server, error) {
+		open = func(_ context.Context, name string) (httpserver.Memory, error) {
 			store := filestore.Open(filepath.Join(ns.dir, name+".jsonl"), filestore.Options{Logf: ns.logs.Printf})
-			return server.New(store, server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: ns.logs.Printf}), nil
+			return memoryOf(store, name, ns.logs.Printf), nil
 		}
 	}
 	hs, err := httpserver.New(nil, httpserver.Config{Addr: "127.0.0.1:0", Logf: ns.logs.Printf, Tokens: ns.file, Memories: open})
@@ -130,25 +143,40 @@ func (ns *namedServer) files(t *testing.T) []string {
 // client-side cleaning) and returns the status and body.
 func rawStatus(t *testing.T, addr, path, authorization string) (int, string) {
 	t.Helper()
+	var header []string
+	if authorization != "" {
+		header = []string{"Authorization", authorization}
+	}
+	header = append(header, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	resp, body := rawRequest(t, addr, http.MethodPost, path, string(initialize), header...)
+	return resp.StatusCode, body
+}
+
+// rawRequest sends a request for path exactly as written (no client-side
+// cleaning), with the headers given as name, value pairs, and returns the
+// response and its body.
+func rawRequest(t *testing.T, addr, method, path, body string, header ...string) (*http.Response, string) {
+	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	auth := ""
-	if authorization != "" {
-		auth = "Authorization: " + authorization + "\r\n"
+	var req strings.Builder
+	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nConnection: close\r\n", method, path, addr, len(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		fmt.Fprintf(&req, "%s: %s\r\n", header[i], header[i+1])
 	}
-	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
-		path, addr, auth, len(initialize), initialize)
+	fmt.Fprintf(&req, "\r\n%s", body)
+	io.WriteString(conn, req.String())
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
-		t.Fatalf("POST %q: %v", path, err)
+		t.Fatalf("%s %q: %v", method, path, err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
 }
 
 // TestNamedMemoriesGrants tries every token on every memory, reading and
@@ -462,13 +490,13 @@ func TestNamedMemoriesDefault(t *testing.T) {
 func TestNamedMemoriesOpenFailure(t *testing.T) {
 	var mu sync.Mutex
 	fail := true
-	ns := startNamedWith(t, teamTokens, func(_ context.Context, name string) (*server.Server, error) {
+	ns := startNamedWith(t, teamTokens, func(_ context.Context, name string) (httpserver.Memory, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if fail {
-			return nil, fmt.Errorf("the database is away")
+			return httpserver.Memory{}, fmt.Errorf("the database is away")
 		}
-		return server.New(filestore.Open(filepath.Join(t.TempDir(), name+".jsonl"), filestore.Options{}), server.Options{Memory: name}), nil
+		return memoryOf(filestore.Open(filepath.Join(t.TempDir(), name+".jsonl"), filestore.Options{}), name, t.Logf), nil
 	})
 	if code, body := rawStatus(t, ns.addr, "/mcp/alpha", "Bearer "+tokAlpha); code != http.StatusServiceUnavailable || strings.Contains(body, "database") {
 		t.Errorf("%d %q, want 503 saying nothing of the cause", code, body)

@@ -12,7 +12,10 @@
 // Security: every request must carry the secret as the first segment of its
 // path (the page lives at /SECRET/ and uses relative URLs only, so the
 // secret never leaves the origin; Referrer-Policy keeps it out of Referer
-// headers), or, beside MCP under --http, the HTTP token (Options.Token). A request that changes the memory must be a same-origin POST of
+// headers), or, beside MCP under --http, the HTTP token (Options.Token),
+// or, for a team's named memory, the grant that the HTTP server in front
+// checked, which tells the page through Options.MayEdit whether a request
+// may edit. A request that changes the memory must be a same-origin POST of
 // JSON: Origin, when sent, must be the page's own, Sec-Fetch-Site, when
 // sent, "same-origin", and no CORS header is ever sent, so no page of
 // another origin can change the memory.
@@ -56,6 +59,12 @@ type Options struct {
 	Token string
 	// Authorize, when set, must also accept every request.
 	Authorize func(*http.Request) bool
+	// MayEdit, when set, is asked before every edit, for the page of a
+	// named memory served to a team (SPEC §11): an error (a read-only
+	// grant: "this token may only read memory NAME") refuses the edit with
+	// 403 and its text, and the memory is not touched. The page hides its
+	// edit controls for a request MayEdit refuses.
+	MayEdit func(*http.Request) error
 	// WatchInterval is how often the memory is checked for changes by
 	// other processes while a page is open (a database memory hears them at
 	// once and checks only after losing its connection); 0 means one
@@ -196,6 +205,10 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 			writeError(w, http.StatusForbidden, err.Error())
 			return
 		}
+		if err := h.mayEdit(r); err != nil {
+			writeError(w, http.StatusForbidden, err.Error())
+			return
+		}
 		h.edit(w, r)
 		return
 	}
@@ -206,9 +219,13 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	q := r.URL.Query()
 	switch name {
 	case "stats":
+		readOnly := ""
+		if err := h.mayEdit(r); err != nil {
+			readOnly = err.Error()
+		}
 		h.view(w, func(g *graph.Graph) (any, int) {
 			e, rel := g.Len()
-			return map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit}, 200
+			return map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly}, 200
 		})
 	case "search":
 		query := q.Get("q")
@@ -227,6 +244,14 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	default:
 		writeError(w, http.StatusNotFound, "no such API call")
 	}
+}
+
+// mayEdit asks Options.MayEdit whether r may change the memory.
+func (h *Handler) mayEdit(r *http.Request) error {
+	if h.opts.MayEdit == nil {
+		return nil
+	}
+	return h.opts.MayEdit(r)
 }
 
 // sameOrigin refuses a write that a page of another origin could send: it

@@ -60,6 +60,16 @@ async function edit(body, onDone) {
   }
 }
 
+// showMode hides the edit controls when the server says this page may
+// only read the memory (a read grant on a team's memory); the server
+// refuses such edits whatever the page shows.
+function showMode(stats) {
+  const readOnly = !!stats.readOnly;
+  document.body.classList.toggle("readonly", readOnly);
+  $("mode").hidden = !readOnly;
+  $("mode").title = readOnly ? stats.readOnly : "";
+}
+
 let msgTimer;
 function say(text, error) {
   const m = $("msg");
@@ -163,6 +173,7 @@ async function renderHome() {
   document.title = "Memory";
   try {
     const s = await api("stats");
+    showMode(s);
     $("stats").textContent = `${s.entities} entities and ${s.relations} relations in ${s.where}. Search above, or open an entity from the list.`;
   } catch (e) { say(e.message, true); }
   renderPicture();
@@ -171,10 +182,10 @@ async function renderHome() {
 function observationItem(entity, text) {
   const li = el("li");
   const span = el("span", text, "text");
-  const change = el("button", "Edit", "small");
+  const change = el("button", "Edit", "small edit");
   change.type = "button";
   change.title = "Change this observation";
-  const del = el("button", "Delete", "small danger");
+  const del = el("button", "Delete", "small danger edit");
   del.type = "button";
   del.title = "Delete this observation";
   li.append(span, change, " ", del);
@@ -206,7 +217,7 @@ function relationItem(arrow, r, triple) {
   const a = el("a", r.name);
   a.href = entityHash(r.name);
   if (!r.exists) { a.className = "missing"; a.title = "This entity does not exist"; }
-  const del = el("button", "×", "small danger");
+  const del = el("button", "×", "small danger edit");
   del.type = "button";
   del.title = "Delete this relation";
   del.onclick = async () => { if (await edit({ op: "deleteRelation", ...triple })) render(); };
@@ -373,6 +384,7 @@ function init() {
   search();
   route();
   listen();
+  api("stats").then(showMode, () => {});
 }
 
 init();
