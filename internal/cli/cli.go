@@ -4,8 +4,9 @@
 //
 // With MEMORY_DATABASE_URL set, every command but check works on a memory
 // in PostgreSQL (--memory NAME, default "default") through pgstore.Store,
-// each write one transaction; check works on memory files only. Otherwise every command works on the memory
-// file the server uses (MEMORY_FILE_PATH, or --file), through the same
+// each write one transaction; check works on memory files only. Otherwise
+// every command works on the memory file the server uses
+// (MEMORY_FILE_PATH, or --file), through the same
 // filestore.Store: reads take no lock and see the latest saved file, and
 // every write is one read-modify-write under the file's lock, all or
 // nothing, so the commands are safe while servers run on the same file.
