@@ -97,23 +97,34 @@ func (d *delta) apply(st *state) error {
 		g.DeleteEntities(gone)
 	}
 
-	// Renames, which carry the relations; their rows then take the new
-	// keys (and lines, below).
+	// Renames, which carry the relations; the rows take the new keys (the
+	// entities' here, the relations' below). Several renames may pass
+	// names on (A to B, then C to A), so they go through names no entity
+	// has first.
+	var renames []rename
 	for i, e := range ents {
-		if !renamedEnts[d.ents.seqs[i]] {
-			continue
+		if renamedEnts[d.ents.seqs[i]] {
+			j, _ := findSeq(st.ents.rows, d.ents.seqs[i])
+			renames = append(renames, rename{&st.ents.rows[j], e.Name})
 		}
-		j, _ := findSeq(st.ents.rows, d.ents.seqs[i])
-		if _, err := g.Rename(st.ents.rows[j].key, e.Name); err != nil {
-			return fmt.Errorf("%w: renaming %q: %v", errDelta, st.ents.rows[j].key, err)
-		}
-		st.ents.rows[j].key = e.Name
 	}
-	for i, r := range rels {
-		if renamedRels[d.rels.seqs[i]] {
-			j, _ := findSeq(st.rels.rows, d.rels.seqs[i])
-			st.rels.rows[j].key = relationKey{r.From, r.To, r.RelationType}
+	if len(renames) > 1 {
+		for n, rn := range renames {
+			tmp := fmt.Sprintf("\x00pgstore rename %d", n)
+			for g.Entity(tmp) != nil {
+				tmp += "'"
+			}
+			if _, err := g.Rename(rn.row.key, tmp); err != nil {
+				return fmt.Errorf("%w: renaming %q: %v", errDelta, rn.row.key, err)
+			}
+			rn.row.key = tmp
 		}
+	}
+	for _, rn := range renames {
+		if _, err := g.Rename(rn.row.key, rn.to); err != nil {
+			return fmt.Errorf("%w: renaming %q: %v", errDelta, rn.row.key, err)
+		}
+		rn.row.key = rn.to
 	}
 
 	// Entities written: in place or new.
@@ -152,7 +163,7 @@ func (d *delta) apply(st *state) error {
 		seq, line := d.rels.seqs[i], d.rels.line(i)
 		if renamedRels[seq] {
 			j, _ := findSeq(st.rels.rows, seq)
-			st.rels.rows[j].line = line
+			st.rels.rows[j] = row[relationKey]{relationKey{r.From, r.To, r.RelationType}, seq, line}
 			continue
 		}
 		if n := len(st.rels.rows); n > 0 && st.rels.rows[n-1].seq >= seq {
@@ -184,6 +195,12 @@ func (d *delta) apply(st *state) error {
 		}
 	}
 	return nil
+}
+
+// rename is an entity row that a name changed where it stands took.
+type rename struct {
+	row *row[string]
+	to  string
 }
 
 // replacedSeqs returns the seqs of rows that were removed and whose seq a

@@ -67,7 +67,7 @@
 // (from the commands or the web page; no tool renames) gives the entity and
 // its relations new keys in the places of the old ones, so it writes just
 // those rows and other Stores catch up with them (at 100k entities about
-// 0.4 s for the write and the other Store's catch-up, BenchmarkRename). A
+// 0.2 s for the write and the other Store's catch-up, BenchmarkRename). A
 // merge writes as few rows, but other Stores read the memory whole after
 // it.
 package pgstore

@@ -228,8 +228,8 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	s.loaded = false
 	b := &pgx.Batch{}
 	rev++
-	queueChanges(b, "memory_entities", 'e', s.id, rev, syncTable(&s.cur.ents, g.Entities(), entityKey, entityLine, hashEntity, &next))
-	queueChanges(b, "memory_relations", 'r', s.id, rev, syncTable(&s.cur.rels, g.Relations(), relationKeyOf, relationLine, hashRelation, &next))
+	queueChanges(b, "memory_entities", 'e', s.id, rev, syncTable(&s.cur.ents, g.Entities(), entityRows, &next))
+	queueChanges(b, "memory_relations", 'r', s.id, rev, syncTable(&s.cur.rels, g.Relations(), relationRows, &next))
 	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id, rev, next)
 	if rev%removedPruneEvery == 0 && rev > removedKept {
 		b.Queue("DELETE FROM memory_removed WHERE memory_id = $1 AND rev <= $2", s.id, rev-removedKept)
@@ -446,11 +446,13 @@ type row[K comparable] struct {
 // key is unknown, and moved when its known seq is not above its
 // predecessor's (it was deleted and created again within the mutation).
 // Known keys no item has are deleted. A new item at the position of a row
-// that is deleted, with rows after it that stay, takes that row's seq when
-// it is above its predecessor's: that is a name changed where it stands
-// (rename, merge), and keeping its place keeps every row after it. Otherwise new and moved items get the
-// next sequence numbers, so the database keeps graph order.
-func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lineOf func(T) []byte, hash func(K) []byte, next *int64) changes {
+// that is deleted takes that row's seq when it is that row renamed (see
+// rowKind.renamed) and the seq is above its predecessor's: a name changed
+// where it stands (rename, merge) keeps its place, and every row after it
+// keeps its own. Otherwise new and moved items get the next sequence
+// numbers, so the database keeps graph order.
+func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], next *int64) changes {
+	keyOf, lineOf, hash := kind.key, kind.line, kind.hash
 	var ch changes
 	i, n := 0, min(len(items), len(t.rows))
 	for ; i < n; i++ {
@@ -473,31 +475,42 @@ func syncTable[K comparable, T any](t *table[K], items []T, keyOf func(T) K, lin
 		if i > 0 {
 			last = t.rows[i-1].seq
 		}
-		// A row whose key no item has any more leaves its seq free for a
-		// new item at its very position.
-		keep := make(map[K]bool, len(items)-i)
-		for _, it := range items[i:] {
-			keep[keyOf(it)] = true
-		}
-		old := slices.Clone(t.rows[i:])
-		// keptAfter[p]: a row after old[p] stays, so taking old[p]'s seq
-		// saves writing it again (at the end, a new seq costs nothing).
-		keptAfter := make([]bool, len(old)+1)
-		for p := len(old) - 1; p >= 0; p-- {
-			keptAfter[p] = keptAfter[p+1] || (p+1 < len(old) && keep[old[p+1].key])
+		// A new item at the position of a row that goes takes that row's
+		// seq (see above). Which rows go is worked out at the first
+		// renamed item: a write that only deletes or appends never pays
+		// for it.
+		old := t.rows[i:] // old[p] is read before the append of item p overwrites it
+		var (
+			keep      map[K]bool
+			keptAfter []bool // keptAfter[q]: a row after old[q] stays
+		)
+		inPlace := func(p int, it T, last int64) bool {
+			if p >= len(old) || old[p].seq <= last || !kind.renamed(old[p], it) {
+				return false
+			}
+			if keep == nil {
+				keep = make(map[K]bool, len(items)-i)
+				for _, it := range items[i:] {
+					keep[keyOf(it)] = true
+				}
+				keptAfter = make([]bool, len(old))
+				for q := len(old) - 2; q >= p; q-- { // old[:p] is overwritten already
+					keptAfter[q] = keptAfter[q+1] || keep[old[q+1].key]
+				}
+			}
+			return !keep[old[p].key] && (kind.renamedLast || keptAfter[p])
 		}
 		t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
 		for p, it := range items[i:] {
 			k, line := keyOf(it), lineOf(it)
 			r, ok := rest[k]
 			delete(rest, k)
-			inPlace := p < len(old) && !keep[old[p].key] && old[p].seq > last && keptAfter[p]
 			switch {
 			case ok && r.seq > last && bytes.Equal(r.line, line):
 			case ok && r.seq > last:
 				r.line = line
 				ch.write(hash(k), r.seq, line)
-			case !ok && inPlace:
+			case !ok && inPlace(p, it, last):
 				// In the place of a row that goes: the seq stays in
 				// order, and rows after it keep theirs.
 				r = row[K]{key: k, seq: old[p].seq, line: line}
@@ -547,6 +560,33 @@ func queueChanges(b *pgx.Batch, table string, kind byte, memory, rev int64, ch c
 			memory, ch.keys, ch.seqs, ch.lines, rev)
 	}
 }
+
+// rowKind is how syncTable handles one kind of line.
+type rowKind[K comparable, T any] struct {
+	key  func(T) K
+	line func(T) []byte
+	hash func(K) []byte
+	// renamed reports whether item is the row old with another key: all
+	// else equal, and, for a relation, an end kept.
+	renamed func(old row[K], item T) bool
+	// renamedLast: a renamed item keeps its row's seq even with no row
+	// after it that stays. An entity does, so that catching up renames it
+	// and its relations follow; a relation needs not (a new seq at the
+	// end costs nothing), and must not, as deleting an entity and
+	// relating another to its neighbour in one write would look like it.
+	renamedLast bool
+}
+
+var (
+	entityRows = rowKind[string, *graph.Entity]{entityKey, entityLine, hashEntity, func(old row[string], e *graph.Entity) bool {
+		return bytes.Equal(jsonl.AppendEntity(nil, &graph.Entity{Name: old.key, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra}), old.line)
+	}, true}
+	relationRows = rowKind[relationKey, *graph.Relation]{relationKeyOf, relationLine, hashRelation, func(old row[relationKey], r *graph.Relation) bool {
+		k := old.key
+		kept := r.From == k.from || r.To == k.to || (k.from == k.to && r.From == r.To)
+		return kept && bytes.Equal(jsonl.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra}), old.line)
+	}, false}
+)
 
 func entityKey(e *graph.Entity) string { return e.Name }
 
