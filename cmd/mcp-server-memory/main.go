@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -273,29 +274,49 @@ func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, watch 
 		logger.Print(err)
 		return 2
 	}
-	var hosts []string
-	if allowedHosts != "" {
-		hosts = strings.Split(allowedHosts, ",")
-	}
-	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hosts, MaxBodyBytes: maxBody, Logf: logger.Printf,
+	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hostList(allowedHosts), MaxBodyBytes: maxBody, Logf: logger.Printf,
 		// The web page at /, behind the same token (SPEC §9).
 		Page: ui.NewHandler(page, where, ui.Options{Token: token, WatchInterval: watch, Logf: logger.Printf}),
 	}
-	hs, err := httpserver.New(srv, cfg)
-	if err != nil {
-		logger.Print(err)
-		return 2
-	}
-	ln, err := hs.Listen()
-	if err != nil {
-		logger.Print(err)
-		return 1
+	hs, ln, status := listenHTTP(srv, cfg, logger)
+	if hs == nil {
+		return status
 	}
 	auth := "no token"
 	if token != "" {
 		auth = "bearer token required"
 	}
 	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", ln.Addr(), auth, ln.Addr(), where)
+	return serveUntilDone(ctx, hs, ln, logger)
+}
+
+// hostList splits --http-allowed-hosts.
+func hostList(allowedHosts string) []string {
+	if allowedHosts == "" {
+		return nil
+	}
+	return strings.Split(allowedHosts, ",")
+}
+
+// listenHTTP makes the HTTP server and its listener. On failure it logs one
+// line and returns a nil server and the exit status: 2 for a configuration
+// httpserver refuses, 1 when the address cannot be listened on.
+func listenHTTP(srv *server.Server, cfg httpserver.Config, logger *log.Logger) (*httpserver.Server, net.Listener, int) {
+	hs, err := httpserver.New(srv, cfg)
+	if err != nil {
+		logger.Print(err)
+		return nil, nil, 2
+	}
+	ln, err := hs.Listen()
+	if err != nil {
+		logger.Print(err)
+		return nil, nil, 1
+	}
+	return hs, ln, 0
+}
+
+// serveUntilDone serves until ctx ends and returns the exit status.
+func serveUntilDone(ctx context.Context, hs *httpserver.Server, ln net.Listener, logger *log.Logger) int {
 	if err := hs.Serve(ctx, ln); err != nil {
 		logger.Print(err)
 		return 1

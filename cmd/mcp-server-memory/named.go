@@ -137,19 +137,9 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 			return memory(store, name), nil
 		}
 	}
-	var hosts []string
-	if c.allowedHosts != "" {
-		hosts = strings.Split(c.allowedHosts, ",")
-	}
-	hs, err := httpserver.New(nil, httpserver.Config{Addr: c.addr, AllowedHosts: hosts, MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open})
-	if err != nil {
-		logger.Print(err)
-		return 2
-	}
-	ln, err := hs.Listen()
-	if err != nil {
-		logger.Print(err)
-		return 1
+	hs, ln, status := listenHTTP(nil, httpserver.Config{Addr: c.addr, AllowedHosts: hostList(c.allowedHosts), MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open}, logger)
+	if hs == nil {
+		return status
 	}
 
 	hup := make(chan os.Signal, 1)
@@ -172,10 +162,5 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 
 	logger.Printf("serving named memories over MCP Streamable HTTP at http://%s/mcp/NAME (the memory %q at /mcp), memory NAME's page at http://%s/page/NAME/ (open /page/NAME/?token=TOKEN once); %d tokens from %s (SIGHUP reads it again); %s",
 		ln.Addr(), access.DefaultMemory, ln.Addr(), tokens.Len(), c.tokens, where)
-	if err := hs.Serve(ctx, ln); err != nil {
-		logger.Print(err)
-		return 1
-	}
-	logger.Print("stopped")
-	return 0
+	return serveUntilDone(ctx, hs, ln, logger)
 }
