@@ -262,6 +262,11 @@ func (s *Store) fail(doing string, err error) error {
 		after = "; nothing was written"
 	}
 	if connectionFailed(err) {
+		// The pool's other idle connections went down with this one (a
+		// restarted or failed-over server ends them all), and the pool
+		// would hand them out one call at a time; dropping them keeps the
+		// promise that the next call connects again.
+		s.db.pool.Reset()
 		after += "; the connection to the database failed, and the next call connects again"
 	}
 	return fmt.Errorf("%s: %w%s", msg, err, after)

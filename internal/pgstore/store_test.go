@@ -211,7 +211,11 @@ func TestConnectionLoss(t *testing.T) {
 	}
 
 	// Every connection dies between calls: at most one call fails, then
-	// the store reconnects.
+	// the store reconnects, however many idle connections the pool held
+	// (each of them is dead too).
+	if err := s.HoldConnections(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
 	terminate(t, c)
 	var fails int
 	for range 5 {
