@@ -1,5 +1,13 @@
 package pgstore
 
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
 // Reads reports how often s read the memory whole and how often only the
 // changes since its revision.
 func (s *Store) Reads() (whole, delta int64) { return s.wholeReads.Load(), s.deltaReads.Load() }
@@ -10,4 +18,29 @@ func SetRemovedKept(kept, every int64) (restore func()) {
 	k, e := removedKept, removedPruneEvery
 	removedKept, removedPruneEvery = kept, every
 	return func() { removedKept, removedPruneEvery = k, e }
+}
+
+// Export reads the memory as a memory file: its graph and, after the
+// relations, the unreadable lines Import kept. jsonl.Write of the result
+// writes the file that was imported, byte for byte, when that file was in
+// the form jsonl.Write writes.
+func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
+	var f *jsonl.File
+	err := pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var lines lineSink
+		var bounds []int
+		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable"} {
+			if err := lines.read(ctx, tx, table, s.id); err != nil {
+				return err
+			}
+			bounds = append(bounds, len(lines.seqs))
+		}
+		lines.order(bounds[:2]...)
+		f = jsonl.Decode(lines.buf)
+		return nil
+	})
+	if err != nil {
+		return nil, s.fail("exporting", err)
+	}
+	return f, nil
 }

@@ -94,10 +94,3 @@ func (p *pins) pin(session mcp.Session, version string) {
 		p.sessions[ss] = version
 	}
 }
-
-// len returns the number of sessions pinned, for tests.
-func (p *pins) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.sessions)
-}
