@@ -12,9 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// SPEC §8 through the real binary, in both protocol generations: with a
-// small MEMORY_ANSWER_LIMIT a big memory answers in parts that fit, whose
-// cursors lead through the whole graph; the outline, neighbours and a
+// docs/design.md §8 through the real binary, in both protocol generations:
+// with a small MEMORY_ANSWER_LIMIT a big memory answers in parts that fit,
+// whose cursors lead through the whole graph; the outline, neighbours and a
 // question in plain words work as a client sees them.
 func TestAnswersFitThroughTheBinary(t *testing.T) {
 	const limit = 3000

@@ -89,7 +89,8 @@ func TestToolsInEveryGeneration(t *testing.T) {
 				t.Errorf("search 東京: %v", got)
 			}
 			// The entity that holds the query comes first; Alice, who works
-			// at an organization, follows as a closest match (SPEC §8).
+			// at an organization, follows as a closest match
+			// (docs/design.md §8).
 			res = call("search_nodes", map[string]any{"query": "ORGANIZATION"})
 			if got := names(t, res); !slices.Equal(got, []string{"Anthropic", "Alice"}) {
 				t.Errorf("search ORGANIZATION: %v", got)
@@ -304,8 +305,8 @@ func checkToolList(t *testing.T, tools []*mcp.Tool) {
 			t.Errorf("%s lacks title or description", tool.Name)
 		}
 		// Arrays are plain arrays, never ["null","array"], and every input
-		// field the reference has is required; what SPEC §8 adds (cursor,
-		// outline, limit, depth) is optional, so the reference's calls
+		// field the reference has is required; what docs/design.md §8 adds
+		// (cursor, outline, limit, depth) is optional, so the reference's calls
 		// still fit.
 		schema, _ := json.Marshal(tool.InputSchema)
 		if strings.Contains(string(schema), `"null"`) {

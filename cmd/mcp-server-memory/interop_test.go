@@ -14,7 +14,7 @@ import (
 
 // End-to-end tests against the Node reference server this one replaces: a
 // memory file written by either must read back identically through the other
-// (SPEC §5). They need npx and the npm registry (or npx's cache).
+// (docs/design.md §5). They need npx and the npm registry (or npx's cache).
 
 const referencePackage = "@modelcontextprotocol/server-memory@2026.8.31"
 
@@ -123,7 +123,7 @@ func TestInteropReferenceReadsOurFile(t *testing.T) {
 	ref := startReference(t, file)
 	assertSameGraph(t, "the reference's read_graph of a file our server wrote", ref.readGraph(ctx, t), want)
 
-	// SPEC §5: our file is byte for byte what the reference writes for the
+	// Our file is byte for byte what the reference writes for the
 	// same graph (the reference adds no final newline). A delete that
 	// matches nothing makes the reference rewrite the file.
 	ref.mustCall(ctx, t, "delete_relations", map[string]any{"relations": []map[string]any{relationArg("nobody", "nobody", "none")}})

@@ -275,7 +275,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, watch 
 		return 2
 	}
 	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hostList(allowedHosts), MaxBodyBytes: maxBody, Logf: logger.Printf,
-		// The web page at /, behind the same token (SPEC §9).
+		// The web page at /, behind the same token (docs/design.md §9).
 		Page: ui.NewHandler(page, where, ui.Options{Token: token, WatchInterval: watch, Logf: logger.Printf}),
 	}
 	hs, ln, status := listenHTTP(srv, cfg, logger)
@@ -356,8 +356,9 @@ func describeDatabase(url string, logger *log.Logger) (string, bool) {
 	return d, true
 }
 
-// tuning reads the internal timing knobs that tests use to shorten SPEC's
-// lock timeouts and the file watch interval. Unset means SPEC's defaults.
+// tuning reads the internal timing knobs that tests use to shorten the
+// lock timeouts and the file watch interval. Unset means the defaults
+// (docs/design.md §6).
 func tuning() (filestore.LockOptions, time.Duration, error) {
 	var lock filestore.LockOptions
 	var watch time.Duration
@@ -383,7 +384,7 @@ func tuning() (filestore.LockOptions, time.Duration, error) {
 	return lock, watch, nil
 }
 
-// answerLimit reads MEMORY_ANSWER_LIMIT (SPEC §8).
+// answerLimit reads MEMORY_ANSWER_LIMIT (docs/design.md §8).
 func answerLimit() (int, error) {
 	v := strings.TrimSpace(os.Getenv("MEMORY_ANSWER_LIMIT"))
 	if v == "" {

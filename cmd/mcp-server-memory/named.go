@@ -20,10 +20,10 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
-// Named memories (SPEC §11): --http with --tokens FILE serves memory NAME
-// at /mcp/NAME and the memory "default" at /mcp, and memory NAME's web page
-// at /page/NAME/, each from DIR/NAME.jsonl (--memories DIR) or from the
-// database of MEMORY_DATABASE_URL.
+// Named memories (docs/design.md §11): --http with --tokens FILE serves
+// memory NAME at /mcp/NAME and the memory "default" at /mcp, and memory
+// NAME's web page at /page/NAME/, each from DIR/NAME.jsonl (--memories DIR)
+// or from the database of MEMORY_DATABASE_URL.
 
 // namedFlagsProblem checks how --tokens and --memories combine with the
 // other options, and returns the usage error, or "".

@@ -17,9 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// End-to-end tests of SPEC §6: several server processes writing one memory
-// file through the lock file, stale locks, crashes, and change notifications
-// across processes.
+// End-to-end tests of docs/design.md §6: several server processes writing one
+// memory file through the lock file, stale locks, crashes, and change
+// notifications across processes.
 
 const breakingMessage = "Breaking stale memory file lock"
 

@@ -26,7 +26,7 @@ func buildServer(t *testing.T) string {
 }
 
 // TestEndToEnd runs the program against the built server on a tiny set
-// whose answers section 2 of the spec fixes: a query that occurs whole in
+// whose answers docs/design.md §2 fixes: a query that occurs whole in
 // one entity finds it first, and a query sharing no word finds nothing.
 func TestEndToEnd(t *testing.T) {
 	bin := buildServer(t)

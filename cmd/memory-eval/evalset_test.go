@@ -11,8 +11,8 @@ import (
 )
 
 // The committed evaluation set (testdata/eval) is checked here: that it
-// loads, that it is as big and as varied as the project promises (SPEC §8),
-// and that no question gives its answer away.
+// loads, that it is as big and as varied as the project promises
+// (docs/design.md §8), and that no question gives its answer away.
 
 const committedSet = "../../testdata/eval"
 

@@ -1,5 +1,6 @@
 // Package access decides which memories a bearer token may read or write
-// when one HTTP server serves several named memories (SPEC §11).
+// when one HTTP server serves several named memories (docs/design.md
+// §11).
 //
 // A tokens file grants access, one grant a line:
 //
@@ -146,10 +147,10 @@ func (g *Grants) check(d [32]byte, of func(*grant) *[32]byte, memory string) Lev
 	return level
 }
 
-// CookieValue is what a web page's cookie holds for token (SPEC §9's
-// page of a named memory): a digest, so the cookie never holds the token,
-// and not the token's own SHA-256, which Check compares, so the cookie
-// stands for the token on the pages only, not as a bearer token.
+// CookieValue is what a web page's cookie holds for token (the page of a
+// named memory, docs/design.md §9): a digest, so the cookie never holds the
+// token, and not the token's own SHA-256, which Check compares, so
+// the cookie stands for the token on the pages only, not as a bearer token.
 func CookieValue(token string) string {
 	sum := sha256.Sum256([]byte("mcp-server-memory page\x00" + token))
 	return hex.EncodeToString(sum[:])

@@ -1,5 +1,5 @@
 // Package answer lays out what the read tools return so that every answer
-// fits the assistant that asked (SPEC §8).
+// fits the assistant that asked (docs/design.md §8).
 //
 // An Answer is the whole of what a call asked for: entities in answer order
 // and relations in graph order. Page cuts it into parts whose text stays

@@ -1,6 +1,6 @@
 // Package cli holds the commands people use to see, search, correct and move
-// their memory without an assistant in between (SPEC §9): stats, search,
-// show, export, import, check, rename, merge and ui.
+// their memory without an assistant in between (docs/design.md §9): stats,
+// search, show, export, import, check, rename, merge and ui.
 //
 // With MEMORY_DATABASE_URL set, every command but check works on a memory
 // in PostgreSQL (--memory NAME, default "default") through pgstore.Store,
@@ -224,8 +224,8 @@ func (c *context_) store(quiet bool) (*filestore.Store, error) {
 	return filestore.Open(path, filestore.Options{Logf: logf, Lock: lock}), nil
 }
 
-// lockOptions reads the timing knobs tests use to shorten SPEC §6's lock
-// timings, as the server does. Unset means SPEC's defaults.
+// lockOptions reads the timing knobs tests use to shorten the lock timings
+// of docs/design.md §6, as the server does. Unset means the defaults.
 func lockOptions() (filestore.LockOptions, error) {
 	var o filestore.LockOptions
 	for _, k := range []struct {

@@ -226,13 +226,6 @@ func runSearch(c *context_, args []string) error {
 	return nil
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // oneLine shows s on one terminal line.
 func oneLine(s string) string {
 	return strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ⏎ ").Replace(s)

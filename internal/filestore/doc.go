@@ -10,8 +10,8 @@
 //   - Update: a read-modify-write under the cross-process Lock. It reloads a
 //     changed file, runs the mutation (which validates before it changes
 //     anything), and saves.
-//   - Lock: the exclusive <file>.lock of SPEC §6, compatible with reference
-//     servers that implement the same protocol.
+//   - Lock: the exclusive <file>.lock of docs/design.md §6, compatible with
+//     reference servers that implement the same protocol.
 //   - CheckPath and PathError: what keeps a memory file path from working
 //     (a directory, a path under a file, an unwritable directory) and the
 //     fix, in words for the user; the server logs it at start, and a Store

@@ -18,7 +18,8 @@ import (
 
 // ErrLockTimeout is wrapped by the error AcquireLock returns when the lock
 // stays busy for longer than LockOptions.Timeout. The error's text is the
-// user-facing message SPEC §6 fixes; match it with errors.Is, not by text.
+// user-facing message docs/design.md §6 fixes; match it with errors.Is, not
+// by text.
 var ErrLockTimeout = errors.New("timed out waiting for the memory file lock")
 
 // ErrLockLost is wrapped by the error Release returns when the lock file no
@@ -26,8 +27,8 @@ var ErrLockTimeout = errors.New("timed out waiting for the memory file lock")
 // while we held it, so our write may have overlapped with someone else's.
 var ErrLockLost = errors.New("the memory file lock was broken by another process while held")
 
-// Defaults from SPEC §6. They are shared with servers written in other
-// languages, so changing them changes the protocol.
+// Defaults from docs/design.md §6. They are shared with servers written in
+// other languages, so changing them changes the protocol.
 const (
 	defaultLockTimeout     = 60 * time.Second
 	defaultRefreshInterval = 15 * time.Second
@@ -41,8 +42,8 @@ const (
 // the lock protocol, so operators see one message format.
 var stderrLogger = log.New(os.Stderr, "", 0)
 
-// LockOptions tunes AcquireLock. The zero value gives the timings SPEC §6
-// prescribes; tests shorten them.
+// LockOptions tunes AcquireLock. The zero value gives the timings
+// docs/design.md §6 prescribes; tests shorten them.
 type LockOptions struct {
 	// Timeout bounds how long AcquireLock waits. 0 means 60 s.
 	Timeout time.Duration
@@ -74,9 +75,9 @@ func (o LockOptions) withDefaults() LockOptions {
 }
 
 // Lock is a held cross-process lock on one memory file. Several server
-// processes (and servers in other languages implementing SPEC §6) may write
-// the same file, so every read-modify-write runs between AcquireLock and
-// Release.
+// processes (and servers in other languages implementing the same lock,
+// docs/design.md §6) may write the same file, so every read-modify-write
+// runs between AcquireLock and Release.
 type Lock struct {
 	path  string // the .lock file
 	token string
@@ -236,9 +237,9 @@ type lockInfo struct {
 	Token    string `json:"token"`
 }
 
-// encodeLockInfo renders the exact bytes SPEC §6 prescribes: compact JSON,
-// no trailing newline, and no HTML escaping (servers in other languages
-// write "<" as is, and so do we).
+// encodeLockInfo renders the exact bytes docs/design.md §6 prescribes:
+// compact JSON, no trailing newline, and no HTML escaping (servers in other
+// languages write "<" as is, and so do we).
 func encodeLockInfo(info lockInfo) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -357,9 +358,9 @@ func (s lockSnapshot) sameAs(other lockSnapshot) bool {
 		bytes.Equal(s.content, other.content)
 }
 
-// isStale applies SPEC §6's two rules. Content that does not parse may be a
-// lock whose writer has created the file but not yet written it, so only
-// the mtime rule can condemn it.
+// isStale applies the two staleness rules of docs/design.md §6. Content that
+// does not parse may be a lock whose writer has created the file but not yet
+// written it, so only the mtime rule can condemn it.
 func (w *lockWaiter) isStale(s lockSnapshot, now time.Time) bool {
 	if now.Sub(s.stat.ModTime()) > w.opts.StaleAfter {
 		return true

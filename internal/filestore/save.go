@@ -82,7 +82,7 @@ func writeFileAtomic(path string, write func(io.Writer) error, beforeRename func
 var saveWriter = func(f *os.File) io.Writer { return f }
 
 // tempName returns a fresh name for a temporary file of the memory file
-// base in dir: base.<32 hex>.tmp, as SPEC §5 names them.
+// base in dir: base.<32 hex>.tmp, as docs/design.md §5 names them.
 func tempName(dir, base string) string {
 	var token [16]byte
 	rand.Read(token[:])

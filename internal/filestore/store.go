@@ -16,7 +16,8 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
-// Options tune a Store. The zero value is SPEC's defaults.
+// Options tune a Store. The zero value gives the defaults
+// (docs/design.md §6).
 type Options struct {
 	Lock LockOptions
 	// Logf reports unreadable lines and other notices; nil logs to stderr.

@@ -6,10 +6,10 @@ import (
 )
 
 // This file holds the corrections people make to their memory by hand (the
-// commands and the web page of SPEC §9), beyond the nine tools: renaming,
-// merging, changing an observation, and finding and repairing what a file
-// edited by hand or by older servers may hold. Like the tools, each method
-// validates its whole input before it changes anything.
+// commands and the web page of docs/design.md §9), beyond the nine tools:
+// renaming, merging, changing an observation, and finding and repairing what
+// a file edited by hand or by older servers may hold. Like the tools, each
+// method validates its whole input before it changes anything.
 
 // ExistsError is returned when a call would create an entity whose name is
 // already taken.

@@ -99,10 +99,15 @@ func assertNotFound(t *testing.T, err error, name string) {
 	}
 }
 
-func intPtr(n int) *int { return &n }
-
 // searchNodes is what search_nodes answers, copied.
 func searchNodes(g *Graph, query string) Snapshot { return g.Search(query).Snapshot() }
 
 // openNodes is what open_nodes returns, copied out of the graph.
 func openNodes(g *Graph, names []string) Snapshot { return g.Open(names).Snapshot() }
+
+// terms returns the terms of s (not yet folded) in order, repeats kept.
+func terms(s string) []string {
+	var out []string
+	forEachTerm(Fold(s), func(t string) { out = append(out, strings.Clone(t)) })
+	return out
+}

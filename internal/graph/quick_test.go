@@ -23,7 +23,7 @@ var (
 )
 
 // model is the graph written the obvious way: slices in graph order and
-// linear scans, straight from SPEC §1 and §2.
+// linear scans, straight from docs/design.md §1 and §2.
 type model struct {
 	ents []Entity // Observations never nil
 	rels []Relation
@@ -243,7 +243,8 @@ func (m *model) openNodes(names []string) Snapshot {
 	return m.snapshot(ents, func(from, to bool) bool { return from && to })
 }
 
-// searchNodes is SPEC's search for ASCII text, where folding is lower-casing.
+// searchNodes is the contract's search (docs/design.md §2) for ASCII text,
+// where folding is lower-casing.
 func (m *model) searchNodes(query string) Snapshot {
 	q := strings.ToLower(query)
 	words := strings.Fields(q)

@@ -148,8 +148,8 @@ func TestSearchNodesUnicode(t *testing.T) {
 }
 
 // The reference server lower-cases the query and each field and looks for a
-// substring; SPEC §2 says every entity it finds must be found here too.
-// Each case is a query and a stored text the reference matches.
+// substring; docs/design.md §2 says every entity it finds must be found here
+// too. Each case is a query and a stored text the reference matches.
 func TestSearchNodesReturnsEveryReferenceMatch(t *testing.T) {
 	tests := []struct {
 		name, query, text string

@@ -32,7 +32,8 @@ type CreateEntitiesResult struct {
 }
 
 // Notice is the text telling the caller what was skipped, or "". The
-// sentence for existing names is SPEC §2's, word for word.
+// sentence for existing names is the one docs/design.md §2 gives, word for
+// word.
 func (r CreateEntitiesResult) Notice() string {
 	var parts []string
 	switch n := len(r.Skipped); n {

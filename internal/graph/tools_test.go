@@ -280,8 +280,8 @@ func TestCreateRelations(t *testing.T) {
 	}
 }
 
-// When several names are missing the error names one of them; which one the
-// SPEC does not say.
+// When several names are missing the error names one of them; which one is
+// not part of the contract.
 func TestCreateRelationsSeveralMissing(t *testing.T) {
 	g := newGraph(t, []Entity{ent("A", "t")}, nil)
 	_, err := g.CreateRelations([]Relation{rel("X", "r", "Y"), rel("A", "r", "Z")})

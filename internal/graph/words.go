@@ -145,10 +145,3 @@ func isASCIILetters(w string) bool {
 	}
 	return true
 }
-
-// terms returns the terms of s (not yet folded) in order, repeats kept.
-func terms(s string) []string {
-	var out []string
-	forEachTerm(Fold(s), func(t string) { out = append(out, strings.Clone(t)) })
-	return out
-}

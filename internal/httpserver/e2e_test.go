@@ -825,7 +825,7 @@ func TestBadIDsAndDiscover(t *testing.T) {
 }
 
 // With --http the memory's web page is served at / behind the same token
-// and the same Host check as /mcp (SPEC §9).
+// and the same Host check as /mcp (docs/design.md §9).
 func TestPageBehindToken(t *testing.T) {
 	const token = "page-token-0123456789abcdef"
 	file := filepath.Join(t.TempDir(), "memory.jsonl")

@@ -93,7 +93,7 @@ type Config struct {
 	// checks: the memory's web page (internal/ui), which checks the token
 	// itself.
 	Page Page
-	// Tokens, with Memories, serves named memories (SPEC §11): memory
+	// Tokens, with Memories, serves named memories (docs/design.md §11): memory
 	// NAME at /mcp/NAME and the memory "default" at /mcp, and memory
 	// NAME's web page at /page/NAME/ (page.go), each reached only by the
 	// tokens the file grants it. It replaces Token; New's mem is then nil,

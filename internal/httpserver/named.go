@@ -12,9 +12,9 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 )
 
-// Named memories (SPEC §11): with a tokens file, memory NAME is served at
-// /mcp/NAME and the memory "default" at /mcp. Whatever is wrong with a
-// request for a memory — no such name, a name that could never be one
+// Named memories (docs/design.md §11): with a tokens file, memory NAME is
+// served at /mcp/NAME and the memory "default" at /mcp. Whatever is wrong
+// with a request for a memory — no such name, a name that could never be one
 // ("..", "%2e%2e", "a/b", upper case, a reserved name), a wrong token, a
 // token without a grant for that memory — the answer is the same 403 with
 // the same body, so no answer tells whether a memory exists. Only a

@@ -10,9 +10,9 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/access"
 )
 
-// The web page of a named memory (SPEC §9 and §11): memory NAME's page is
-// at /page/NAME/. Not under /mcp/, which is the MCP endpoints' (a client
-// or proxy routing /mcp/… expects MCP there, and a name never holds a
+// The web page of a named memory (docs/design.md §9 and §11): memory NAME's
+// page is at /page/NAME/. Not under /mcp/, which is the MCP endpoints' (a
+// client or proxy routing /mcp/… expects MCP there, and a name never holds a
 // '/'); not at /NAME/, where a memory could shadow /healthz or any path
 // added later. One path per memory also scopes each page's cookie to its
 // memory.

@@ -22,7 +22,7 @@ import (
 // Options tune a DB. The zero value is the defaults.
 type Options struct {
 	// LockTimeout bounds a write's wait for another writer of the same
-	// memory; 0 is 60 s, as the memory file lock of SPEC §6.
+	// memory; 0 is 60 s, as for the memory file lock (docs/design.md §6).
 	LockTimeout time.Duration
 	// QueryTimeout bounds a View's queries, which take no context; 0 is 30 s.
 	QueryTimeout time.Duration

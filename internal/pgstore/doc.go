@@ -1,7 +1,7 @@
 // Package pgstore keeps named memories in PostgreSQL, so several replicas of
-// the server can serve one memory (SPEC §11). A Store has the method set of
-// filestore.Store (View, Update, Watch), so the server does not know which
-// one it holds.
+// the server can serve one memory (docs/design.md §11). A Store has the
+// method set of filestore.Store (View, Update, Watch), so the server does not
+// know which one it holds.
 //
 // The nouns:
 //
@@ -48,7 +48,7 @@
 // transaction-level advisory lock would give the same exclusion, but in a key
 // space shared with every other application of the database, beside a row
 // lock we would take anyway. Waiting writers give up after LockTimeout
-// (60 s, as the file lock of SPEC §6) with ErrLockTimeout.
+// (60 s, as the file lock of docs/design.md §6) with ErrLockTimeout.
 //
 // Guarantees: a write is all or nothing; a write that was acknowledged is
 // committed (as durable as the database is configured to make it); writers on

@@ -3,7 +3,10 @@ package pgstore
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // Reads reports how often s read the memory whole and how often only the
@@ -35,4 +38,29 @@ func (s *Store) HoldConnections(ctx context.Context, n int) error {
 		held = append(held, c)
 	}
 	return nil
+}
+
+// Export reads the memory as a memory file: its graph and, after the
+// relations, the unreadable lines Import kept. jsonl.Write of the result
+// writes the file that was imported, byte for byte, when that file was in
+// the form jsonl.Write writes.
+func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
+	var f *jsonl.File
+	err := pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var lines lineSink
+		var bounds []int
+		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable"} {
+			if err := lines.read(ctx, tx, table, s.id); err != nil {
+				return err
+			}
+			bounds = append(bounds, len(lines.seqs))
+		}
+		lines.order(bounds[:2]...)
+		f = jsonl.Decode(lines.buf)
+		return nil
+	})
+	if err != nil {
+		return nil, s.fail("exporting", err)
+	}
+	return f, nil
 }

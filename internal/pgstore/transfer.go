@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // Import makes the memory hold exactly g, in g's order, and the unreadable
@@ -90,29 +89,4 @@ func copyLines(ctx context.Context, tx pgx.Tx, table string, memory, rev int64, 
 			return []any{memory, key, *seq - 1, line, rev}, nil
 		}))
 	return err
-}
-
-// Export reads the memory as a memory file: its graph and, after the
-// relations, the unreadable lines Import kept. jsonl.Write of the result
-// writes the file that was imported, byte for byte, when that file was in
-// the form jsonl.Write writes.
-func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
-	var f *jsonl.File
-	err := pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var lines lineSink
-		var bounds []int
-		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable"} {
-			if err := lines.read(ctx, tx, table, s.id); err != nil {
-				return err
-			}
-			bounds = append(bounds, len(lines.seqs))
-		}
-		lines.order(bounds[:2]...)
-		f = jsonl.Decode(lines.buf)
-		return nil
-	})
-	if err != nil {
-		return nil, s.fail("exporting", err)
-	}
-	return f, nil
 }

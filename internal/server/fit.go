@@ -13,9 +13,9 @@ import (
 // A write tool's result lists what the call did, so it is as big as the
 // call: a call that creates thousands of entities would get an answer too
 // big for the assistant that sent it. fit keeps it within the answer limit
-// (SPEC §8): the result lists the first items of its list, counts the rest
-// in "omitted", and a last text item says so. Everything was saved; only
-// the answer is shorter.
+// (docs/design.md §8): the result lists the first items of its list, counts
+// the rest in "omitted", and a last text item says so. Everything was saved;
+// only the answer is shorter.
 
 // fit returns the tool result that result(n) gives for the largest n ≤
 // total whose text fits the answer limit. what names the listed items

@@ -39,9 +39,9 @@ func requestVersion(method string, req mcp.Request) (version string, decides boo
 }
 
 // pins holds the protocol version each live session is pinned to. The
-// first message of a session decides (SPEC §4); initialize then records the
-// version it negotiated. The go-sdk serves each request by its own _meta
-// and does not do this. An entry lives as long as its session: it is
+// first message of a session decides (docs/design.md §4); initialize then
+// records the version it negotiated. The go-sdk serves each request by its
+// own _meta and does not do this. An entry lives as long as its session: it is
 // removed when the session ends, so the one-request sessions of stateless
 // HTTP leave nothing behind.
 type pins struct {
@@ -93,11 +93,4 @@ func (p *pins) pin(session mcp.Session, version string) {
 	if pinned, ok := p.sessions[ss]; ok && pinned == "" {
 		p.sessions[ss] = version
 	}
-}
-
-// len returns the number of sessions pinned, for tests.
-func (p *pins) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.sessions)
 }

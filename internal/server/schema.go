@@ -6,7 +6,7 @@ import (
 
 // The schemas are written out rather than inferred from Go types: inference
 // makes slices nullable and every non-omitempty field required, while
-// clients expect exactly the reference's schemas (SPEC §2).
+// clients expect exactly the reference's schemas (docs/design.md §2).
 
 func str(desc string) *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", Description: desc}
@@ -44,7 +44,7 @@ func relationSchema() *jsonschema.Schema {
 }
 
 // graphOutputSchema is the read tools' result: the reference's, with what
-// SPEC §8 adds as optional members. An outline's entities have
+// docs/design.md §8 adds as optional members. An outline's entities have
 // observationCount instead of observations; an entity shown in part says
 // how many observations it leaves out; a cut answer has nextCursor.
 func graphOutputSchema() *jsonschema.Schema {

@@ -36,8 +36,8 @@ type Options struct {
 	WatchInterval time.Duration
 	// Logf writes diagnostics; nil writes to stderr.
 	Logf func(format string, args ...any)
-	// AnswerLimit caps the bytes of text of one tool result (SPEC §8);
-	// a longer answer comes in parts. 0: no limit, as the reference.
+	// AnswerLimit caps the bytes of text of one tool result (docs/design.md
+	// §8); a longer answer comes in parts. 0: no limit, as the reference.
 	AnswerLimit int
 	// Memory names the memory in messages (a named memory served over
 	// HTTP); "" is the memory "default".

@@ -670,3 +670,10 @@ func TestHideFailedCall(t *testing.T) {
 		t.Fatalf("hide = %v, %v", res, err)
 	}
 }
+
+// len returns the number of sessions pinned, for tests.
+func (p *pins) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.sessions)
+}

@@ -121,8 +121,8 @@ type openArgs struct {
 	Cursor string   `json:"cursor"`
 }
 
-// The read tools' optional arguments (SPEC §8). A client that sends only
-// what the reference accepts gets the reference's answer, cut into parts
+// The read tools' optional arguments (docs/design.md §8). A client that sends
+// only what the reference accepts gets the reference's answer, cut into parts
 // only when it is bigger than the answer limit.
 var (
 	cursorArg  = str("nextCursor of the previous part of this answer, to get the next part")

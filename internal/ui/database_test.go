@@ -20,7 +20,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
 )
 
-// The page on a memory in PostgreSQL (SPEC §11), as --http and
+// The page on a memory in PostgreSQL (docs/design.md §11), as --http and
 // `mcp-server-memory ui` serve it with MEMORY_DATABASE_URL set. These tests
 // skip when no PostgreSQL can be had, except in CI, where they fail (see
 // pgtest).

@@ -1,8 +1,8 @@
 // Package ui is the web page people use to see and correct their memory
-// (SPEC §9): search as you type, an entity's page with its relations both
-// ways, a picture of its neighbourhood, and edits that run all or nothing
-// under the memory's lock, with live updates when another process writes
-// it. The memory is a Store: the memory file (filestore) or a memory in
+// (docs/design.md §9): search as you type, an entity's page with its
+// relations both ways, a picture of its neighbourhood, and edits that run all
+// or nothing under the memory's lock, with live updates when another process
+// writes it. The memory is a Store: the memory file (filestore) or a memory in
 // PostgreSQL (pgstore); the page knows neither.
 //
 // The page (page/*) is small hand-written HTML, CSS and JavaScript embedded
@@ -60,7 +60,7 @@ type Options struct {
 	// Authorize, when set, must also accept every request.
 	Authorize func(*http.Request) bool
 	// MayEdit, when set, is asked before every edit, for the page of a
-	// named memory served to a team (SPEC §11): an error (a read-only
+	// named memory served to a team (docs/design.md §11): an error (a read-only
 	// grant: "this token may only read memory NAME") refuses the edit with
 	// 403 and its text, and the memory is not touched. The page hides its
 	// edit controls for a request MayEdit refuses.
