@@ -144,7 +144,7 @@ func (s *Server) addTools() {
 		InputSchema: object(map[string]*jsonschema.Schema{"entities": entities}, "entities"),
 		OutputSchema: closed(object(map[string]*jsonschema.Schema{
 			"entities": array(closed(entitySchema()), ""),
-			"skipped":  array(str(""), "Names of entities that already existed and were not created"),
+			"skipped":  array(str(""), "Names of entities not created: they already existed, or the call repeated them (each was created from its first entry)"),
 			"omitted":  omittedSchema(),
 		}, "entities")),
 		Annotations: mutating,
