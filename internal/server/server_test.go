@@ -152,7 +152,7 @@ func TestToolErrors(t *testing.T) {
 	}{
 		{"search_nodes", map[string]any{"query": []string{"x"}}, "Invalid arguments for tool search_nodes"},
 		{"search_nodes", map[string]any{}, "Invalid arguments for tool search_nodes"},
-		{"search_nodes", map[string]any{"query": strings.Repeat("x", graph.MaxQueryLength+1)}, fmt.Sprintf("the limit is %d", graph.MaxQueryLength)},
+		{"search_nodes", map[string]any{"query": strings.Repeat("x", graph.MaxQueryLength+1)}, fmt.Sprintf("query must be a string of at most %d characters", graph.MaxQueryLength)},
 		{"create_entities", map[string]any{"entities": []any{map[string]any{"name": "A", "entityType": "t"}}}, "observations"},
 		{"add_observations", map[string]any{"observations": []any{map[string]any{"entityName": "nobody", "contents": []string{"x"}}}}, "Entity with name nobody not found"},
 		{"create_relations", map[string]any{"relations": []any{map[string]any{"from": "a", "to": "b", "relationType": "r"}}}, "Entity with name a not found"},
