@@ -111,8 +111,8 @@ type cursor struct {
 	split uint64
 }
 
-// cursorVersion 2 added split; a cursor of version 1 is refused as not
-// this server's.
+// cursorVersion 2 added split; a cursor of version 1 is refused, saying
+// it is an older server's.
 const cursorVersion = 2
 
 func (c cursor) String() string {
@@ -127,6 +127,9 @@ func (c cursor) String() string {
 
 func parseCursor(s string) (cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil && len(b) > 0 && b[0] == 1 {
+		return cursor{}, fmt.Errorf("%w: an older version of this server gave it; leave cursor out to start over", ErrCursor)
+	}
 	if err != nil || len(b) < 1+8+1+1+8+8 || b[0] != cursorVersion {
 		return cursor{}, fmt.Errorf("%w: it is not one this server gave", ErrCursor)
 	}

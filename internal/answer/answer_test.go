@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -319,6 +320,11 @@ func TestCursorErrors(t *testing.T) {
 		if _, err := a.Page(MinLimit, bad); !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), "not one this server gave") {
 			t.Errorf("cursor %q: %v", bad, err)
 		}
+	}
+	old, _ := base64.RawURLEncoding.DecodeString(p.NextCursor)
+	old[0] = 1
+	if _, err := a.Page(MinLimit, base64.RawURLEncoding.EncodeToString(old)); !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), "an older version of this server") {
+		t.Errorf("a cursor of version 1: %v", err)
 	}
 	other := allOf(g)
 	other.Request = "read_graph outline"
