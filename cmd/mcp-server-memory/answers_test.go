@@ -108,3 +108,89 @@ func TestAnswersFitThroughTheBinary(t *testing.T) {
 		})
 	}
 }
+
+// A cursor inside an entity split across parts is refused once that
+// entity's observations change (one already shown deleted, one that
+// matches added), rather than going on one observation off; a change
+// elsewhere after the cursor leaves it working.
+func TestSplitEntityCursorThroughTheBinary(t *testing.T) {
+	lines := []string{`{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"]}`}
+	var big []string
+	for i := range 40 {
+		big = append(big, fmt.Sprintf(`"observation %02d of Big: a long sentence that takes some room in the answer"`, i))
+	}
+	lines = append(lines,
+		`{"type":"entity","name":"Big","entityType":"thing","observations":[`+strings.Join(big, ",")+`]}`,
+		`{"type":"entity","name":"Zed","entityType":"person","observations":["likes coffee"]}`)
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startServer(t, file, "2025-11-25", nil, "MEMORY_ANSWER_LIMIT=2000")
+	ctx := context.Background()
+	type part struct {
+		Entities []struct {
+			Name                string   `json:"name"`
+			Observations        []string `json:"observations"`
+			OmittedObservations int      `json:"omittedObservations"`
+		} `json:"entities"`
+		NextCursor string `json:"nextCursor"`
+	}
+	get := func(tool string, args map[string]any) (part, *mcp.CallToolResult) {
+		t.Helper()
+		res := p.call(ctx, t, tool, args)
+		var pt part
+		if !res.IsError {
+			b, _ := json.Marshal(res.StructuredContent)
+			json.Unmarshal(b, &pt)
+		}
+		return pt, res
+	}
+	// firstSplit pages until a part ends inside Big, and returns that
+	// part's cursor and the observations of Big it showed.
+	firstSplit := func(tool string, base map[string]any) (cursor string, shown []string) {
+		t.Helper()
+		args := base
+		for range 10 {
+			pt, res := get(tool, args)
+			if res.IsError || pt.NextCursor == "" {
+				t.Fatalf("%s: no part ends inside Big: %s", tool, toolText(res))
+			}
+			if last := pt.Entities[len(pt.Entities)-1]; last.Name == "Big" && last.OmittedObservations > 0 {
+				return pt.NextCursor, last.Observations
+			}
+			args = map[string]any{"cursor": pt.NextCursor}
+			for k, v := range base {
+				args[k] = v
+			}
+		}
+		t.Fatalf("%s: no part ends inside Big", tool)
+		return "", nil
+	}
+	refused := func(what string, res *mcp.CallToolResult) {
+		t.Helper()
+		if !res.IsError || !strings.Contains(toolText(res), "memory changed") {
+			t.Errorf("%s: the old cursor was not refused: %s", what, toolText(res))
+		}
+	}
+
+	// A change after the cursor: it still works, and goes on where it was.
+	cursor, shown := firstSplit("read_graph", map[string]any{})
+	p.mustCall(ctx, t, "add_observations", map[string]any{"observations": []map[string]any{{"entityName": "Zed", "contents": []string{"drinks it black"}}}})
+	next, res := get("read_graph", map[string]any{"cursor": cursor})
+	if res.IsError || next.Entities[0].Name != "Big" || next.Entities[0].Observations[0] != fmt.Sprintf("observation %02d of Big: a long sentence that takes some room in the answer", len(shown)) {
+		t.Errorf("after a change elsewhere: %s", toolText(res))
+	}
+
+	// One of Big's observations already shown is deleted.
+	cursor, shown = firstSplit("read_graph", map[string]any{})
+	p.mustCall(ctx, t, "delete_observations", map[string]any{"deletions": []map[string]any{{"entityName": "Big", "observations": []string{shown[0]}}}})
+	_, res = get("read_graph", map[string]any{"cursor": cursor})
+	refused("read_graph after delete_observations", res)
+
+	// While a search pages through Big, an observation that matches is added.
+	cursor, _ = firstSplit("search_nodes", map[string]any{"query": "sentence"})
+	p.mustCall(ctx, t, "add_observations", map[string]any{"observations": []map[string]any{{"entityName": "Big", "contents": []string{"one more sentence"}}}})
+	_, res = get("search_nodes", map[string]any{"query": "sentence", "cursor": cursor})
+	refused("search_nodes after add_observations", res)
+}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -258,6 +260,67 @@ func TestRequestsBeforeEOFAreServed(t *testing.T) {
 	data, err := os.ReadFile(file)
 	if want := `{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"]}` + "\n"; err != nil || string(data) != want {
 		t.Errorf("memory file %q, %v; want %q", data, err, want)
+	}
+}
+
+// A line nested deeper than the go-sdk decodes ended the server, and with
+// it a write in progress, unanswered and unsaved. It is answered with an
+// error, and the server goes on: the writes before and after it are
+// answered and saved.
+func TestDeepLineKeepsStdioServing(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	cmd := serverCmd(file)
+	cmd.Stderr = testlog.OnFailure(t, "server stderr")
+	create := func(id int, name string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":%q,"entityType":"t","observations":[]}]}}}`, id, name)
+	}
+	deep := func(id, n int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"open_nodes","arguments":{"names":%s%s}}}`, id, strings.Repeat("[", n), strings.Repeat("]", n))
+	}
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		create(2, "Before"),
+		deep(3, 999),
+		deep(4, 100000),
+		create(5, "After"),
+	}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("server: %v\n%s", err, out)
+	}
+	type answer struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	answers := map[string]answer{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+			answer
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+			t.Fatalf("bad output line %q", sc.Bytes())
+		}
+		answers[string(msg.ID)] = msg.answer
+	}
+	for _, id := range []string{"1", "2", "5"} {
+		if a := answers[id]; a.Result == nil || bytes.Contains(a.Result, []byte(`"isError":true`)) {
+			t.Errorf("request %s: %+v; output:\n%s", id, a, out)
+		}
+	}
+	for id, wantID := range map[string]string{"3": "3", "4": "null"} {
+		if a := answers[wantID]; a.Error == nil || a.Error.Code != -32600 || !strings.Contains(a.Error.Message, "more than 1000 deep") {
+			t.Errorf("deep request %s: want -32600 with id %s, got %+v; output:\n%s", id, wantID, a, out)
+		}
+	}
+	data, err := os.ReadFile(file)
+	if !strings.Contains(string(data), `"Before"`) || !strings.Contains(string(data), `"After"`) {
+		t.Errorf("memory file %q, %v; want Before and After", data, err)
 	}
 }
 

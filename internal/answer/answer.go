@@ -17,7 +17,11 @@
 // digest of everything before its position. A cursor used after the memory
 // changed still works when everything before it is unchanged (the rest is
 // read from the memory as it is now); otherwise Page refuses it with an
-// error that says to start over. It never returns wrong data silently.
+// error that says to start over. A cursor inside an entity split across
+// parts also digests that entity's observations as shown: when any of
+// them changed, the position of the next one means something else, so the
+// cursor is refused. It never returns wrong data silently: it never skips
+// or repeats an entity, a relation or an observation.
 package answer
 
 import (
@@ -101,9 +105,15 @@ type cursor struct {
 	request uint64
 	k, obs  int
 	prefix  uint64 // digest of the sequence up to and including item k
+	// split, when obs > 0, digests the observations of the entity at k as
+	// shown (splitDigest): obs counts from the start of that list, so any
+	// change to it would make the next part skip or repeat one.
+	split uint64
 }
 
-const cursorVersion = 1
+// cursorVersion 2 added split; a cursor of version 1 is refused, saying
+// it is an older server's.
+const cursorVersion = 2
 
 func (c cursor) String() string {
 	b := []byte{cursorVersion}
@@ -111,12 +121,16 @@ func (c cursor) String() string {
 	b = binary.AppendUvarint(b, uint64(c.k))
 	b = binary.AppendUvarint(b, uint64(c.obs))
 	b = binary.BigEndian.AppendUint64(b, c.prefix)
+	b = binary.BigEndian.AppendUint64(b, c.split)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func parseCursor(s string) (cursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) < 1+8+1+1+8 || b[0] != cursorVersion {
+	if err == nil && len(b) > 0 && b[0] == 1 {
+		return cursor{}, fmt.Errorf("%w: an older version of this server gave it; leave cursor out to start over", ErrCursor)
+	}
+	if err != nil || len(b) < 1+8+1+1+8+8 || b[0] != cursorVersion {
 		return cursor{}, fmt.Errorf("%w: it is not one this server gave", ErrCursor)
 	}
 	c := cursor{request: binary.BigEndian.Uint64(b[1:])}
@@ -127,11 +141,12 @@ func parseCursor(s string) (cursor, error) {
 	}
 	rest = rest[n:]
 	obs, n := binary.Uvarint(rest)
-	if n <= 0 || len(rest[n:]) != 8 || k > 1<<31 || obs > 1<<31 {
+	if n <= 0 || len(rest[n:]) != 16 || k > 1<<31 || obs > 1<<31 {
 		return cursor{}, fmt.Errorf("%w: it is not one this server gave", ErrCursor)
 	}
 	c.k, c.obs = int(k), int(obs)
 	c.prefix = binary.BigEndian.Uint64(rest[n:])
+	c.split = binary.BigEndian.Uint64(rest[n+8:])
 	return c, nil
 }
 
@@ -163,6 +178,19 @@ func (a *Answer) prefixDigest(seq []item, k int) uint64 {
 	return h.Sum64()
 }
 
+// splitDigest digests entity i's observations in the order they are shown:
+// their number and each one.
+func (a *Answer) splitDigest(i int) uint64 {
+	h := fnv.New64a()
+	obs := a.shown(i)
+	h.Write(binary.AppendUvarint(nil, uint64(len(obs))))
+	for _, o := range obs {
+		h.Write(binary.AppendUvarint(nil, uint64(len(o))))
+		h.Write([]byte(o))
+	}
+	return h.Sum64()
+}
+
 // start finds where cursor text points in seq.
 func (a *Answer) start(seq []item, text string) (k, obs int, err error) {
 	if text == "" {
@@ -179,7 +207,7 @@ func (a *Answer) start(seq []item, text string) (k, obs int, err error) {
 	if c.k >= len(seq) || a.prefixDigest(seq, c.k) != c.prefix {
 		return 0, 0, changed
 	}
-	if it := seq[c.k]; c.obs > 0 && (it.ent < 0 || c.obs >= len(a.Entities[it.ent].Entity.Observations)) {
+	if it := seq[c.k]; c.obs > 0 && (it.ent < 0 || c.obs >= len(a.Entities[it.ent].Entity.Observations) || a.splitDigest(int(it.ent)) != c.split) {
 		return 0, 0, changed
 	}
 	return c.k, c.obs, nil
@@ -475,7 +503,11 @@ func (a *Answer) render(seq []item, k int, l *layout) Page {
 	shown := &layout{entities: l.entities, relations: rels}
 	var next string
 	if l.next < len(seq) {
-		next = cursor{request: digest(a.Request), k: l.next, obs: l.nextObs, prefix: a.prefixDigest(seq, l.next)}.String()
+		c := cursor{request: digest(a.Request), k: l.next, obs: l.nextObs, prefix: a.prefixDigest(seq, l.next)}
+		if c.obs > 0 {
+			c.split = a.splitDigest(int(seq[c.k].ent))
+		}
+		next = c.String()
 	}
 	write := a.write(shown, next)
 	p := Page{Structured: Encode(false, write), NextCursor: next}

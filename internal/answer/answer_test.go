@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -320,6 +321,11 @@ func TestCursorErrors(t *testing.T) {
 			t.Errorf("cursor %q: %v", bad, err)
 		}
 	}
+	old, _ := base64.RawURLEncoding.DecodeString(p.NextCursor)
+	old[0] = 1
+	if _, err := a.Page(MinLimit, base64.RawURLEncoding.EncodeToString(old)); !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), "an older version of this server") {
+		t.Errorf("a cursor of version 1: %v", err)
+	}
 	other := allOf(g)
 	other.Request = "read_graph outline"
 	if _, err := other.Page(MinLimit, p.NextCursor); !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), "other arguments") {
@@ -344,5 +350,205 @@ func TestShorten(t *testing.T) {
 		if got := Shorten(c.limit, 100, render); got != c.want {
 			t.Errorf("limit %d: kept %d, want %d", c.limit, got, c.want)
 		}
+	}
+}
+
+// pagingAnswer is one of the answers the paging tests follow through
+// writes: the whole graph (read_graph), or the entities with an observation
+// that holds "match", those shown first (as search_nodes shows what
+// matched).
+func pagingAnswer(g *graph.Graph, search bool) *Answer {
+	if !search {
+		return allOf(g)
+	}
+	a := &Answer{Tool: "search_nodes", Request: "search_nodes match"}
+	in := map[string]bool{}
+	for _, e := range g.Entities() {
+		var first []int
+		for i, o := range e.Observations {
+			if strings.Contains(o, "match") {
+				first = append(first, i)
+			}
+		}
+		if len(first) > 0 {
+			a.Entities = append(a.Entities, View{Entity: e, First: func() []int { return first }})
+			in[e.Name] = true
+		}
+	}
+	for _, r := range g.Relations() {
+		if in[r.From] || in[r.To] {
+			a.Relations = append(a.Relations, r)
+		}
+	}
+	return a
+}
+
+// randomWrite makes one change to g, aimed at the entity named target half
+// the time when there is one (the entity a cursor is inside of).
+func randomWrite(r *rand.Rand, g *graph.Graph, target string) {
+	ents := g.Entities()
+	pick := func() *graph.Entity {
+		if target != "" && r.IntN(2) == 0 && g.Entity(target) != nil {
+			return g.Entity(target)
+		}
+		if len(ents) == 0 {
+			return nil
+		}
+		return ents[r.IntN(len(ents))]
+	}
+	switch r.IntN(7) {
+	case 0, 1: // delete an observation, often one already shown
+		if e := pick(); e != nil && len(e.Observations) > 0 {
+			g.DeleteObservations([]graph.ObservationDeletion{{EntityName: e.Name, Observations: []string{e.Observations[r.IntN(len(e.Observations))]}}})
+		}
+	case 2, 3: // add an observation, matching or not
+		if e := pick(); e != nil {
+			text := fmt.Sprintf("added %d", r.Uint64())
+			if r.IntN(2) == 0 {
+				text += " match"
+			}
+			g.AddObservations([]graph.ObservationAddition{{EntityName: e.Name, Contents: []string{text}}})
+		}
+	case 4: // a new entity, at the end of graph order
+		g.CreateEntities([]graph.Entity{{Name: fmt.Sprintf("new-%d", r.Uint64()), EntityType: "t", Observations: []string{"a new match"}}})
+	case 5: // delete an entity
+		if e := pick(); e != nil {
+			g.DeleteEntities([]string{e.Name})
+		}
+	case 6: // a relation more or less
+		if len(ents) == 0 {
+			return
+		}
+		rels := g.Relations()
+		if len(rels) > 0 && r.IntN(2) == 0 {
+			g.DeleteRelations([]graph.Relation{*rels[r.IntN(len(rels))]})
+		} else {
+			g.CreateRelations([]graph.Relation{{From: ents[r.IntN(len(ents))].Name, To: ents[r.IntN(len(ents))].Name, RelationType: "met"}})
+		}
+	}
+}
+
+// Between the parts of an answer the memory changes at random. Every part
+// is right about the memory when it was given, and the parts never skip
+// or repeat anything: either the next cursor is refused with an error that
+// says to start over, or the parts put together name exactly the entities
+// and relations of the answer on the memory as it is at the end, in its
+// order, each entity with every observation it had when its last part was
+// given, once.
+func TestPagesUnderWrites(t *testing.T) {
+	var refused, finishedAfterWrites int
+	for _, s := range seeds() {
+		r := rand.New(rand.NewPCG(s, 1))
+		g := randomGraph(r)
+		// A few entities big enough to be split, with some observations
+		// that match.
+		for i := range 1 + r.IntN(3) {
+			e := graph.Entity{Name: fmt.Sprintf("big-%d", i), EntityType: "t"}
+			for j := range 40 + r.IntN(80) {
+				text := fmt.Sprintf("observation %d of a big entity, with words to take room", j)
+				if r.IntN(4) == 0 {
+					text += " match"
+				}
+				e.Observations = append(e.Observations, text)
+			}
+			g.CreateEntities([]graph.Entity{e})
+		}
+		search := s%2 == 0
+		limit := MinLimit + r.IntN(2000)
+
+		type seen struct {
+			name string
+			obs  []string // joined across parts
+			want []string // its observations as shown when its last part was given
+		}
+		var ents []seen
+		var rels []string
+		relKey := func(r *graph.Relation) string { return r.From + "\x00" + r.To + "\x00" + r.RelationType }
+		cur, wrote, finished := "", false, false
+		for pages := 0; ; pages++ {
+			a := pagingAnswer(g, search)
+			p, err := a.Page(limit, cur)
+			if err != nil {
+				if !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), "memory changed") || !wrote {
+					t.Fatalf("seed %d part %d: %v", s, pages+1, err)
+				}
+				refused++
+				break
+			}
+			pj := decodePage(t, p)
+			for i, e := range pj.Entities {
+				idx := slices.IndexFunc(a.Entities, func(v View) bool { return v.Entity.Name == e.Name })
+				if idx < 0 {
+					t.Fatalf("seed %d part %d: entity %s is not in the answer", s, pages+1, e.Name)
+				}
+				shown := a.shown(idx)
+				if len(e.Observations)+e.OmittedObservations != len(shown) {
+					t.Fatalf("seed %d part %d: %s shows %d and omits %d of %d observations", s, pages+1, e.Name, len(e.Observations), e.OmittedObservations, len(shown))
+				}
+				continues := i == 0 && len(ents) > 0 && ents[len(ents)-1].name == e.Name
+				if continues {
+					prev := &ents[len(ents)-1]
+					prev.obs = append(prev.obs, e.Observations...)
+					prev.want = slices.Clone(shown)
+					continue
+				}
+				if slices.ContainsFunc(ents, func(x seen) bool { return x.name == e.Name }) {
+					t.Fatalf("seed %d part %d: %s shown twice", s, pages+1, e.Name)
+				}
+				ents = append(ents, seen{name: e.Name, obs: slices.Clone(e.Observations), want: slices.Clone(shown)})
+			}
+			for _, rel := range pj.Relations {
+				rels = append(rels, relKey(&rel))
+			}
+			if p.NextCursor == "" {
+				finished = true
+				break
+			}
+			if r.IntN(3) == 0 {
+				target := ""
+				if c, err := parseCursor(p.NextCursor); err == nil && c.obs > 0 {
+					target = a.Entities[c.k].Entity.Name // inside a split entity
+				}
+				for range 1 + r.IntN(2) {
+					randomWrite(r, g, target)
+				}
+				wrote = true
+			}
+			cur = p.NextCursor
+			if pages > 10000 {
+				t.Fatal("cursors do not end")
+			}
+		}
+		if !finished {
+			continue
+		}
+		final := pagingAnswer(g, search)
+		if wrote {
+			finishedAfterWrites++
+		}
+		var wantNames, gotNames []string
+		for _, v := range final.Entities {
+			wantNames = append(wantNames, v.Entity.Name)
+		}
+		for _, e := range ents {
+			gotNames = append(gotNames, e.name)
+			if !slices.Equal(e.obs, e.want) && !(len(e.obs) == 0 && len(e.want) == 0) {
+				t.Fatalf("seed %d: the parts of %s show\n%q\nwant\n%q", s, e.name, e.obs, e.want)
+			}
+		}
+		if !slices.Equal(gotNames, wantNames) {
+			t.Fatalf("seed %d: the parts show entities\n%q\nwant\n%q", s, gotNames, wantNames)
+		}
+		var wantRels []string
+		for _, rel := range final.Relations {
+			wantRels = append(wantRels, relKey(rel))
+		}
+		if !slices.Equal(rels, wantRels) {
+			t.Fatalf("seed %d: the parts show relations\n%q\nwant\n%q", s, rels, wantRels)
+		}
+	}
+	t.Logf("%d runs refused a cursor, %d finished after writes", refused, finishedAfterWrites)
+	if refused == 0 || finishedAfterWrites == 0 {
+		t.Errorf("%d runs refused a cursor and %d finished after writes; the test wants both", refused, finishedAfterWrites)
 	}
 }

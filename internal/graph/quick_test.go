@@ -58,9 +58,8 @@ func (m *model) createEntities(in []Entity) CreateEntitiesResult {
 			if slices.Contains(res.Skipped, e.Name) || slices.Contains(res.Repeated, e.Name) {
 				continue
 			}
-			if existedBefore(e.Name) {
-				res.Skipped = append(res.Skipped, e.Name)
-			} else {
+			res.Skipped = append(res.Skipped, e.Name)
+			if !existedBefore(e.Name) {
 				res.Repeated = append(res.Repeated, e.Name)
 			}
 			continue

@@ -22,12 +22,14 @@ func (e *NotFoundError) Error() string { return fmt.Sprintf("Entity with name %s
 // CreateEntitiesResult is what create_entities returns.
 type CreateEntitiesResult struct {
 	Entities []Entity `json:"entities"`
-	// Skipped names, once each in input order, the entities that already
-	// existed before the call.
+	// Skipped names, once each in input order, the entries not created:
+	// names that existed before the call, and names the call gives more
+	// than once (their later entries).
 	Skipped []string `json:"skipped,omitempty"`
-	// Repeated names, once each in input order, the new entities the call
-	// gave more than once: each was created from its first entry. Only the
-	// notice reports them; the structured result keeps the schema.
+	// Repeated names, once each in input order, those of Skipped that were
+	// new: the call gave them more than once and each was created from its
+	// first entry. The notice words them apart from the names that already
+	// existed; the structured result lists them in skipped with the others.
 	Repeated []string `json:"-"`
 }
 
@@ -36,12 +38,20 @@ type CreateEntitiesResult struct {
 // word.
 func (r CreateEntitiesResult) Notice() string {
 	var parts []string
-	switch n := len(r.Skipped); n {
+	existing := r.Skipped
+	if len(r.Repeated) > 0 {
+		repeated := make(map[string]bool, len(r.Repeated))
+		for _, name := range r.Repeated {
+			repeated[name] = true
+		}
+		existing = slices.DeleteFunc(slices.Clone(r.Skipped), func(name string) bool { return repeated[name] })
+	}
+	switch n := len(existing); n {
 	case 0:
 	case 1:
-		parts = append(parts, fmt.Sprintf("Skipped 1 entity that already exists: %s. Its observations were not added; use add_observations for existing entities.", r.Skipped[0]))
+		parts = append(parts, fmt.Sprintf("Skipped 1 entity that already exists: %s. Its observations were not added; use add_observations for existing entities.", existing[0]))
 	default:
-		parts = append(parts, fmt.Sprintf("Skipped %d entities that already exist: %s. Their observations were not added; use add_observations for existing entities.", n, strings.Join(r.Skipped, ", ")))
+		parts = append(parts, fmt.Sprintf("Skipped %d entities that already exist: %s. Their observations were not added; use add_observations for existing entities.", n, strings.Join(existing, ", ")))
 	}
 	switch n := len(r.Repeated); n {
 	case 0:
@@ -56,8 +66,8 @@ func (r CreateEntitiesResult) Notice() string {
 // CreateEntities adds each entity whose name is new. An entity whose name
 // existed before the call is skipped whole (Skipped); a name the call
 // repeats is created once, from its first entry, and its later entries are
-// skipped whole (Repeated). Repeated observations of one new entity are
-// stored once.
+// skipped whole (Skipped and Repeated). Repeated observations of one new
+// entity are stored once.
 func (g *Graph) CreateEntities(in []Entity) CreateEntitiesResult {
 	res := CreateEntitiesResult{Entities: []Entity{}}
 	var created, reported map[string]bool // names this call created; names already in Skipped or Repeated
@@ -81,10 +91,9 @@ func (g *Graph) CreateEntities(in []Entity) CreateEntitiesResult {
 			reported = map[string]bool{}
 		}
 		reported[e.Name] = true
+		res.Skipped = append(res.Skipped, e.Name)
 		if created[e.Name] {
 			res.Repeated = append(res.Repeated, e.Name)
-		} else {
-			res.Skipped = append(res.Skipped, e.Name)
 		}
 	}
 	return res

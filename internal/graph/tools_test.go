@@ -35,9 +35,10 @@ func TestCreateEntities(t *testing.T) {
 			wantGraph:   "Alice/person[likes tea] Bob/person[]",
 		},
 		{
-			name:         "name repeated within one call is created once, not skipped as existing",
+			name:         "name repeated within one call is created once; its later entries are skipped",
 			in:           []Entity{ent("Alice", "person", "a"), ent("Bob", "person"), ent("Alice", "robot", "b"), ent("Alice", "x")},
 			wantCreated:  "Alice/person[a] Bob/person[]",
+			wantSkipped:  []string{"Alice"},
 			wantRepeated: []string{"Alice"},
 			wantGraph:    "Alice/person[a] Bob/person[]",
 		},
@@ -46,7 +47,7 @@ func TestCreateEntities(t *testing.T) {
 			existing:     []Entity{ent("Alice", "person")},
 			in:           []Entity{ent("Alice", "x"), ent("Bob", "person"), ent("Alice", "y"), ent("Bob", "z")},
 			wantCreated:  "Bob/person[]",
-			wantSkipped:  []string{"Alice"},
+			wantSkipped:  []string{"Alice", "Bob"},
 			wantRepeated: []string{"Bob"},
 			wantGraph:    "Alice/person[] Bob/person[]",
 		},
@@ -123,9 +124,9 @@ func TestCreateEntitiesNotice(t *testing.T) {
 		{[]string{"Alice"}, nil, "Skipped 1 entity that already exists: Alice. Its observations were not added; use add_observations for existing entities."},
 		{[]string{"Alice", "Bob"}, nil, "Skipped 2 entities that already exist: Alice, Bob. Their observations were not added; use add_observations for existing entities."},
 		{[]string{"Bob", "Alice", "Carol"}, nil, "Skipped 3 entities that already exist: Bob, Alice, Carol. Their observations were not added; use add_observations for existing entities."},
-		{nil, []string{"Dan"}, "Dan was repeated in this call: created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
-		{nil, []string{"Dan", "Eve"}, "Dan, Eve were repeated in this call: each created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
-		{[]string{"Alice"}, []string{"Dan"}, "Skipped 1 entity that already exists: Alice. Its observations were not added; use add_observations for existing entities. Dan was repeated in this call: created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
+		{[]string{"Dan"}, []string{"Dan"}, "Dan was repeated in this call: created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
+		{[]string{"Dan", "Eve"}, []string{"Dan", "Eve"}, "Dan, Eve were repeated in this call: each created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
+		{[]string{"Dan", "Alice"}, []string{"Dan"}, "Skipped 1 entity that already exists: Alice. Its observations were not added; use add_observations for existing entities. Dan was repeated in this call: created once, from its first entry; the observations of the later entries were not added (use add_observations)."},
 	}
 	for _, tt := range tests {
 		if got := (CreateEntitiesResult{Skipped: tt.skipped, Repeated: tt.repeated}).Notice(); got != tt.want {
@@ -164,6 +165,8 @@ func TestCreateEntitiesResultJSON(t *testing.T) {
 			`{"entities":[{"name":"A","entityType":"t","observations":[]},{"name":"B","entityType":"u","observations":["b"]}]}`},
 		{"created and skipped", []Entity{ent("A", "t")}, []Entity{ent("A", "t"), ent("B", "u")},
 			`{"entities":[{"name":"B","entityType":"u","observations":[]}],"skipped":["A"]}`},
+		{"repeated in the call: the later entry is skipped", []Entity{ent("A", "t")}, []Entity{ent("B", "u", "b1"), ent("A", "t"), ent("B", "v", "b2")},
+			`{"entities":[{"name":"B","entityType":"u","observations":["b1"]}],"skipped":["A","B"]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,6 +51,12 @@ func errLineTooLong(limit int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the line is longer than %d bytes", limit)}
 }
 
+// errTooDeep answers a stdio line that nests objects and arrays deeper
+// than limit.
+func errTooDeep(limit int) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("Invalid Request: the message nests objects and arrays more than %d deep", limit)}
+}
+
 // errNotJSONRPC answers a stdio line that is JSON but not a JSON-RPC
 // message.
 func errNotJSONRPC(err error) *jsonrpc.Error {

@@ -152,7 +152,7 @@ func TestToolErrors(t *testing.T) {
 	}{
 		{"search_nodes", map[string]any{"query": []string{"x"}}, "Invalid arguments for tool search_nodes"},
 		{"search_nodes", map[string]any{}, "Invalid arguments for tool search_nodes"},
-		{"search_nodes", map[string]any{"query": strings.Repeat("x", graph.MaxQueryLength+1)}, fmt.Sprintf("the limit is %d", graph.MaxQueryLength)},
+		{"search_nodes", map[string]any{"query": strings.Repeat("x", graph.MaxQueryLength+1)}, fmt.Sprintf("query must be a string of at most %d characters", graph.MaxQueryLength)},
 		{"create_entities", map[string]any{"entities": []any{map[string]any{"name": "A", "entityType": "t"}}}, "observations"},
 		{"add_observations", map[string]any{"observations": []any{map[string]any{"entityName": "nobody", "contents": []string{"x"}}}}, "Entity with name nobody not found"},
 		{"create_relations", map[string]any{"relations": []any{map[string]any{"from": "a", "to": "b", "relationType": "r"}}}, "Entity with name a not found"},
@@ -377,6 +377,7 @@ func TestErrorCodes(t *testing.T) {
 	}{
 		{errParse(errors.New("e")), jsonrpc.CodeParseError, "not JSON"},
 		{errNotJSONRPC(errors.New("e")), jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message"},
+		{errTooDeep(1000), jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
 		{errLineTooLong(10), jsonrpc.CodeInvalidRequest, "longer than 10 bytes"},
 		{errBatch("the batch is empty"), jsonrpc.CodeInvalidRequest, "Invalid Request: the batch is empty"},
 		{errBadID("1.5"), jsonrpc.CodeInvalidRequest, "id 1.5"},
@@ -556,13 +557,27 @@ func TestStdioLines(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":4,"method":"server/discover"}`, "4", jsonrpc.CodeInvalidParams, "server/discover must carry"},
 		{`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "5", jsonrpc.CodeInvalidRequest, "duplicate"},
 		{`{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{` + meta2026 + `}}`, "6", jsonrpc.CodeInvalidRequest, "pinned to protocol 2025-11-25"},
+		// Deeper than the go-sdk decodes: it would end the connection.
+		{`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":` + nested(maxNesting-1) + `}}`, "7", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
+		{`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"read_graph","arguments":{"x":` + nested(5000) + `}}}`, `"deep"`, jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
+		{`{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":` + nested(20000) + `}}`, "null", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
+		{nested(3000), "null", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
+		{`{"jsonrpc":"2.0","id":9.5,"method":"ping","params":{"x":` + nested(maxNesting) + `}}`, "null", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
 	} {
 		c.send(tc.line)
 		c.expectError(tc.id, tc.code, tc.text)
 	}
+	// As deep as the go-sdk decodes, and brackets inside strings, are fine.
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"ping","params":{"x":` + nested(maxNesting-2) + `}}`)
+	c.expectResult("10")
+	c.send(`{"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":"` + strings.Repeat("[{", 3000) + `"}}`)
+	c.expectResult("11")
 	c.send("", "   ", `{"jsonrpc":"2.0","id":"x","method":"ping"}`)
 	c.expectResult(`"x"`)
 }
+
+// nested is n arrays, one inside the other.
+func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 
 func TestStdioLineTooLong(t *testing.T) {
 	defer func(n int) { maxLineLength = n }(maxLineLength)

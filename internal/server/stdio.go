@@ -34,6 +34,9 @@ func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteClo
 // JSON-RPC messages it can answer correctly. It answers the others itself:
 //
 //   - a line that is not JSON: -32700, id null;
+//   - a line nested deeper than the go-sdk decodes (it would end the
+//     connection, and with it every request in progress): -32600, with the
+//     message's id when it has a usable one;
 //   - JSON that is not a JSON-RPC message, or a batch the protocol does
 //     not allow: -32600, with the message's id when it has a usable one;
 //   - an id that is a number with a fraction (the go-sdk would answer it as
@@ -152,6 +155,10 @@ func (m *message) isCall() bool { return m.Method != nil && m.ID != nil }
 // records the requests it lets through. Each line is decoded once here
 // (the go-sdk decodes it again).
 func (l *stdioLines) check(line []byte) bool {
+	if nestingDepth(line) > maxNesting {
+		l.reply(usableID(line), errTooDeep(maxNesting))
+		return false
+	}
 	var msgs []message
 	if line[0] != '[' {
 		var m message
@@ -213,6 +220,59 @@ func (l *stdioLines) check(line []byte) bool {
 		}
 	}
 	return true
+}
+
+// maxNesting is how deep the go-sdk's decoder lets a message nest (objects
+// and arrays, the line as a whole); it refuses deeper ones with an error
+// that on stdio ends the connection.
+const maxNesting = 1000
+
+// nestingDepth returns how deeply line nests objects and arrays, counting
+// as the go-sdk's decoder does: brackets outside strings.
+func nestingDepth(line []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range line {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth = max(0, depth-1)
+		}
+	}
+	return deepest
+}
+
+// usableID returns the id of the message on line when it has one this
+// server can answer under (a string or an integer), or nil.
+func usableID(line []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if line[0] != '{' || json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	if m.ID[0] == '"' {
+		return m.ID
+	}
+	if _, err := strconv.ParseInt(string(m.ID), 10, 64); err == nil {
+		return m.ID
+	}
+	return nil
 }
 
 // notJSONOrNotObject answers a line that did not decode: -32700 when it is

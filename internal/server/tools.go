@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,17 +48,17 @@ func toolResult(write func(*answer.JSON), texts ...string) *mcp.CallToolResult {
 // back as tool errors (isError), never as protocol errors.
 func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp.CallToolResult, error)) {
 	in := t.InputSchema.(*jsonschema.Schema)
-	resolved, err := in.Resolve(nil)
-	if err != nil {
+	if _, err := in.Resolve(nil); err != nil {
 		panic(fmt.Sprintf("tool %s: bad input schema: %v", t.Name, err))
 	}
+	checkSchemaKeywords(t.Name, in)
 	write := t.Annotations == nil || !t.Annotations.ReadOnlyHint
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if write && !mayWrite(req) {
 			return toolError(fmt.Errorf("this token may only read memory %s", s.memoryName())), nil
 		}
 		var args In
-		if err := decodeArguments(req.Params.Arguments, resolved, &args); err != nil {
+		if err := decodeArguments(req.Params.Arguments, in, &args); err != nil {
 			return toolError(fmt.Errorf("Invalid arguments for tool %s: %w", t.Name, err)), nil
 		}
 		res, err := run(ctx, args)
@@ -68,23 +67,6 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 		}
 		return res, nil
 	})
-}
-
-func decodeArguments(raw json.RawMessage, schema *jsonschema.Resolved, dst any) error {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	var generic any
-	if err := json.Unmarshal(raw, &generic); err != nil {
-		return fmt.Errorf("arguments are not JSON: %v", err)
-	}
-	if err := schema.Validate(generic); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return err
-	}
-	return nil
 }
 
 func toolError(err error) *mcp.CallToolResult {
@@ -144,7 +126,7 @@ func (s *Server) addTools() {
 		InputSchema: object(map[string]*jsonschema.Schema{"entities": entities}, "entities"),
 		OutputSchema: closed(object(map[string]*jsonschema.Schema{
 			"entities": array(closed(entitySchema()), ""),
-			"skipped":  array(str(""), "Names of entities that already existed and were not created"),
+			"skipped":  array(str(""), "Names of entities not created: they already existed, or the call repeated them (each was created from its first entry)"),
 			"omitted":  omittedSchema(),
 		}, "entities")),
 		Annotations: mutating,
@@ -268,7 +250,7 @@ func (s *Server) addTools() {
 		Annotations:  readOnly,
 	}, func(ctx context.Context, a searchArgs) (*mcp.CallToolResult, error) {
 		if n := utf8.RuneCountInString(a.Query); n > graph.MaxQueryLength {
-			return nil, fmt.Errorf("Invalid arguments for tool search_nodes: query is %d characters long; the limit is %d", n, graph.MaxQueryLength)
+			return nil, fmt.Errorf("Invalid arguments for tool search_nodes: query must be a string of at most %d characters; got %d characters", graph.MaxQueryLength, n)
 		}
 		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			return searchAnswer(g, a), nil
