@@ -615,3 +615,68 @@ func TestPictureInChromium(t *testing.T) {
 	checkPicture(t, ctx, "Хранилище, depth 2", 3, 3)
 	shot(t, ctx, "picture-russian")
 }
+
+// TestListInChromium pages through a memory of 5,000 entities to the last,
+// and checks that counts agree in number ("1 entity").
+func TestListInChromium(t *testing.T) {
+	ctx := browser(t)
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, `{"type":"entity","name":"Entity %04d","entityType":"item","observations":["number %d"]}`+"\n", i, i)
+	}
+	srv, _ := serve(t, b.String())
+	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the first page", textHas("#count", "Entities 1–50 of 5,000")+` && !document.querySelector("#pager").hidden && document.querySelector("#prevPage").disabled`)
+	do(t, ctx, "next page", chromedp.Click(chromedp.CSS("#nextPage")))
+	waitFor(t, ctx, "the second page", textHas("#count", "Entities 51–100 of 5,000")+` && document.querySelector("#hits .hitname").textContent === "Entity 0051"`)
+	do(t, ctx, "last page", chromedp.Click(chromedp.CSS("#lastPage")))
+	waitFor(t, ctx, "the last page", textHas("#count", "Entities 4,951–5,000 of 5,000")+
+		` && [...document.querySelectorAll("#hits .hitname")].pop().textContent === "Entity 5000" && document.querySelector("#nextPage").disabled`)
+	shot(t, ctx, "list-last-page")
+	do(t, ctx, "previous page", chromedp.Click(chromedp.CSS("#prevPage")))
+	waitFor(t, ctx, "the page before", textHas("#count", "Entities 4,901–4,950 of 5,000"))
+	// A search pages too; a new search starts at its first page.
+	do(t, ctx, "search", typeInto("#q", "number")...)
+	waitFor(t, ctx, "the first page of matches", textHas("#count", "Matches 1–50 of 5,000"))
+
+	one, _ := serve(t, `{"type":"entity","name":"Solo","entityType":"thing","observations":["the only one"]}`+"\n")
+	do(t, ctx, "open a memory of one entity", chromedp.Navigate(one.URL))
+	waitFor(t, ctx, "one entity, in the singular", `document.querySelector("#count").textContent === "1 entity" && `+
+		textHas("#stats", "1 entity and 0 relations in")+` && document.querySelector("#picNote").textContent.startsWith("1 entity, 0 relations.") && document.querySelector("#pager").hidden`)
+	do(t, ctx, "search it", typeInto("#q", "only")...)
+	waitFor(t, ctx, "one match", `document.querySelector("#count").textContent === "1 match"`)
+	shot(t, ctx, "one-entity")
+}
+
+const searchMemory = `{"type":"entity","name":"Friedrichshafen","entityType":"city","observations":["A town on Lake Constance with a harbour, a ferry to Romanshorn and a long promenade","Where the company that builds the Zeppelin NT airship has its hangar"]}
+{"type":"entity","name":"Hangar-7","entityType":"building","observations":["Glass dome in Salzburg","Shows historic aircraft"]}
+{"type":"entity","name":"Lake Constance","entityType":"lake","observations":["Borders Germany, Austria and Switzerland"]}
+`
+
+// TestSearchInChromium: a hit shows the observation that matched, with the
+// match marked and in view, and a search that no entity contains whole
+// says that its hits are only the closest matches.
+func TestSearchInChromium(t *testing.T) {
+	ctx := browser(t)
+	srv, _ := serve(t, searchMemory)
+	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the list", textHas("#count", "3 entities"))
+
+	do(t, ctx, "search", typeInto("#q", "zeppelin nt")...)
+	waitFor(t, ctx, "the match", `document.querySelector("#count").textContent === "1 match" && document.querySelectorAll("#hits li a").length === 1`)
+	// The second observation, not the first, with "Zeppelin NT" marked
+	// inside the part of the snippet a person sees.
+	visible := `(() => {
+	  const s = document.querySelector("#hits .snippet"), m = s?.querySelector("mark");
+	  if (!m) return false;
+	  const a = s.getBoundingClientRect(), b = m.getBoundingClientRect();
+	  return m.textContent === "Zeppelin NT" && !s.textContent.includes("Romanshorn") && b.left >= a.left && b.right <= a.right && b.top >= a.top && b.bottom <= a.bottom;
+	})()`
+	waitFor(t, ctx, "the matched observation, its match in view", visible)
+	shot(t, ctx, "search-match")
+
+	do(t, ctx, "search for what no entity holds whole", typeInto("#q", "zeppelin aircraft")...)
+	waitFor(t, ctx, "the closest matches, said to be only that", `document.querySelector("#count").textContent === "No entity contains “zeppelin aircraft”; the closest matches by the words they share with it:" && document.querySelectorAll("#hits li a").length === 2`)
+	waitFor(t, ctx, "each with the words it shares marked", `[...document.querySelectorAll("#hits .snippet mark")].map(m => m.textContent.toLowerCase()).sort().join() === "aircraft,zeppelin"`)
+	shot(t, ctx, "search-partial")
+}

@@ -421,7 +421,9 @@ function draw(pic, g) {
     }
     y += row.height + gap;
   }
-  const H = Math.max(160, y - gap + margin);
+  // A short drawing sits in the middle of a box at least 120 high.
+  const H = Math.max(120, y - gap + margin), lift = (H - (y - gap + margin)) / 2;
+  if (lift > 0) for (const n of nodes) n.y += lift;
   pic.setAttribute("viewBox", `0 0 ${W} ${H}`);
   pic.setAttribute("width", W);
   pic.setAttribute("height", H);
