@@ -499,7 +499,7 @@ const pictureReport = `(() => {
   const nodes = [...pic.querySelectorAll(".node")], rels = [...pic.querySelectorAll("text.rel")], edges = [...pic.querySelectorAll(".edge")];
   const names = nodes.map(n => n.querySelector("text")), boxes = nodes.map(n => n.querySelector("rect"));
   const byName = new Map(nodes.map(n => [n.dataset.name, n.querySelector("rect")]));
-  const rep = { nodes: nodes.length, edges: edges.length, rels: rels.length, minNodeFont: 1e9, minRelFont: 1e9, outside: [], overlaps: [], arrows: 0, wrongEnds: [], partGap: 0 };
+  const rep = { note: document.querySelector("#picNote").textContent, nodes: nodes.length, edges: edges.length, rels: rels.length, minNodeFont: 1e9, minRelFont: 1e9, outside: [], overlaps: [], arrows: 0, wrongEnds: [], partGap: 0 };
   for (const t of names) rep.minNodeFont = Math.min(rep.minNodeFont, screenSize(t));
   for (const t of rels) rep.minRelFont = Math.min(rep.minRelFont, screenSize(t));
   for (const t of [...names, ...rels]) {
@@ -545,6 +545,7 @@ type pictureFacts struct {
 	Nodes, Edges, Rels, Arrows, Parts int
 	MinNodeFont, MinRelFont, PartGap  float64
 	Outside, Overlaps, WrongEnds      []string
+	Note                              string
 }
 
 // checkPicture asserts what a person notices in the drawn picture.
@@ -614,6 +615,23 @@ func TestPictureInChromium(t *testing.T) {
 	waitFor(t, ctx, "depth 2", `document.querySelectorAll("#pic .node").length === 3`)
 	checkPicture(t, ctx, "Хранилище, depth 2", 3, 3)
 	shot(t, ctx, "picture-russian")
+
+	// A crowded neighbourhood: 60 entities in the narrow column. Names
+	// stay readable and apart; relation names that have no room are left
+	// out, and the note says so.
+	var b strings.Builder
+	b.WriteString(`{"type":"entity","name":"Hub","entityType":"t","observations":[]}` + "\n")
+	for i := range 80 {
+		fmt.Fprintf(&b, `{"type":"entity","name":"Спутник номер %d","entityType":"t","observations":[]}`+"\n", i)
+		fmt.Fprintf(&b, `{"type":"relation","from":"Hub","to":"Спутник номер %d","relationType":"связан с"}`+"\n", i)
+	}
+	crowd, _ := serve(t, b.String())
+	do(t, ctx, "open the hub", chromedp.Navigate(crowd.URL+"#e=Hub"))
+	waitFor(t, ctx, "the capped neighbourhood", `document.querySelectorAll("#pic .node").length === 60`)
+	if f := checkPicture(t, ctx, "a crowded neighbourhood", 60, 59); f.Rels < 59 && !strings.Contains(f.Note, "left out") {
+		t.Errorf("a crowded neighbourhood: %d of 59 relation names shown, and the note does not say so: %q", f.Rels, f.Note)
+	}
+	shot(t, ctx, "picture-crowded")
 }
 
 // TestListInChromium pages through a memory of 5,000 entities to the last,

@@ -331,14 +331,12 @@ async function renderPicture() {
   pic.style.display = "";
   $("picTitle").textContent = current === null ? "The whole memory" : `Neighbourhood, depth ${depth}`;
   const counts = `${plural(g.nodes.length, "entity", "entities")}, ${plural(g.edges.length, "relation", "relations")}`;
-  note.textContent = g.truncated
-    ? `Showing the nearest ${plural(g.nodes.length, "entity", "entities")} only (the picture is capped at ${fmt(g.limit)}).`
-    : g.nodes.length === 0 ? "Nothing to draw yet." : `${counts}. Click one to open it.`;
   drawn = { g, width: 0 };
   draw(pic, g);
-  if (draw.unlabelled > 0 && !g.truncated) {
-    note.textContent = `${counts}; ${plural(draw.unlabelled, "relation's name is", "relations' names are")} left out where there is no room (point at a line to read it). Click an entity to open it.`;
-  }
+  const left = draw.unlabelled > 0 ? ` ${plural(draw.unlabelled, "relation's name is", "relations' names are")} left out where there is no room (point at a line to read it).` : "";
+  note.textContent = g.truncated
+    ? `Showing the nearest ${plural(g.nodes.length, "entity", "entities")} only (the picture is capped at ${fmt(g.limit)}).${left}`
+    : g.nodes.length === 0 ? "Nothing to draw yet." : `${counts}.${left} Click an entity to open it.`;
 }
 
 // Sizes in screen pixels: the picture is drawn one unit to one pixel, so
