@@ -519,7 +519,8 @@ function layoutPart(members, nodes, edges, W) {
   // its height.
   const springLength = (i, j, lw, c, s) => c * ((ns[i].w + ns[j].w) / 2 + lw + 24) + s * ((ns[i].h + ns[j].h) / 2 + 2.5 * edgeFont + 12);
   const springs = [...want].map(([key, lw]) => [...key.split(" ").map(Number), lw]);
-  const L = springs.length ? springs.reduce((s, [i, j, lw]) => s + springLength(i, j, lw, 0.6, 0.4), 0) / springs.length : 100;
+  // (In a narrow picture they push less, or the part grows very tall.)
+  const L = Math.min(W / 5, springs.length ? springs.reduce((s, [i, j, lw]) => s + springLength(i, j, lw, 0.6, 0.4), 0) / springs.length : 100);
   for (const n of ns) { n.l = n.w / 2; n.r = n.w / 2 + (n.loop || 0); } // a loop and its name on the right
   // Start on a spiral in breadth-first order from the first (the open
   // entity, or the part's first): the same graph is always drawn the same.
