@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -15,25 +16,57 @@ type hit struct {
 	Name         string `json:"name"`
 	EntityType   string `json:"entityType"`
 	Observations int    `json:"observations"`
-	// Snippet is the first observation holding the query, else the first.
+	// Snippet is the observation that matched the query best, else the
+	// first; Matched says which.
 	Snippet string `json:"snippet"`
+	Matched bool   `json:"matched"`
+	// Exact: the entity contains the whole query, rather than being one of
+	// the closest matches by the words it shares with it.
+	Exact bool `json:"exact"`
 }
 
 type searchResult struct {
 	Query string `json:"query"`
 	Hits  []hit  `json:"hits"`
-	Total int    `json:"total"`
+	// Total is how many entities the list holds (every entity for an empty
+	// query); Hits are those from Offset on, at most searchLimit.
+	Total  int `json:"total"`
+	Offset int `json:"offset"`
+	// Exact is how many of the Total, the first ones, contain the whole
+	// query; the others are only the closest matches by shared words.
+	Exact int `json:"exact"`
 }
 
-// searchAnswer ranks as search_nodes does (the same function) and returns
-// the best searchLimit entities.
-func searchAnswer(g *graph.Graph, query string) searchResult {
-	res := searchResult{Query: query, Hits: []hit{}}
+// search answers the page's search box: one page of the list from offset
+// on.
+func (h *Handler) search(w http.ResponseWriter, query, offset string) {
+	if n := len([]rune(query)); n > graph.MaxQueryLength {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("the query is %d characters long; the limit is %d", n, graph.MaxQueryLength))
+		return
+	}
+	from := 0
+	if offset != "" {
+		n, err := strconv.Atoi(offset)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("the offset %q is not a whole number of entities from 0 up", offset))
+			return
+		}
+		from = n
+	}
+	h.view(w, func(g *graph.Graph) (any, int) { return searchAnswer(g, query, from), http.StatusOK })
+}
+
+// searchAnswer ranks as search_nodes does (the same function): the
+// entities containing the whole query, then the closest matches up to
+// searchLimit in all, and returns the searchLimit of them from offset on.
+// An empty query lists every entity in the memory's order.
+func searchAnswer(g *graph.Graph, query string, offset int) searchResult {
+	res := searchResult{Query: query, Hits: []hit{}, Offset: offset}
 	if strings.TrimSpace(query) == "" {
 		ents := g.Entities()
-		res.Total = len(ents)
-		for _, e := range ents[:min(len(ents), searchLimit)] {
-			h := hit{Name: e.Name, EntityType: e.EntityType, Observations: len(e.Observations)}
+		res.Total, res.Exact = len(ents), len(ents)
+		for _, e := range ents[min(offset, len(ents)):min(offset+searchLimit, len(ents))] {
+			h := hit{Name: e.Name, EntityType: e.EntityType, Observations: len(e.Observations), Exact: true}
 			if len(e.Observations) > 0 {
 				h.Snippet = e.Observations[0]
 			}
@@ -42,13 +75,13 @@ func searchAnswer(g *graph.Graph, query string) searchResult {
 		return res
 	}
 	found := g.SearchRanked(query, searchLimit)
-	res.Total = len(found.Hits)
-	for _, fh := range found.Hits[:min(len(found.Hits), searchLimit)] {
+	res.Total, res.Exact = len(found.Hits), found.Exact
+	for _, fh := range found.Hits[min(offset, len(found.Hits)):min(offset+searchLimit, len(found.Hits))] {
 		e := fh.Entity
-		h := hit{Name: e.Name, EntityType: e.EntityType, Observations: len(e.Observations)}
-		// What matched first, as search_nodes shows it.
+		h := hit{Name: e.Name, EntityType: e.EntityType, Observations: len(e.Observations), Exact: fh.Exact}
+		// What matched best, as search_nodes shows it first.
 		if m := fh.Matched(); len(m) > 0 {
-			h.Snippet = e.Observations[m[0]]
+			h.Snippet, h.Matched = e.Observations[m[0]], true
 		} else if len(e.Observations) > 0 {
 			h.Snippet = e.Observations[0]
 		}
@@ -265,7 +298,7 @@ func editFunc(req editRequest, message *string) (func(*graph.Graph) error, error
 		}
 		return func(g *graph.Graph) error {
 			res, err := g.Rename(req.Entity, req.NewName)
-			*message = fmt.Sprintf("Renamed to %s; %d relations followed.", res.To, res.Relations)
+			*message = fmt.Sprintf("Renamed to %s; %s followed.", res.To, plural(res.Relations, "relation", "relations"))
 			return err
 		}, nil
 	case "deleteEntity":
@@ -302,4 +335,12 @@ func editFunc(req editRequest, message *string) (func(*graph.Graph) error, error
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown edit %q", req.Op)
+}
+
+// plural says n thing or n things.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,7 +168,7 @@ func TestPageInChromium(t *testing.T) {
 
 	do(t, ctx, "open the page", chromedp.Navigate(srv.URL))
 	waitFor(t, ctx, "the list of entities", textHas("#count", "5 entities"))
-	waitFor(t, ctx, "the whole-graph picture", `document.querySelectorAll("#pic circle").length === 5`)
+	waitFor(t, ctx, "the whole-graph picture", `document.querySelectorAll("#pic .node").length === 5`)
 
 	// Search as you type, in Japanese and in Russian (case folded).
 	do(t, ctx, "search in Japanese", typeInto("#q", "首都")...)
@@ -184,7 +185,7 @@ func TestPageInChromium(t *testing.T) {
 	waitFor(t, ctx, "the entity page", `document.querySelector("#ename").textContent === "Москва"`)
 	waitFor(t, ctx, "its type and observations", textHas("#etype", "город")+" && "+textHas("#obs", "Столица России"))
 	waitFor(t, ctx, "its relations both ways", textHas("#rels", "← visited Alice")+" && "+textHas("#rels", "← has_office_in Acme"))
-	waitFor(t, ctx, "its neighbourhood picture", `document.querySelectorAll("#pic circle").length === 3`)
+	waitFor(t, ctx, "its neighbourhood picture", `document.querySelectorAll("#pic .node").length === 3`)
 
 	// Add an observation; it reaches the file.
 	added := "Основана в 1147 году — 1147年に創設"
@@ -245,7 +246,7 @@ func TestPageInChromium(t *testing.T) {
 
 	// A phone: one column, still readable.
 	do(t, ctx, "phone", chromedp.Navigate(srv.URL+"#e="+"Alice"), chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
-	waitFor(t, ctx, "Alice on a phone", `document.querySelector("#ename").textContent === "Alice" && document.querySelectorAll("#pic circle").length === 3`)
+	waitFor(t, ctx, "Alice on a phone", `document.querySelector("#ename").textContent === "Alice" && document.querySelectorAll("#pic .node").length === 3`)
 	if w, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth`)); err != nil || w > 390 {
 		t.Errorf("the page is wider than the phone: %v px (err %v)", w, err)
 	}
@@ -384,18 +385,21 @@ const showcaseMemory = `{"type":"entity","name":"Alice","entityType":"person","o
 {"type":"relation","from":"Alice","to":"Tea","relationType":"likes"}
 `
 
-// TestScreenshot takes the picture the README shows: an entity's page with
-// its neighbourhood at depth 2, in English, Japanese and Russian.
+// TestScreenshot takes the picture the README shows
+// (docs/see-your-memory.png, copied from readme.png in the test's
+// artifacts): an entity's page with its neighbourhood at depth 2, in
+// English, Japanese and Russian.
 func TestScreenshot(t *testing.T) {
 	ctx := browser(t)
 	srv, _ := serve(t, showcaseMemory)
-	do(t, ctx, "open Alice", chromedp.EmulateViewport(1280, 760), chromedp.Navigate(srv.URL+"#e=Alice"))
-	waitFor(t, ctx, "Alice", `document.querySelector("#ename").textContent === "Alice" && document.querySelectorAll("#pic circle").length === 7`)
+	do(t, ctx, "open Alice", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"#e=Alice"))
+	waitFor(t, ctx, "Alice", `document.querySelector("#ename").textContent === "Alice" && document.querySelectorAll("#pic .node").length === 7`)
 	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
-	waitFor(t, ctx, "depth 2", `document.querySelectorAll("#pic circle").length === 9`)
+	waitFor(t, ctx, "depth 2", `document.querySelectorAll("#pic .node").length === 9`)
 	do(t, ctx, "search", typeInto("#q", "東京")...)
-	waitFor(t, ctx, "the hits", `document.querySelectorAll("#hits li").length === 3`)
-	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "readme.png"), 1280, 760)
+	waitFor(t, ctx, "the hits", `document.querySelectorAll("#hits li a").length === 3`)
+	checkPicture(t, ctx, "Alice, depth 2", 9, 10)
+	shot(t, ctx, "readme")
 }
 
 var big = flag.Bool("ui.big", false, "also drive the page on a generated memory of 100k entities (slow)")
@@ -416,15 +420,15 @@ func TestPageOnBigMemory(t *testing.T) {
 	srv, _ := serve(t, b.String())
 	start := time.Now()
 	do(t, ctx, "open", chromedp.Navigate(srv.URL))
-	waitFor(t, ctx, "the first entities", textHas("#count", "100000 entities, the first 50 shown"))
+	waitFor(t, ctx, "the first entities", textHas("#count", "Entities 1–50 of 100,000"))
 	waitFor(t, ctx, "the refusal to draw everything", textHas("#picNote", "The memory holds 100000 entities"))
 	t.Logf("opened in %v", time.Since(start))
 	start = time.Now()
 	do(t, ctx, "search", typeInto("#q", q.Japanese)...)
-	waitFor(t, ctx, "Japanese matches", textHas("#count", "the best 50 shown"))
+	waitFor(t, ctx, "Japanese matches", `/^Matches 1–50 of |^No entity contains/.test(document.querySelector("#count").textContent) && document.querySelectorAll("#hits li a").length === 50`)
 	t.Logf("first search answered in %v", time.Since(start))
 	do(t, ctx, "open the first", chromedp.Click(chromedp.CSS("#hits a")))
-	waitFor(t, ctx, "its page and picture", `document.querySelector("#ename").textContent !== "" && document.querySelectorAll("#pic circle").length > 1`)
+	waitFor(t, ctx, "its page and picture", `document.querySelector("#ename").textContent !== "" && document.querySelectorAll("#pic .node").length > 1`)
 	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
 	waitFor(t, ctx, "depth 2", textHas("#picTitle", "depth 2"))
 	do(t, ctx, "laptop", chromedp.EmulateViewport(1280, 800))
@@ -463,3 +467,234 @@ func TestMain(m *testing.M) {
 // runTests runs the tests; database_test.go makes it pgtest.Main where
 // pgtest builds, so the tests on a memory in PostgreSQL have a database.
 var runTests = (*testing.M).Run
+
+// pictureMemory is a small memory in two parts, with long Russian names
+// and relation types, two relations each way between one pair, and an
+// entity related to itself.
+const pictureMemory = `{"type":"entity","name":"Alice","entityType":"person","observations":["Works at Acme"]}
+{"type":"entity","name":"Acme","entityType":"organization","observations":["Makes anvils"]}
+{"type":"entity","name":"Москва","entityType":"город","observations":["Столица России"]}
+{"type":"entity","name":"東京","entityType":"都市","observations":["日本の首都"]}
+{"type":"entity","name":"Система хранения памяти","entityType":"проект","observations":["Хранит граф знаний"]}
+{"type":"entity","name":"Спецификация протокола","entityType":"документ","observations":["Версия 2025-11-25"]}
+{"type":"entity","name":"Хранилище","entityType":"компонент","observations":["Файл JSONL"]}
+{"type":"relation","from":"Alice","to":"Acme","relationType":"works_at"}
+{"type":"relation","from":"Acme","to":"Alice","relationType":"employs"}
+{"type":"relation","from":"Alice","to":"東京","relationType":"lives_in"}
+{"type":"relation","from":"Alice","to":"Москва","relationType":"visited"}
+{"type":"relation","from":"Acme","to":"Москва","relationType":"has_office_in"}
+{"type":"relation","from":"Система хранения памяти","to":"Спецификация протокола","relationType":"описывается спецификацией"}
+{"type":"relation","from":"Система хранения памяти","to":"Хранилище","relationType":"состоит из"}
+{"type":"relation","from":"Хранилище","to":"Хранилище","relationType":"копирует себя"}
+`
+
+// pictureReport measures the drawn picture as a person sees it: sizes on
+// screen, what sticks out of the picture, what covers what, where each
+// arrow ends, and how far apart the graph's separate parts are.
+const pictureReport = `(() => {
+  const pic = document.querySelector("#pic"), frame = pic.getBoundingClientRect();
+  const r = e => e.getBoundingClientRect();
+  const screenSize = t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+  const overlap = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const nodes = [...pic.querySelectorAll(".node")], rels = [...pic.querySelectorAll("text.rel")], edges = [...pic.querySelectorAll(".edge")];
+  const names = nodes.map(n => n.querySelector("text")), boxes = nodes.map(n => n.querySelector("rect"));
+  const byName = new Map(nodes.map(n => [n.dataset.name, n.querySelector("rect")]));
+  const rep = { note: document.querySelector("#picNote").textContent, nodes: nodes.length, edges: edges.length, rels: rels.length, minNodeFont: 1e9, minRelFont: 1e9, outside: [], overlaps: [], arrows: 0, wrongEnds: [], partGap: 0 };
+  for (const t of names) rep.minNodeFont = Math.min(rep.minNodeFont, screenSize(t));
+  for (const t of rels) rep.minRelFont = Math.min(rep.minRelFont, screenSize(t));
+  for (const t of [...names, ...rels]) {
+    const b = r(t);
+    if (b.left < frame.left || b.right > frame.right || b.top < frame.top || b.bottom > frame.bottom) rep.outside.push(t.textContent);
+    if (t.textContent.endsWith("…") && t.closest(".node") && !t.closest(".node").querySelector("title").textContent.startsWith(t.textContent.slice(0, -1))) rep.outside.push("cut: " + t.textContent);
+  }
+  boxes.forEach((a, i) => boxes.forEach((b, j) => { if (i < j && overlap(r(a), r(b))) rep.overlaps.push(names[i].textContent + " / " + names[j].textContent); }));
+  rels.forEach((t, i) => {
+    boxes.forEach((b, j) => { if (overlap(r(t), r(b))) rep.overlaps.push(t.textContent + " / " + names[j].textContent); });
+    rels.forEach((u, j) => { if (i < j && overlap(r(t), r(u))) rep.overlaps.push(t.textContent + " / " + u.textContent); });
+  });
+  const marker = document.getElementById("arrow");
+  for (const e of edges) {
+    if (marker?.tagName === "marker" && marker.querySelector("path") && e.getAttribute("marker-end") === "url(#arrow)") rep.arrows++;
+    // The arrow's tip is at the border of the entity it points to.
+    const end = e.getPointAtLength(e.getTotalLength()), to = byName.get(e.dataset.to).getBBox();
+    const d = Math.max(to.x - end.x, end.x - to.x - to.width, to.y - end.y, end.y - to.y - to.height, 0);
+    const inside = end.x > to.x + 1 && end.x < to.x + to.width - 1 && end.y > to.y + 1 && end.y < to.y + to.height - 1;
+    if (d > 4 || inside) rep.wrongEnds.push(e.dataset.from + " → " + e.dataset.to);
+  }
+  // The graph's separate parts: the largest gap between a part and its
+  // nearest other part.
+  const part = new Map(nodes.map(n => [n.dataset.name, n.dataset.name]));
+  const find = x => part.get(x) === x ? x : find(part.get(x));
+  for (const e of edges) part.set(find(e.dataset.from), find(e.dataset.to));
+  const bb = new Map();
+  for (const n of nodes) {
+    const k = find(n.dataset.name), b = r(n.querySelector("rect")), o = bb.get(k);
+    bb.set(k, o ? { left: Math.min(o.left, b.left), top: Math.min(o.top, b.top), right: Math.max(o.right, b.right), bottom: Math.max(o.bottom, b.bottom) } : b);
+  }
+  const parts = [...bb.values()];
+  rep.parts = parts.length;
+  for (const a of parts) {
+    let near = 1e9;
+    for (const b of parts) if (a !== b) near = Math.min(near, Math.max(b.left - a.right, a.left - b.right, b.top - a.bottom, a.top - b.bottom, 0));
+    if (parts.length > 1) rep.partGap = Math.max(rep.partGap, near);
+  }
+  return JSON.stringify(rep);
+})()`
+
+type pictureFacts struct {
+	Nodes, Edges, Rels, Arrows, Parts int
+	MinNodeFont, MinRelFont, PartGap  float64
+	Outside, Overlaps, WrongEnds      []string
+	Note                              string
+}
+
+// checkPicture asserts what a person notices in the drawn picture.
+func checkPicture(t *testing.T, ctx context.Context, state string, nodes, edges int) pictureFacts {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](pictureReport))
+	if err != nil {
+		t.Fatalf("%s: measuring the picture: %v", state, err)
+	}
+	var f pictureFacts
+	if err := json.Unmarshal([]byte(s), &f); err != nil {
+		t.Fatalf("%s: %v: %s", state, err, s)
+	}
+	t.Logf("%s: %s", state, s)
+	if f.Nodes != nodes || f.Edges != edges {
+		t.Errorf("%s: %d entities and %d relations drawn, want %d and %d", state, f.Nodes, f.Edges, nodes, edges)
+	}
+	if f.Arrows != f.Edges {
+		t.Errorf("%s: %d of %d relations have an arrowhead", state, f.Arrows, f.Edges)
+	}
+	if len(f.WrongEnds) > 0 {
+		t.Errorf("%s: these arrows do not end at the border of the entity they point to: %q", state, f.WrongEnds)
+	}
+	if f.MinNodeFont < 12 || f.MinRelFont < 11 {
+		t.Errorf("%s: labels too small on screen: names %.1f px (want ≥ 12), relations %.1f px (want ≥ 11)", state, f.MinNodeFont, f.MinRelFont)
+	}
+	if len(f.Outside) > 0 {
+		t.Errorf("%s: labels clipped at the picture's edge: %q", state, f.Outside)
+	}
+	if len(f.Overlaps) > 0 {
+		t.Errorf("%s: labels cover each other: %q", state, f.Overlaps)
+	}
+	return f
+}
+
+// shot saves a 1280×900 screenshot of the page in state name under the
+// test's artifact directory (go test -artifacts -outputdir DIR keeps them)
+// and names it in the log.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), name+".png"), 1280, 900)
+}
+
+func TestPictureInChromium(t *testing.T) {
+	ctx := browser(t)
+	srv, _ := serve(t, pictureMemory)
+	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the whole memory", `document.querySelectorAll("#pic .node").length === 7`)
+	f := checkPicture(t, ctx, "the whole memory", 7, 8)
+	if f.Parts != 2 || f.PartGap > 60 {
+		t.Errorf("the whole memory: %d parts, %.0f px apart; want 2, side by side (at most 60 px apart)", f.Parts, f.PartGap)
+	}
+	if f.Rels != 8 {
+		t.Errorf("the whole memory: %d of 8 relations named; this small picture has room for all", f.Rels)
+	}
+	waitFor(t, ctx, "counts that agree in number", textHas("#picNote", "7 entities, 8 relations"))
+	shot(t, ctx, "picture-whole")
+
+	do(t, ctx, "open Alice", chromedp.Navigate(srv.URL+"#e=Alice"))
+	waitFor(t, ctx, "Alice's neighbourhood", `document.querySelector("#ename").textContent === "Alice" && document.querySelectorAll("#pic .node").length === 4`)
+	checkPicture(t, ctx, "Alice, depth 1", 4, 5)
+	shot(t, ctx, "picture-alice")
+
+	do(t, ctx, "open the Russian project", chromedp.Navigate(srv.URL+"#e="+url.PathEscape("Хранилище")))
+	waitFor(t, ctx, "its neighbourhood at depth 2", `document.querySelector("#ename").textContent === "Хранилище" && document.querySelectorAll("#pic .node").length === 2`)
+	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
+	waitFor(t, ctx, "depth 2", `document.querySelectorAll("#pic .node").length === 3`)
+	checkPicture(t, ctx, "Хранилище, depth 2", 3, 3)
+	shot(t, ctx, "picture-russian")
+
+	// A crowded neighbourhood: 60 entities in the narrow column. Names
+	// stay readable and apart; relation names that have no room are left
+	// out, and the note says so.
+	var b strings.Builder
+	b.WriteString(`{"type":"entity","name":"Hub","entityType":"t","observations":[]}` + "\n")
+	for i := range 80 {
+		fmt.Fprintf(&b, `{"type":"entity","name":"Спутник номер %d","entityType":"t","observations":[]}`+"\n", i)
+		fmt.Fprintf(&b, `{"type":"relation","from":"Hub","to":"Спутник номер %d","relationType":"связан с"}`+"\n", i)
+	}
+	crowd, _ := serve(t, b.String())
+	do(t, ctx, "open the hub", chromedp.Navigate(crowd.URL+"#e=Hub"))
+	waitFor(t, ctx, "the capped neighbourhood", `document.querySelectorAll("#pic .node").length === 60`)
+	if f := checkPicture(t, ctx, "a crowded neighbourhood", 60, 59); f.Rels < 59 && !strings.Contains(f.Note, "left out") {
+		t.Errorf("a crowded neighbourhood: %d of 59 relation names shown, and the note does not say so: %q", f.Rels, f.Note)
+	}
+	shot(t, ctx, "picture-crowded")
+}
+
+// TestListInChromium pages through a memory of 5,000 entities to the last,
+// and checks that counts agree in number ("1 entity").
+func TestListInChromium(t *testing.T) {
+	ctx := browser(t)
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, `{"type":"entity","name":"Entity %04d","entityType":"item","observations":["number %d"]}`+"\n", i, i)
+	}
+	srv, _ := serve(t, b.String())
+	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the first page", textHas("#count", "Entities 1–50 of 5,000")+` && !document.querySelector("#pager").hidden && document.querySelector("#prevPage").disabled`)
+	do(t, ctx, "next page", chromedp.Click(chromedp.CSS("#nextPage")))
+	waitFor(t, ctx, "the second page", textHas("#count", "Entities 51–100 of 5,000")+` && document.querySelector("#hits .hitname").textContent === "Entity 0051"`)
+	do(t, ctx, "last page", chromedp.Click(chromedp.CSS("#lastPage")))
+	waitFor(t, ctx, "the last page", textHas("#count", "Entities 4,951–5,000 of 5,000")+
+		` && [...document.querySelectorAll("#hits .hitname")].pop().textContent === "Entity 5000" && document.querySelector("#nextPage").disabled`)
+	shot(t, ctx, "list-last-page")
+	do(t, ctx, "previous page", chromedp.Click(chromedp.CSS("#prevPage")))
+	waitFor(t, ctx, "the page before", textHas("#count", "Entities 4,901–4,950 of 5,000"))
+	// A search pages too; a new search starts at its first page.
+	do(t, ctx, "search", typeInto("#q", "number")...)
+	waitFor(t, ctx, "the first page of matches", textHas("#count", "Matches 1–50 of 5,000"))
+
+	one, _ := serve(t, `{"type":"entity","name":"Solo","entityType":"thing","observations":["the only one"]}`+"\n")
+	do(t, ctx, "open a memory of one entity", chromedp.Navigate(one.URL))
+	waitFor(t, ctx, "one entity, in the singular", `document.querySelector("#count").textContent === "1 entity" && `+
+		textHas("#stats", "1 entity and 0 relations in")+` && document.querySelector("#picNote").textContent.startsWith("1 entity, 0 relations.") && document.querySelector("#pager").hidden`)
+	do(t, ctx, "search it", typeInto("#q", "only")...)
+	waitFor(t, ctx, "one match", `document.querySelector("#count").textContent === "1 match"`)
+	shot(t, ctx, "one-entity")
+}
+
+const searchMemory = `{"type":"entity","name":"Friedrichshafen","entityType":"city","observations":["A town on Lake Constance with a harbour, a ferry to Romanshorn and a long promenade","Where the company that builds the Zeppelin NT airship has its hangar"]}
+{"type":"entity","name":"Hangar-7","entityType":"building","observations":["Glass dome in Salzburg","Shows historic aircraft"]}
+{"type":"entity","name":"Lake Constance","entityType":"lake","observations":["Borders Germany, Austria and Switzerland"]}
+`
+
+// TestSearchInChromium: a hit shows the observation that matched, with the
+// match marked and in view, and a search that no entity contains whole
+// says that its hits are only the closest matches.
+func TestSearchInChromium(t *testing.T) {
+	ctx := browser(t)
+	srv, _ := serve(t, searchMemory)
+	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the list", textHas("#count", "3 entities"))
+
+	do(t, ctx, "search", typeInto("#q", "zeppelin nt")...)
+	waitFor(t, ctx, "the match", `document.querySelector("#count").textContent === "1 match" && document.querySelectorAll("#hits li a").length === 1`)
+	// The second observation, not the first, with "Zeppelin NT" marked
+	// inside the part of the snippet a person sees.
+	visible := `(() => {
+	  const s = document.querySelector("#hits .snippet"), m = s?.querySelector("mark");
+	  if (!m) return false;
+	  const a = s.getBoundingClientRect(), b = m.getBoundingClientRect();
+	  return m.textContent === "Zeppelin NT" && !s.textContent.includes("Romanshorn") && b.left >= a.left && b.right <= a.right && b.top >= a.top && b.bottom <= a.bottom;
+	})()`
+	waitFor(t, ctx, "the matched observation, its match in view", visible)
+	shot(t, ctx, "search-match")
+
+	do(t, ctx, "search for what no entity holds whole", typeInto("#q", "zeppelin aircraft")...)
+	waitFor(t, ctx, "the closest matches, said to be only that", `document.querySelector("#count").textContent === "No entity contains “zeppelin aircraft”; the closest matches by the words they share with it:" && document.querySelectorAll("#hits li a").length === 2`)
+	waitFor(t, ctx, "each with the words it shares marked", `[...document.querySelectorAll("#hits .snippet mark")].map(m => m.textContent.toLowerCase()).sort().join() === "aircraft,zeppelin"`)
+	shot(t, ctx, "search-partial")
+}

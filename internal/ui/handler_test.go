@@ -106,6 +106,42 @@ func TestSearchRanksAsSearchNodes(t *testing.T) {
 	}
 }
 
+// TestSearchPages pages through the list from an offset, and refuses an
+// offset that is not a count.
+func TestSearchPages(t *testing.T) {
+	var b strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&b, `{"type":"entity","name":"E%03d","entityType":"t","observations":["number %d"]}`+"\n", i, i)
+	}
+	h, _ := newHandler(t, b.String(), 0)
+	for _, c := range []struct {
+		offset      string
+		first, last string
+		n           int
+	}{{"", "E000", "E049", 50}, {"50", "E050", "E099", 50}, {"100", "E100", "E119", 20}, {"120", "", "", 0}, {"9999", "", "", 0}} {
+		a := call(t, h, "GET", "/"+secret+"/api/search?q=&offset="+c.offset, "")
+		hits := a.body["hits"].([]any)
+		if a.status != 200 || a.body["total"] != 120.0 || len(hits) != c.n {
+			t.Errorf("offset %q: status %d, total %v, %d hits; want 120 and %d", c.offset, a.status, a.body["total"], len(hits), c.n)
+			continue
+		}
+		if c.n > 0 && (hits[0].(map[string]any)["name"] != c.first || hits[c.n-1].(map[string]any)["name"] != c.last) {
+			t.Errorf("offset %q: %v … %v, want %s … %s", c.offset, hits[0], hits[c.n-1], c.first, c.last)
+		}
+	}
+	// A search pages the same way: every entity contains "number".
+	a := call(t, h, "GET", "/"+secret+"/api/search?q=number&offset=100", "")
+	if hits := a.body["hits"].([]any); a.body["total"] != 120.0 || a.body["exact"] != 120.0 || len(hits) != 20 || hits[0].(map[string]any)["name"] != "E100" {
+		t.Errorf("search from 100: %v", a.body)
+	}
+	for _, bad := range []string{"-1", "x", "1.5"} {
+		a := call(t, h, "GET", "/"+secret+"/api/search?q=&offset="+bad, "")
+		if a.status != http.StatusBadRequest || !strings.Contains(a.body["error"].(string), "offset") {
+			t.Errorf("offset %q: %d %v, want 400 naming the offset", bad, a.status, a.body)
+		}
+	}
+}
+
 func TestPictureCapped(t *testing.T) {
 	// A hub with 200 neighbours: too many for a whole picture, and more
 	// than a neighbourhood picture shows.
@@ -151,7 +187,7 @@ func TestEdits(t *testing.T) {
 		{`{"op":"changeObservation","entity":"Новый","old":"один","observation":"три"}`, `Nothing was changed: Новый has no observation "один" (it may have been changed meanwhile)`, 409, ""},
 		{`{"op":"addRelation","from":"Новый","to":"Alice","relationType":"knows"}`, "Relation added.", 200, `{"type":"relation","from":"Новый","to":"Alice","relationType":"knows"}`},
 		{`{"op":"addRelation","from":"Новый","to":"Ghost","relationType":"knows"}`, "Nothing was changed: Entity with name Ghost not found", 409, ""},
-		{`{"op":"rename","entity":"Новый","newName":"Старый"}`, "Renamed to Старый; 1 relations followed.", 200, `{"type":"relation","from":"Старый","to":"Alice","relationType":"knows"}`},
+		{`{"op":"rename","entity":"Новый","newName":"Старый"}`, "Renamed to Старый; 1 relation followed.", 200, `{"type":"relation","from":"Старый","to":"Alice","relationType":"knows"}`},
 		{`{"op":"deleteRelation","from":"Старый","to":"Alice","relationType":"knows"}`, "Relation deleted.", 200, ""},
 		{`{"op":"deleteObservation","entity":"Старый","observation":"два"}`, "Observation deleted.", 200, `"name":"Старый","entityType":"тип","observations":[]`},
 		{`{"op":"deleteEntity","entity":"Старый"}`, "Deleted Старый and its relations.", 200, ""},

@@ -228,12 +228,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 			return map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly}, 200
 		})
 	case "search":
-		query := q.Get("q")
-		if n := len([]rune(query)); n > graph.MaxQueryLength {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("the query is %d characters long; the limit is %d", n, graph.MaxQueryLength))
-			return
-		}
-		h.view(w, func(g *graph.Graph) (any, int) { return searchAnswer(g, query), 200 })
+		h.search(w, q.Get("q"), q.Get("offset"))
 	case "entity":
 		h.view(w, func(g *graph.Graph) (any, int) { return entityAnswer(g, q.Get("name")) })
 	case "picture":

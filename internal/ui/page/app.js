@@ -82,33 +82,106 @@ function say(text, error) {
 
 // --- search as you type -------------------------------------------------
 
+// fmt writes a count as people read it (5,000); plural agrees with it.
+const fmt = n => n.toLocaleString("en-US");
+const plural = (n, one, many) => `${fmt(n)} ${n === 1 ? one : many}`;
+
+const pageSize = 50;  // the server's page of the list
+let listOffset = 0;   // where the shown page of the list starts
+
 let searchSeq = 0, searchTimer;
-function searchSoon() { clearTimeout(searchTimer); searchTimer = setTimeout(search, 120); }
+function searchSoon() { clearTimeout(searchTimer); searchTimer = setTimeout(() => { listOffset = 0; search(); }, 120); }
+
+// searchFrom shows the page of the list that starts at offset.
+function searchFrom(offset) { listOffset = Math.max(0, offset); search(); }
 
 async function search() {
   const q = $("q").value, seq = ++searchSeq;
   let res;
-  try { res = await api("search", { q }); } catch (e) { say(e.message, true); return; }
+  try { res = await api("search", { q, offset: listOffset }); } catch (e) { say(e.message, true); return; }
   if (seq !== searchSeq) return; // a newer search answered first
-  $("count").textContent = q.trim() === ""
-    ? `${res.total} entities${res.total > res.hits.length ? `, the first ${res.hits.length} shown` : ""}`
-    : res.total === 0 ? `Nothing matches “${q}”.`
-    : `${res.total} ${res.total === 1 ? "match" : "matches"}${res.total > res.hits.length ? `, the best ${res.hits.length} shown` : ""}`;
+  if (res.hits.length === 0 && res.total > 0 && listOffset > 0) {
+    // The list got shorter (a deletion elsewhere): show its last page.
+    return searchFrom(Math.floor((res.total - 1) / pageSize) * pageSize);
+  }
+  const range = res.total > res.hits.length ? `${fmt(res.offset + 1)}–${fmt(res.offset + res.hits.length)} of ${fmt(res.total)}` : "";
+  const count = $("count");
+  count.className = "";
+  if (q.trim() === "") {
+    count.textContent = res.total === 0 ? "No entities yet."
+      : range ? `Entities ${range}` : plural(res.total, "entity", "entities");
+  } else if (res.total === 0) {
+    count.textContent = `Nothing matches “${q}”.`;
+  } else if (res.exact === 0) {
+    count.textContent = `No entity contains “${q}”; the closest matches by the words they share with it:`;
+    count.className = "partial";
+  } else {
+    count.textContent = range ? `Matches ${range}` : plural(res.exact, "match", "matches");
+  }
+  pager(res);
   const list = $("hits");
   list.replaceChildren();
-  for (const h of res.hits) {
+  res.hits.forEach((h, i) => {
+    const at = res.offset + i;
+    if (res.exact > 0 && at === res.exact) list.append(el("li", "No other entity contains it; the closest by the words they share with it:", "partial"));
     const a = el("a");
     a.href = entityHash(h.name);
     a.dataset.name = h.name;
     if (h.name === current) a.className = "current";
     a.append(el("span", h.name, "hitname"), " ", el("span", h.entityType, "type"));
-    if (h.snippet) a.append(el("span", h.snippet, "snippet"));
+    if (h.snippet) a.append(snippet(h.snippet, h.matched ? q : ""));
     const li = el("li");
     li.append(a);
     list.append(li);
-  }
+  });
   const names = $("names");
   names.replaceChildren(...res.hits.map(h => { const o = el("option"); o.value = h.name; return o; }));
+}
+
+// pager shows the buttons to move through a list longer than a page.
+function pager(res) {
+  const last = Math.max(0, Math.floor((res.total - 1) / pageSize) * pageSize);
+  $("pager").hidden = res.total <= pageSize;
+  $("firstPage").disabled = $("prevPage").disabled = res.offset === 0;
+  $("nextPage").disabled = $("lastPage").disabled = res.offset >= last;
+  $("firstPage").onclick = () => searchFrom(0);
+  $("prevPage").onclick = () => searchFrom(res.offset - pageSize);
+  $("nextPage").onclick = () => searchFrom(res.offset + pageSize);
+  $("lastPage").onclick = () => searchFrom(last);
+}
+
+// snippet shows an observation with the query (or, when no observation
+// holds all of it, its words) marked, starting near the first mark so
+// that the match is in view.
+function snippet(text, query) {
+  const span = el("span", null, "snippet");
+  const q = query.trim();
+  const esc = s => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  let terms = [];
+  if (q !== "") {
+    terms = new RegExp(esc(q), "iu").test(text) ? [q]
+      : q.split(/\s+/).filter(w => w.length > 1 || /[^\x00-\x7f]/.test(w));
+  }
+  if (terms.length === 0) { span.textContent = text; return span; }
+  const re = new RegExp(terms.sort((a, b) => b.length - a.length).map(esc).join("|"), "giu");
+  const parts = [];
+  let last = 0, m;
+  while ((m = re.exec(text)) !== null) {
+    if (m[0] === "") { re.lastIndex++; continue; }
+    if (m.index > last) parts.push(text.slice(last, m.index));
+    parts.push(el("mark", m[0]));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push(text.slice(last));
+  if (typeof parts[0] === "string" && parts[0].length > 40) {
+    // Start a few words before the first match.
+    let cut = parts[0].length - 30;
+    const space = parts[0].indexOf(" ", cut);
+    if (space >= 0 && space < cut + 12) cut = space + 1;
+    parts[0] = "…" + parts[0].slice(cut);
+  }
+  span.append(...parts);
+  return span;
 }
 
 // --- views ----------------------------------------------------------------
@@ -131,6 +204,7 @@ function route() {
 }
 
 async function render() {
+  document.body.classList.toggle("home", current === null);
   $("homeView").hidden = current !== null;
   $("entityView").hidden = current === null;
   if (current === null) { shown = null; return renderHome(); }
@@ -174,7 +248,7 @@ async function renderHome() {
   try {
     const s = await api("stats");
     showMode(s);
-    $("stats").textContent = `${s.entities} entities and ${s.relations} relations in ${s.where}. Search above, or open an entity from the list.`;
+    $("stats").textContent = `${plural(s.entities, "entity", "entities")} and ${plural(s.relations, "relation", "relations")} in ${s.where}. Search above, or open an entity from the list.`;
   } catch (e) { say(e.message, true); }
   renderPicture();
 }
@@ -235,7 +309,7 @@ function resetDelete() {
 
 // --- the picture ----------------------------------------------------------
 
-let picSeq = 0;
+let picSeq = 0, drawn = null; // drawn: the graph last drawn, redrawn on resize
 async function renderPicture() {
   const seq = ++picSeq;
   const pic = $("pic"), note = $("picNote");
@@ -246,6 +320,7 @@ async function renderPicture() {
     g = await api("picture", current === null ? {} : { name: current, depth });
   } catch (e) {
     if (seq !== picSeq) return;
+    drawn = null;
     pic.replaceChildren();
     pic.style.display = "none";
     $("picTitle").textContent = "Picture";
@@ -255,79 +330,279 @@ async function renderPicture() {
   if (seq !== picSeq) return;
   pic.style.display = "";
   $("picTitle").textContent = current === null ? "The whole memory" : `Neighbourhood, depth ${depth}`;
-  note.textContent = g.truncated
-    ? `Showing the nearest ${g.nodes.length} entities only (the picture is capped at ${g.limit}).`
-    : `${g.nodes.length} entities, ${g.edges.length} relations. Click one to open it.`;
+  const counts = `${plural(g.nodes.length, "entity", "entities")}, ${plural(g.edges.length, "relation", "relations")}`;
+  drawn = { g, width: 0 };
   draw(pic, g);
+  const left = draw.unlabelled > 0 ? ` ${plural(draw.unlabelled, "relation's name is", "relations' names are")} left out where there is no room (point at a line to read it).` : "";
+  note.textContent = g.truncated
+    ? `Showing the nearest ${plural(g.nodes.length, "entity", "entities")} only (the picture is capped at ${fmt(g.limit)}).${left}`
+    : g.nodes.length === 0 ? "Nothing to draw yet." : `${counts}.${left} Click an entity to open it.`;
 }
 
-// draw lays the graph out with a small force simulation and draws it.
+// Sizes in screen pixels: the picture is drawn one unit to one pixel, so
+// the text is always this size, and as wide as its box; it grows
+// downwards when the graph needs more room.
+const nodeFont = 14, edgeFont = 12, padX = 7, padY = 4, margin = 6, loopSize = 16;
+
+// draw lays the graph out and draws it: each connected part laid out on its
+// own by a small force simulation with the labels' real sizes, then the
+// parts packed in rows from the centre; relations are arrows from border to
+// border, named where the name fits without covering anything.
 function draw(pic, g) {
-  const W = 800, H = 520, n = g.nodes.length;
-  const index = new Map(g.nodes.map((v, i) => [v.name, i]));
-  const pos = g.nodes.map((v, i) => {
-    const a = 2 * Math.PI * i / Math.max(n, 1), r = i === 0 && current !== null ? 0 : 180;
-    return { x: W / 2 + r * Math.cos(a), y: H / 2 + r * Math.sin(a), dx: 0, dy: 0 };
-  });
-  const edges = g.edges.map(e => [index.get(e.from), index.get(e.to), e.relationType]);
-  const k = Math.sqrt(W * H / Math.max(n, 1)) * 0.6;
-  for (let it = 0; it < 200; it++) {
-    for (const p of pos) { p.dx = 0; p.dy = 0; }
-    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
-      const a = pos[i], b = pos[j];
-      let dx = a.x - b.x, dy = a.y - b.y, d2 = dx * dx + dy * dy + 0.01;
-      const f = k * k / d2;
-      a.dx += dx * f; a.dy += dy * f; b.dx -= dx * f; b.dy -= dy * f;
-    }
-    for (const [s, t] of edges) {
-      if (s === t) continue;
-      const a = pos[s], b = pos[t];
-      const dx = a.x - b.x, dy = a.y - b.y, d = Math.sqrt(dx * dx + dy * dy) + 0.01, f = d / k;
-      a.dx -= dx * f; a.dy -= dy * f; b.dx += dx * f; b.dy += dy * f;
-    }
-    const temp = 40 * (1 - it / 200) + 1;
-    pos.forEach((p, i) => {
-      p.dx += (W / 2 - p.x) * 0.02; p.dy += (H / 2 - p.y) * 0.02;
-      const d = Math.sqrt(p.dx * p.dx + p.dy * p.dy) || 1, step = Math.min(d, temp);
-      if (!(i === 0 && current !== null)) { p.x += p.dx / d * step; p.y += p.dy / d * step; }
-      p.x = Math.min(W - 40, Math.max(40, p.x)); p.y = Math.min(H - 20, Math.max(20, p.y));
-    });
-  }
-  // Fit the view to the drawing, labels included (a wide character is
-  // about 17 units at this font size, others about 10.5).
-  const shortName = name => name.length > 24 ? name.slice(0, 23) + "…" : name;
-  const width = text => [...text].reduce((w, c) => w + (c.codePointAt(0) >= 0x2e80 ? 17 : 10.5), 0);
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  g.nodes.forEach((v, i) => {
-    const p = pos[i], label = width(shortName(v.name)) + 16;
-    x0 = Math.min(x0, p.x - 14); x1 = Math.max(x1, p.x + label);
-    y0 = Math.min(y0, p.y - 16); y1 = Math.max(y1, p.y + 16);
-  });
-  const fw = Math.max(x1 - x0, 320), fh = Math.max(y1 - y0, 200);
-  pic.setAttribute("viewBox", `${x0 - (fw - (x1 - x0)) / 2} ${y0 - (fh - (y1 - y0)) / 2} ${fw} ${fh}`);
+  const W = Math.max(200, Math.floor(pic.parentElement.clientWidth) - 2);
+  if (drawn) drawn.width = W;
   pic.replaceChildren();
-  const labelEdges = edges.length <= 40;
-  for (const [s, t, type] of edges) {
-    const a = pos[s], b = pos[t];
-    pic.append(svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y }));
-    if (labelEdges && s !== t) {
-      const label = svg("text", { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 - 3, "text-anchor": "middle", class: "rel" });
-      label.textContent = type;
-      pic.append(label);
-    }
-  }
-  g.nodes.forEach((v, i) => {
-    const p = pos[i];
-    const c = svg("circle", { cx: p.x, cy: p.y, r: 9, class: v.name === current ? "center" : "" });
+  const defs = svg("defs", {});
+  const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" });
+  marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }));
+  defs.append(marker);
+  const edgeLayer = svg("g", { class: "edges" }), labelLayer = svg("g", { class: "rels" }), nodeLayer = svg("g", { class: "nodes" });
+  pic.append(defs, edgeLayer, labelLayer, nodeLayer);
+
+  // Nodes: a label in a box, measured as drawn.
+  const nodes = g.nodes.map(v => {
+    const grp = svg("g", { class: v.name === current ? "node center" : "node", "data-name": v.name });
+    const rect = svg("rect", { rx: 6, ry: 6 });
+    const text = svg("text", { "text-anchor": "middle", "dominant-baseline": "central" });
     const title = svg("title", {});
     title.textContent = `${v.name} (${v.entityType})`;
-    c.append(title);
-    c.addEventListener("click", () => { location.hash = entityHash(v.name); });
-    const t = svg("text", { x: p.x + 12, y: p.y + 5 });
-    t.textContent = shortName(v.name);
-    pic.append(c, t);
+    grp.append(title, rect, text);
+    grp.addEventListener("click", () => { location.hash = entityHash(v.name); });
+    nodeLayer.append(grp);
+    let label = [...v.name];
+    text.textContent = label.length > 28 ? label.slice(0, 27).join("") + "…" : v.name;
+    // Never wider than the picture: shorten further if need be.
+    while (text.getComputedTextLength() + 2 * padX > W - 2 * margin && label.length > 2) {
+      label = label.slice(0, -2);
+      text.textContent = label.join("") + "…";
+    }
+    const tw = text.getComputedTextLength() || text.textContent.length * nodeFont * 0.6;
+    return { grp, rect, text, w: Math.ceil(tw) + 2 * padX, h: Math.ceil(nodeFont * 1.3) + 2 * padY, x: 0, y: 0 };
+  });
+  const index = new Map(g.nodes.map((v, i) => [v.name, i]));
+  const edges = g.edges.map(e => ({ s: index.get(e.from), t: index.get(e.to), type: e.relationType, from: e.from, to: e.to, lw: 0 }));
+  // Relations' names, measured now: the layout leaves room for them.
+  const nameEdges = edges.length <= 80;
+  if (nameEdges) for (const e of edges) {
+    e.label = svg("text", { class: "rel", "text-anchor": "middle", "dominant-baseline": "central" });
+    e.label.textContent = e.type.length > 24 ? [...e.type].slice(0, 23).join("") + "…" : e.type;
+    labelLayer.append(e.label);
+    e.lw = (e.label.getComputedTextLength() || e.label.textContent.length * edgeFont * 0.6) + 4;
+  }
+  for (const e of edges) if (e.s === e.t) nodes[e.s].loop = Math.max(nodes[e.s].loop || 0, 2 * loopSize + e.lw + 4);
+
+  // Connected parts, the open entity's first, then by size.
+  const part = g.nodes.map((_, i) => i);
+  const find = i => part[i] === i ? i : (part[i] = find(part[i]));
+  for (const e of edges) part[find(e.s)] = find(e.t);
+  const parts = new Map();
+  g.nodes.forEach((_, i) => { const r = find(i); if (!parts.has(r)) parts.set(r, []); parts.get(r).push(i); });
+  const centre = current === null ? -1 : index.get(current);
+  const ordered = [...parts.values()].sort((a, b) => (b.includes(centre) - a.includes(centre)) || b.length - a.length);
+  const boxes = ordered.map(members => layoutPart(members, nodes, edges.filter(e => members.includes(e.s)), W));
+
+  // Pack the parts in rows, each row centred, the rows from the top.
+  const gap = 18;
+  const rows = [];
+  for (const b of boxes) {
+    const row = rows[rows.length - 1];
+    if (row && row.width + gap + b.w <= W - 2 * margin) { row.items.push(b); row.width += gap + b.w; row.height = Math.max(row.height, b.h); }
+    else rows.push({ items: [b], width: b.w, height: b.h });
+  }
+  let y = margin;
+  for (const row of rows) {
+    let x = (W - row.width) / 2;
+    for (const b of row.items) {
+      const dx = x - b.x0, dy = y + (row.height - b.h) / 2 - b.y0;
+      for (const i of b.members) { nodes[i].x += dx; nodes[i].y += dy; }
+      x += b.w + gap;
+    }
+    y += row.height + gap;
+  }
+  // A short drawing sits in the middle of a box at least 120 high.
+  const H = Math.max(120, y - gap + margin), lift = (H - (y - gap + margin)) / 2;
+  if (lift > 0) for (const n of nodes) n.y += lift;
+  pic.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  pic.setAttribute("width", W);
+  pic.setAttribute("height", H);
+
+  for (const n of nodes) {
+    n.rect.setAttribute("x", n.x - n.w / 2); n.rect.setAttribute("y", n.y - n.h / 2);
+    n.rect.setAttribute("width", n.w); n.rect.setAttribute("height", n.h);
+    n.text.setAttribute("x", n.x); n.text.setAttribute("y", n.y);
+  }
+
+  // Relations: from border to border, curved apart when two join the same
+  // pair of entities, a loop above an entity related to itself.
+  const pairs = new Map();
+  for (const e of edges) {
+    const key = Math.min(e.s, e.t) + " " + Math.max(e.s, e.t);
+    if (!pairs.has(key)) pairs.set(key, []);
+    pairs.get(key).push(e);
+  }
+  const taken = nodes.map(n => ({ x0: n.x - n.w / 2 - 3, y0: n.y - n.h / 2 - 3, x1: n.x + n.w / 2 + 3, y1: n.y + n.h / 2 + 3 }));
+  draw.unlabelled = 0;
+  for (const group of pairs.values()) group.forEach((e, k) => {
+    const a = nodes[e.s], b = nodes[e.t];
+    const path = svg("path", { class: "edge", "marker-end": "url(#arrow)", "data-from": e.from, "data-to": e.to });
+    const title = svg("title", {});
+    title.textContent = `${e.from} ${e.type} ${e.to}`;
+    path.append(title);
+    let at; // where the name may go: t from 0 to 1 → a point
+    if (e.s === e.t) {
+      // A loop on the right, its name beside it.
+      const side = a.x + a.w / 2, r = loopSize + 8 * k;
+      path.setAttribute("d", `M${side},${a.y - 5} C${side + 1.6 * r},${a.y - 1.6 * r} ${side + 1.6 * r},${a.y + 1.6 * r} ${side + 1.5},${a.y + 5}`);
+      at = () => ({ x: side + 1.2 * r + 4 + e.lw / 2, y: a.y });
+    } else {
+      // Canonical direction, so that opposite relations bend apart.
+      const [p, q] = e.s < e.t ? [a, b] : [b, a];
+      const off = (k - (group.length - 1) / 2) * 26;
+      const dx = q.x - p.x, dy = q.y - p.y, d = Math.hypot(dx, dy) || 1;
+      const c = { x: (a.x + b.x) / 2 - dy / d * off, y: (a.y + b.y) / 2 + dx / d * off };
+      const s = border(a, c.x - a.x, c.y - a.y, 0), t = border(b, c.x - b.x, c.y - b.y, 1.5);
+      path.setAttribute("d", off === 0 ? `M${s.x},${s.y} L${t.x},${t.y}` : `M${s.x},${s.y} Q${c.x},${c.y} ${t.x},${t.y}`);
+      at = u => {
+        const v = 1 - u;
+        return off === 0 ? { x: v * s.x + u * t.x, y: v * s.y + u * t.y }
+          : { x: v * v * s.x + 2 * v * u * c.x + u * u * t.x, y: v * v * s.y + 2 * v * u * c.y + u * u * t.y };
+      };
+    }
+    edgeLayer.append(path);
+    if (!nameEdges) { draw.unlabelled++; return; }
+    const label = e.label, lw = e.lw, lh = edgeFont * 1.3;
+    // On the line, else beside it, from the middle outwards.
+    const spots = [];
+    if (e.s === e.t) spots.push(at(0));
+    else for (const u of [0.5, 0.4, 0.6, 0.3, 0.7, 0.22, 0.78]) {
+      const p = at(u), q = at(u + 0.01), dx = q.x - p.x, dy = q.y - p.y, d = Math.hypot(dx, dy) || 1;
+      const nx = -dy / d, ny = dx / d, off = Math.abs(nx) * lw / 2 + Math.abs(ny) * lh / 2 + 3;
+      spots.push(p, { x: p.x + nx * off, y: p.y + ny * off }, { x: p.x - nx * off, y: p.y - ny * off });
+    }
+    for (const p of spots) {
+      const box = { x0: p.x - lw / 2, y0: p.y - lh / 2, x1: p.x + lw / 2, y1: p.y + lh / 2 };
+      if (box.x0 < 1 || box.y0 < 1 || box.x1 > W - 1 || box.y1 > H - 1) continue;
+      if (taken.some(o => box.x0 < o.x1 && o.x0 < box.x1 && box.y0 < o.y1 && o.y0 < box.y1)) continue;
+      taken.push(box);
+      label.setAttribute("x", p.x); label.setAttribute("y", p.y);
+      return;
+    }
+    label.remove(); // no room: the line's title still names it
+    draw.unlabelled++;
   });
 }
+
+// border returns where a line leaving node n's centre towards (dx, dy)
+// crosses its box, pushed out by gap.
+function border(n, dx, dy, gap) {
+  const hw = n.w / 2 + gap, hh = n.h / 2 + gap;
+  if (dx === 0 && dy === 0) return { x: n.x, y: n.y };
+  const f = Math.min(dx === 0 ? Infinity : hw / Math.abs(dx), dy === 0 ? Infinity : hh / Math.abs(dy));
+  return { x: n.x + dx * f, y: n.y + dy * f };
+}
+
+// layoutPart places one connected part's nodes no wider than W, and returns
+// its bounding box (labels included).
+function layoutPart(members, nodes, edges, W) {
+  const m = members.length, ns = members.map(i => nodes[i]);
+  const local = new Map(members.map((i, j) => [i, j]));
+  // Each relation's ideal length leaves room for its name between the two
+  // boxes; L, their mean, sets how hard unrelated entities push apart.
+  const adj = ns.map(() => []), want = new Map();
+  for (const e of edges) if (e.s !== e.t) {
+    const i = local.get(e.s), j = local.get(e.t), key = Math.min(i, j) + " " + Math.max(i, j);
+    const len = Math.min(e.lw, 180);
+    if (!want.has(key)) { adj[i].push(j); adj[j].push(i); }
+    want.set(key, Math.max(want.get(key) || 0, len));
+  }
+  // Across, a relation needs its name's width between the boxes; down,
+  // its height.
+  const springLength = (i, j, lw, c, s) => c * ((ns[i].w + ns[j].w) / 2 + lw + 24) + s * ((ns[i].h + ns[j].h) / 2 + 2.5 * edgeFont + 12);
+  const springs = [...want].map(([key, lw]) => [...key.split(" ").map(Number), lw]);
+  // (In a narrow picture they push less, or the part grows very tall.)
+  const L = Math.min(W / 5, springs.length ? springs.reduce((s, [i, j, lw]) => s + springLength(i, j, lw, 0.6, 0.4), 0) / springs.length : 100);
+  for (const n of ns) { n.l = n.w / 2; n.r = n.w / 2 + (n.loop || 0); } // a loop and its name on the right
+  // Start on a spiral in breadth-first order from the first (the open
+  // entity, or the part's first): the same graph is always drawn the same.
+  const order = [0], seen = new Set([0]);
+  for (let k = 0; k < order.length; k++) for (const j of adj[order[k]]) if (!seen.has(j)) { seen.add(j); order.push(j); }
+  order.forEach((j, k) => {
+    const r = L * 0.7 * Math.sqrt(k), a = k * 2.39996;
+    ns[j].x = r * Math.cos(a); ns[j].y = r * Math.sin(a);
+  });
+  // x stays in [lo, hi], so that the part is never wider than the picture.
+  const lo = ns.map(n => Math.min(0, -(W / 2 - margin - n.l))), hi = ns.map(n => Math.max(0, W / 2 - margin - n.r));
+  const clampX = (i, x) => Math.max(lo[i], Math.min(hi[i], x));
+  // orient lays the part's longer axis across the picture, which is wider
+  // than tall, or down it when the part is too wide for that; the
+  // simulation then settles the relations' lengths in that direction.
+  const orient = () => {
+    const mx = ns.reduce((s, n) => s + n.x, 0) / m, my = ns.reduce((s, n) => s + n.y, 0) / m;
+    let sxx = 0, syy = 0, sxy = 0;
+    for (const n of ns) { n.x -= mx; n.y -= my; sxx += n.x * n.x; syy += n.y * n.y; sxy += n.x * n.y; }
+    const turn = a => ns.map(n => ({ x: n.x * Math.cos(a) + n.y * Math.sin(a), y: -n.x * Math.sin(a) + n.y * Math.cos(a) }));
+    const a = 0.5 * Math.atan2(2 * sxy, sxx - syy);
+    let p = turn(a);
+    const width = Math.max(...p.map((q, i) => q.x + ns[i].r)) - Math.min(...p.map((q, i) => q.x - ns[i].l));
+    if (width > W - 2 * margin) p = turn(a + Math.PI / 2);
+    p.forEach((q, i) => { ns[i].x = clampX(i, q.x); ns[i].y = q.y; });
+  };
+  const its = m === 1 ? 0 : 300;
+  for (let it = 0; it < its; it++) {
+    if (it === its * 0.4) orient();
+    const fx = new Float64Array(m), fy = new Float64Array(m);
+    for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) {
+      const dx = ns[i].x - ns[j].x, dy = ns[i].y - ns[j].y, d2 = Math.max(dx * dx + dy * dy, 1);
+      const f = 0.4 * L * L / d2;
+      fx[i] += dx * f; fy[i] += dy * f; fx[j] -= dx * f; fy[j] -= dy * f;
+    }
+    for (const [i, j, lw] of springs) {
+      const dx = ns[i].x - ns[j].x, dy = ns[i].y - ns[j].y, d = Math.hypot(dx, dy) || 1;
+      const len = springLength(i, j, lw, Math.abs(dx) / d, Math.abs(dy) / d), f = (d - len) / d * 0.8 + d / len * 0.2;
+      fx[i] -= dx * f; fy[i] -= dy * f; fx[j] += dx * f; fy[j] += dy * f;
+    }
+    const temp = L * 0.5 * (1 - it / its) + 1;
+    for (let i = 0; i < m; i++) {
+      fx[i] -= ns[i].x * 0.03; fy[i] -= ns[i].y * 0.03; // towards the middle
+      const d = Math.hypot(fx[i], fy[i]) || 1, step = Math.min(d, temp);
+      ns[i].x = clampX(i, ns[i].x + fx[i] / d * step);
+      ns[i].y += fy[i] / d * step;
+    }
+  }
+  // No two boxes overlap: push overlapping pairs apart along the shorter
+  // overlap (upwards and downwards where the width is used up).
+  const gx = 14, gy = 12;
+  for (let pass = 0; pass < 200; pass++) {
+    let moved = false;
+    for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) {
+      const a = ns[i], b = ns[j];
+      // How far a's box reaches into b's, a on the left (sx -1) or right.
+      const sx = a.x < b.x || (a.x === b.x && i < j) ? -1 : 1, sy = a.y < b.y || (a.y === b.y && i < j) ? -1 : 1;
+      const reach = (ax, bx) => sx < 0 ? ax + a.r + gx - (bx - b.l) : bx + b.r + gx - (ax - a.l);
+      const ox = reach(a.x, b.x), oy = (a.h + b.h) / 2 + gy - Math.abs(a.y - b.y);
+      if (ox <= 0 || oy <= 0) continue;
+      moved = true;
+      const ax = clampX(i, a.x + sx * ox / 2), bx = clampX(j, b.x - sx * ox / 2);
+      if (ox < oy && reach(ax, bx) <= 0.5) { a.x = ax; b.x = bx; }
+      else { a.y += sy * oy / 2; b.y -= sy * oy / 2; }
+    }
+    if (!moved) break;
+  }
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const n of ns) {
+    x0 = Math.min(x0, n.x - n.l); x1 = Math.max(x1, n.x + n.r);
+    y0 = Math.min(y0, n.y - n.h / 2); y1 = Math.max(y1, n.y + n.h / 2);
+  }
+  if (ns.some(n => n.loop)) { y0 -= loopSize; y1 += loopSize; } // a loop is taller than its box
+  return { members, x0, y0, w: x1 - x0, h: y1 - y0 };
+}
+
+window.addEventListener("resize", () => {
+  clearTimeout(window.redrawTimer);
+  window.redrawTimer = setTimeout(() => {
+    if (drawn && Math.floor($("pic").parentElement.clientWidth) - 2 !== drawn.width) draw($("pic"), drawn.g);
+  }, 150);
+});
 
 // --- live updates ---------------------------------------------------------
 
