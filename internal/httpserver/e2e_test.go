@@ -61,7 +61,7 @@ func startServer(t *testing.T, cfg httpserver.Config, file string) *testServer {
 	logs := testlog.OnFailure(t, "server log")
 	cfg.Logf = logs.Printf
 	store := filestore.Open(file, filestore.Options{Logf: logs.Printf})
-	mem := server.New(store, server.Options{Version: "test", WatchInterval: watchEvery, Logf: logs.Printf})
+	mem := server.New(store, server.Options{Version: "test", WatchInterval: watchEvery, Logf: logs.Printf, HidePaths: []string{file}})
 	hs, err := httpserver.New(mem, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/redact"
 )
 
 //go:embed page
@@ -70,8 +71,14 @@ type Options struct {
 	// once and checks only after losing its connection); 0 means one
 	// second.
 	WatchInterval time.Duration
-	// Logf reports failed writes; nil writes to stderr.
+	// Logf reports failed reads and writes; nil writes to stderr.
 	Logf func(format string, args ...any)
+	// HidePaths are the memory files whose paths, and the directories
+	// above them, the page's error messages leave out: under --http the
+	// page's readers may be remote. A database failure's message never
+	// says where the database is (internal/redact). The log keeps every
+	// message whole.
+	HidePaths []string
 }
 
 // Handler serves the page and its API for one memory.
@@ -79,6 +86,7 @@ type Handler struct {
 	store  graph.Store
 	where  string
 	opts   Options
+	hide   redact.Rules
 	static http.Handler
 	hub    hub
 
@@ -99,7 +107,7 @@ func NewHandler(store graph.Store, where string, opts Options) *Handler {
 	if err != nil {
 		panic(err)
 	}
-	h := &Handler{store: store, where: where, opts: opts, static: http.FileServerFS(sub), closed: make(chan struct{})}
+	h := &Handler{store: store, where: where, opts: opts, hide: redact.Paths(opts.HidePaths...), static: http.FileServerFS(sub), closed: make(chan struct{})}
 	h.hub.watch = func(ctx context.Context) {
 		store.Watch(ctx, opts.WatchInterval, func() { h.hub.broadcast() })
 	}
@@ -278,7 +286,8 @@ func (h *Handler) view(w http.ResponseWriter, answer func(*graph.Graph) (any, in
 	var v any
 	status := 0
 	if err := h.store.View(func(g *graph.Graph) { v, status = answer(g) }); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		h.opts.Logf("the page could not read the memory: %v", err)
+		writeError(w, http.StatusInternalServerError, h.hide.Error(err))
 		return
 	}
 	writeJSON(w, status, v)
