@@ -210,7 +210,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit, HidePaths: hide})
 
 	if *httpAddr != "" {
-		pageOpts := ui.Options{WatchInterval: watch, Logf: logger.Printf, HidePaths: hide}
+		pageOpts := ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: watch, Logf: logger.Printf, HidePaths: hide}
 		return serveHTTP(ctx, srv, page, pageOpts, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
 	}
 	logger.Printf("serving MCP on stdio; %s", where)
@@ -278,8 +278,9 @@ func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOp
 		return 2
 	}
 	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hostList(allowedHosts), MaxBodyBytes: maxBody, Logf: logger.Printf,
-		// The web page at /, behind the same token (SPEC §9).
-		Page: ui.NewHandler(page, where, withToken(pageOpts, token)),
+		// The web page at /, behind the same token (SPEC §9), which the
+		// HTTP server checks and MayEdit reports on.
+		Page: ui.NewHandler(page, where, pageOpts),
 	}
 	hs, ln, status := listenHTTP(srv, cfg, logger)
 	if hs == nil {
@@ -292,9 +293,6 @@ func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOp
 	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", ln.Addr(), auth, ln.Addr(), where)
 	return serveUntilDone(ctx, hs, ln, logger)
 }
-
-// withToken sets the page's token (the page at / checks it itself).
-func withToken(o ui.Options, token string) ui.Options { o.Token = token; return o }
 
 // hiddenPaths are the spellings of the memory file at path that error
 // messages to HTTP clients must not show: the path, and the file it
