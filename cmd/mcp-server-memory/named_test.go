@@ -166,7 +166,8 @@ func TestNamedMemoriesBinary(t *testing.T) {
 		t.Fatalf("the first visit to alpha's page: %d to %q, cookies %v", code, header.Get("Location"), cookie)
 	}
 	writerCookie := cookie[0].Name + "=" + cookie[0].Value
-	if code, answer, _ := pageCall(t, "GET", base+"/page/alpha/api/search?q=in-alpha", "", "Cookie", writerCookie); code != http.StatusOK || answer["total"] != 2.0 {
+	_, key, _ := strings.Cut(header.Get("Location"), "#key=")
+	if code, answer, _ := pageCall(t, "GET", base+"/page/alpha/api/search?q=in-alpha", "", "Cookie", writerCookie, "X-Memory-Page-Key", key); code != http.StatusOK || answer["total"] != 2.0 {
 		t.Errorf("searching alpha's page: %d %v", code, answer)
 	}
 	pageAndMCPHearEachOther(t, base+"/page/alpha", base+"/mcp/alpha", writer, "heard-on-alpha")

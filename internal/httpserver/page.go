@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"strings"
 
@@ -34,10 +35,12 @@ import (
 // a host's cookies to every port of it, so another service on the same
 // machine receives the cookie and can replay it. An edit therefore needs
 // more (MayEdit): the bearer token itself, or an Origin header and the
-// page's edit key (access.PageKey) in PageKeyHeader. The redirect of the
-// first visit hands the key to the page in the address's fragment, which
-// no server is sent; the page's script keeps it in its origin's storage,
-// which scripts of other ports cannot read, and sends it with each request.
+// page's edit key (access.PageKey) in PageKeyHeader; and what the page's
+// API answers of the memory's content needs the key too
+// (refuseWithoutKey). The redirect of the first visit hands the key to the
+// page in the address's fragment, which no server is sent; the page's
+// script keeps it in its origin's storage, which scripts of other ports
+// cannot read, and sends it with each request.
 
 // pagePrefix is where the memories' pages are.
 const pagePrefix = "/page/"
@@ -98,7 +101,11 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, home, http.StatusFound)
 		return
 	}
-	r = withLogin(r, login{bearer: bearer, pageKey: s.cfg.Tokens.CheckPageKey(r.Header.Get(PageKeyHeader), name)})
+	l := login{bearer: bearer, pageKey: s.cfg.Tokens.CheckPageKey(r.Header.Get(PageKeyHeader), name)}
+	if refuseWithoutKey(w, strings.TrimPrefix(r.URL.Path, pagePrefix+name), l) {
+		return
+	}
+	r = withLogin(r, l)
 	s.serveGranted(w, r, name, level, check, func(ep *endpoint) http.Handler {
 		if ep.page == nil {
 			return http.NotFoundHandler()
@@ -132,8 +139,29 @@ func singlePage(page Page, token string) http.Handler {
 			return
 		}
 		l := login{bearer: bearer, pageKey: grants.CheckPageKey(r.Header.Get(PageKeyHeader), access.DefaultMemory)}
+		if refuseWithoutKey(w, r.URL.Path, l) {
+			return
+		}
 		page.ServeHTTP(w, withGrant(r, grant{memory: access.DefaultMemory, level: level}, l))
 	})
+}
+
+// refuseWithoutKey answers 403 and returns true when r, logged in by the
+// cookie alone, asks the page's API (path, below the page) for what the
+// memory holds: the cookie may have reached another service on this host,
+// and the page's own script sends its key. The page's files and its
+// live-update stream (which says only that something changed) need none.
+func refuseWithoutKey(w http.ResponseWriter, path string, l login) bool {
+	if l.bearer || l.open || l.pageKey >= access.Read || !strings.HasPrefix(path, "/api/") || path == "/api/events" {
+		return false
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusForbidden)
+	io.WriteString(w, `{"error":"This page has no key for this memory: open it again with ?token=YOUR_TOKEN (that visit gives the page its key)."}`+"\n")
+	return true
 }
 
 // withGrant gives r the grant and login its page's MayEdit reads.

@@ -383,7 +383,8 @@ func pageEvents(t *testing.T, ns *namedServer, memory, token string) <-chan stru
 // key that only the first visit's redirect gave (in its fragment), which
 // the cookie does not carry; or the token itself. Both pages, the one
 // memory's at / and a named memory's, refuse every replay and change
-// nothing, and still take the page's own edits.
+// nothing, and still take the page's own edits; what the memory holds is
+// read with the key too.
 func TestPageCookieAloneCannotEdit(t *testing.T) {
 	const token = "page-token-0123456789abcdef"
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
@@ -439,19 +440,25 @@ func TestPageCookieAloneCannotEdit(t *testing.T) {
 			if !names["by-the-page"] || !names["by-a-script"] || names["replayed"] {
 				t.Errorf("the memory holds %v", names)
 			}
-			// Without its key the page reads, and says why it may not edit.
-			resp, body := rawRequest(t, addr, http.MethodGet, strings.TrimSuffix(tc.edit, "edit")+"stats", "", cookie...)
-			if resp.StatusCode != http.StatusOK || !strings.Contains(jsonField(body, "readOnly"), "no edit key") {
-				t.Errorf("stats without the key: %d %s", resp.StatusCode, body)
+			// What the memory holds is not for the cookie alone either: the
+			// page's API answers it with the key; the page's files, which
+			// hold nothing of the memory, need none.
+			api := strings.TrimSuffix(tc.edit, "edit")
+			for _, path := range []string{"stats", "search?q=Alice", "entity?name=by-the-page", "picture"} {
+				resp, body := rawRequest(t, addr, http.MethodGet, api+path, "", cookie...)
+				if resp.StatusCode != http.StatusForbidden || !strings.Contains(apiError(t, body), "?token=") {
+					t.Errorf("GET %s with the cookie alone: %d %s, want 403 saying to open ?token= again", path, resp.StatusCode, body)
+				}
+				if resp, body := rawRequest(t, addr, http.MethodGet, api+path, "", append(slices.Clone(cookie), withKey...)...); resp.StatusCode != http.StatusOK {
+					t.Errorf("GET %s with the cookie and the key: %d %s", path, resp.StatusCode, body)
+				}
+			}
+			page := strings.TrimSuffix(api, "api/")
+			for _, path := range []string{"", "app.js"} {
+				if resp, body := rawRequest(t, addr, http.MethodGet, page+path, "", cookie...); resp.StatusCode != http.StatusOK {
+					t.Errorf("GET %s with the cookie: %d %.80q", page+path, resp.StatusCode, body)
+				}
 			}
 		})
 	}
-}
-
-// jsonField is the string field of a JSON answer.
-func jsonField(body, field string) string {
-	var v map[string]any
-	json.Unmarshal([]byte(body), &v)
-	s, _ := v[field].(string)
-	return s
 }

@@ -51,9 +51,10 @@ func serveBehindToken(t *testing.T, memory, token string) (base, path string) {
 
 // TestCookieOnAnotherPortCannotEdit: cookies have no port, so Chromium
 // sends the page's cookie to any other service on the same host. That
-// service gets the cookie, but neither it, a replay of the cookie, nor a
-// script of its page can edit the memory; the page itself still edits,
-// also when opened again later without the token.
+// service gets the cookie, but neither a replay of the cookie nor a script
+// of its page can edit the memory, and the replay reads nothing of it; the
+// page itself still edits, also when opened again later without the
+// token.
 func TestCookieOnAnotherPortCannotEdit(t *testing.T) {
 	const token = "cookie-token-0123456789abcdef"
 	ctx := browser(t)
@@ -134,6 +135,17 @@ Promise.allSettled([
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Fatalf("a replayed cookie changed the memory:\n%s", after)
+	}
+	// Nor does it read what the memory holds.
+	req, _ := http.NewRequest("GET", base+"/api/entity?name=Alice", nil)
+	req.Header.Set("Cookie", stolen)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a replay of the cookie reading Alice: %d, want 403", resp.StatusCode)
 	}
 
 	// The page, opened again without the token, still edits: it kept its key.
