@@ -278,7 +278,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOp
 		return 2
 	}
 	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hostList(allowedHosts), MaxBodyBytes: maxBody, Logf: logger.Printf,
-		// The web page at /, behind the same token (SPEC §9), which the
+		// The web page at /, behind the same token, which the
 		// HTTP server checks and MayEdit reports on.
 		Page: ui.NewHandler(page, where, pageOpts),
 	}

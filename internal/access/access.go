@@ -151,8 +151,8 @@ func (g *Grants) CheckCookie(value, memory string) Level {
 	return g.check(sha256.Sum256([]byte(value)), func(gr *grant) *[32]byte { return &gr.cookie }, memory)
 }
 
-// CheckPageKey tells what the holder of a page's edit key, PageKey(token),
-// may do with memory: what token may.
+// CheckPageKey tells what the holder of a page's key, PageKey(token), may
+// do with memory: what token may.
 func (g *Grants) CheckPageKey(key, memory string) Level {
 	return g.check(sha256.Sum256([]byte(key)), func(gr *grant) *[32]byte { return &gr.pageKey }, memory)
 }
@@ -180,11 +180,11 @@ func CookieValue(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// PageKey is the edit key of a web page opened with token: what the page's
-// own script sends with every request (X-Memory-Page-Key), besides the
-// cookie, for an edit to be accepted. A browser sends a site's cookies to
-// every port of its host, so the cookie may reach another service on the
-// same machine; the key never travels in a cookie. The server gives it
+// PageKey is the key of a web page opened with token: what the page's own
+// script sends with every request (X-Memory-Page-Key), besides the
+// cookie, for the page's API to read or change the memory. A browser sends
+// a site's cookies to every port of its host, so the cookie may reach
+// another service on the same machine; the key never travels in a cookie. The server gives it
 // once, to the first visit that carried the token itself, in the address's
 // fragment (which no server is sent) and the page keeps it in its origin's
 // storage, which no other port's script can read. It is a digest that
@@ -277,8 +277,8 @@ func (f *File) CheckCookie(value, memory string) Level {
 	return f.cur.Load().CheckCookie(value, memory)
 }
 
-// CheckPageKey tells what the holder of a page's edit key (PageKey) may do
-// with memory under the grants in force.
+// CheckPageKey tells what the holder of a page's key (PageKey) may do with
+// memory under the grants in force.
 func (f *File) CheckPageKey(key, memory string) Level {
 	return f.cur.Load().CheckPageKey(key, memory)
 }

@@ -12,12 +12,12 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/access"
 )
 
-// The web pages (SPEC §9 and §11): the page of the one memory at /, and
-// memory NAME's page at /page/NAME/ with named memories. Not under /mcp/,
-// which is the MCP endpoints' (a client or proxy routing /mcp/… expects MCP
-// there, and a name never holds a '/'); not at /NAME/, where a memory could
-// shadow /healthz or any path added later. One path per memory also scopes
-// each page's cookie to its memory.
+// The web pages: the page of the one memory at /, and memory NAME's page
+// at /page/NAME/ with named memories. Not under /mcp/, which is the MCP
+// endpoints' (a client or proxy routing /mcp/… expects MCP there, and a
+// name never holds a '/'); not at /NAME/, where a memory could shadow
+// /healthz or any path added later. One path per memory also scopes each
+// page's cookie to its memory.
 //
 // Both pages log in the same way, here. A named memory's page passes the
 // same gate as an MCP request (admit): the same 401 without any
@@ -35,7 +35,7 @@ import (
 // a host's cookies to every port of it, so another service on the same
 // machine receives the cookie and can replay it. An edit therefore needs
 // more (MayEdit): the bearer token itself, or an Origin header and the
-// page's edit key (access.PageKey) in PageKeyHeader; and what the page's
+// page's key (access.PageKey) in PageKeyHeader; and what the page's
 // API answers of the memory's content needs the key too
 // (refuseWithoutKey). The redirect of the first visit hands the key to the
 // page in the address's fragment, which no server is sent; the page's
@@ -49,8 +49,8 @@ const pagePrefix = "/page/"
 // Path keeps it to that page.
 const pageCookie = "mcp_memory_page"
 
-// PageKeyHeader carries the page's edit key (access.PageKey) on the
-// requests of the page's own script (internal/ui's app.js sends it).
+// PageKeyHeader carries the page's key (access.PageKey) on the requests
+// of the page's own script (internal/ui's app.js sends it).
 const PageKeyHeader = "X-Memory-Page-Key"
 
 // pageGrants are the grants a page's login is checked against: the tokens
@@ -68,7 +68,7 @@ type loginKey struct{}
 type login struct {
 	bearer  bool         // the token itself, in Authorization
 	open    bool         // no token to prove: a loopback server without one
-	pageKey access.Level // what the request's edit key grants on the memory
+	pageKey access.Level // what the request's key grants on the memory
 }
 
 // isPagePath reports whether r is for a memory's page: every path under
@@ -175,7 +175,7 @@ func withLogin(r *http.Request, l login) *http.Request {
 
 // logIn answers a first visit, which carries the token in ?token=: the
 // cookie (for cookiePath), then target (a path of this site) without the
-// token, and with the page's edit key in the fragment, so that the token
+// token, and with the page's key in the fragment, so that the token
 // stays out of the history and of bookmarks and the key reaches only the
 // page's script.
 func logIn(w http.ResponseWriter, r *http.Request, cookiePath, target string) {

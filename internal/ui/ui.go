@@ -19,7 +19,7 @@
 // the page's own (and the `ui` command's page requires it), Sec-Fetch-Site,
 // when sent, "same-origin", and no CORS header is ever sent, so no page of
 // another origin, another port of the same host included, can change the
-// memory. The page's script sends the edit key it was given (see
+// memory. The page's script sends the key it was given (see
 // httpserver.PageKeyHeader) with each of its requests.
 package ui
 

@@ -22,7 +22,7 @@ let current = null;   // the open entity's name, or null on the home view
 let shown = null;     // the entity the page last drew
 let depth = 1;
 
-// The page's edit key: the server hands it over once, in the address's
+// The page's key: the server hands it over once, in the address's
 // fragment (#key=...) after a first visit with ?token=; it is kept in this
 // origin's storage, out of reach of other ports' scripts, and sent with
 // every request, so that the cookie alone, which a browser also sends to
