@@ -26,8 +26,8 @@ let depth = 1;
 // fragment (#key=...) after a first visit with ?token=; it is kept in this
 // origin's storage, out of reach of other ports' scripts, and sent with
 // every request, so that the cookie alone, which a browser also sends to
-// other ports of this host, never suffices to edit.
-const keyName = "mcp-memory-page-key:" + location.pathname;
+// other ports of this host, never suffices to read or edit the memory.
+const keyName = "mcp-memory-page-key:" + location.pathname.replace(/[^/]*$/, "");
 if (location.hash.startsWith("#key=")) {
   try { localStorage.setItem(keyName, location.hash.slice(5)); } catch (e) { /* storage off: edits are refused */ }
   history.replaceState(null, "", location.pathname + location.search);
