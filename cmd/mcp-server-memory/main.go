@@ -17,6 +17,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -170,7 +171,8 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 
 	var (
 		store graph.Store
-		where string // the memory, for the log and the web page
+		where string   // the memory, for the log and the web page
+		hide  []string // the memory file, whose directories HTTP clients are not told
 	)
 	if dbURL := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")); dbURL != "" {
 		db, desc, status := openDatabase(ctx, dbURL, *memoryName, lockOpts.Timeout, logger)
@@ -196,7 +198,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		if problem := filestore.CheckPath(path); problem != nil {
 			logger.Printf("warning: %v", problem)
 		}
-		store, where = filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts}), "memory file "+path
+		store, where, hide = filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts}), "memory file "+path, hiddenPaths(path)
 	}
 	var page graph.Store
 	if *httpAddr != "" {
@@ -205,10 +207,11 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		shared := sharedstore.New(store)
 		store, page = shared.Part(), shared.Part()
 	}
-	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit})
+	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit, HidePaths: hide})
 
 	if *httpAddr != "" {
-		return serveHTTP(ctx, srv, page, watch, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
+		pageOpts := ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: watch, Logf: logger.Printf, HidePaths: hide}
+		return serveHTTP(ctx, srv, page, pageOpts, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
 	}
 	logger.Printf("serving MCP on stdio; %s", where)
 	if isTerminal(stdin) {
@@ -268,15 +271,16 @@ func terminalHint() string {
 
 // serveHTTP serves srv on Streamable HTTP until ctx ends, and the web page
 // of the memory at / through page, where names the memory.
-func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, watch time.Duration, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
+func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOpts ui.Options, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
 	token, err := httpserver.Token(os.Getenv("MEMORY_HTTP_TOKEN"), tokenFile)
 	if err != nil {
 		logger.Print(err)
 		return 2
 	}
 	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hostList(allowedHosts), MaxBodyBytes: maxBody, Logf: logger.Printf,
-		// The web page at /, behind the same token (docs/design.md §9).
-		Page: ui.NewHandler(page, where, ui.Options{Token: token, WatchInterval: watch, Logf: logger.Printf}),
+		// The web page at /, behind the same token, which the
+		// HTTP server checks and MayEdit reports on.
+		Page: ui.NewHandler(page, where, pageOpts),
 	}
 	hs, ln, status := listenHTTP(srv, cfg, logger)
 	if hs == nil {
@@ -288,6 +292,25 @@ func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, watch 
 	}
 	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", ln.Addr(), auth, ln.Addr(), where)
 	return serveUntilDone(ctx, hs, ln, logger)
+}
+
+// hiddenPaths are the spellings of the memory file at path that error
+// messages to HTTP clients must not show: the path, and the file it
+// stands for once links are followed (in its directory's real place when
+// it does not exist yet).
+func hiddenPaths(path string) []string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
+		if derr != nil {
+			return []string{path}
+		}
+		real = filepath.Join(dir, filepath.Base(path))
+	}
+	if real != path {
+		return []string{path, real}
+	}
+	return []string{path}
 }
 
 // hostList splits --http-allowed-hosts.

@@ -82,13 +82,15 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 	}
 	// A memory's MCP server and its web page share its store, each hearing
 	// the other's writes (as under --http with one memory).
-	memory := func(store graph.Store, name string) httpserver.Memory {
+	// hide is the memory's file (none in a database), whose directories
+	// error messages to the team leave out.
+	memory := func(store graph.Store, name string, hide []string) httpserver.Memory {
 		shared := sharedstore.New(store)
 		return httpserver.Memory{
-			Server: server.New(shared.Part(), server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: c.watch, AnswerLimit: c.answerLimit, Memory: name}),
+			Server: server.New(shared.Part(), server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: c.watch, AnswerLimit: c.answerLimit, Memory: name, HidePaths: hide}),
 			// "memory NAME", not the file's path: the page is for the team,
 			// the server's directories are not.
-			Page: ui.NewHandler(shared.Part(), "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: c.watch, Logf: logger.Printf}),
+			Page: ui.NewHandler(shared.Part(), "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: c.watch, Logf: logger.Printf, HidePaths: hide}),
 		}
 	}
 	var (
@@ -110,7 +112,8 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 		}
 		where = "memory files NAME.jsonl in " + dir
 		open = func(_ context.Context, name string) (httpserver.Memory, error) {
-			return memory(filestore.Open(filepath.Join(dir, name+".jsonl"), filestore.Options{Logf: logger.Printf, Lock: c.lock}), name), nil
+			path := filepath.Join(dir, name+".jsonl")
+			return memory(filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: c.lock}), name, hiddenPaths(path)), nil
 		}
 	} else {
 		url := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL"))
@@ -134,7 +137,7 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 			if err != nil {
 				return httpserver.Memory{}, err
 			}
-			return memory(store, name), nil
+			return memory(store, name, nil), nil
 		}
 	}
 	hs, ln, status := listenHTTP(nil, httpserver.Config{Addr: c.addr, AllowedHosts: hostList(c.allowedHosts), MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open}, logger)

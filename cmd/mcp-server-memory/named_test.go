@@ -162,11 +162,12 @@ func TestNamedMemoriesBinary(t *testing.T) {
 	// edits, and the page and alpha's MCP clients hear each other.
 	code, _, header := pageCall(t, "GET", base+"/page/alpha/?token="+writer, "")
 	cookie := (&http.Response{Header: header}).Cookies()
-	if code != http.StatusSeeOther || header.Get("Location") != "/page/alpha/" || len(cookie) != 1 || strings.Contains(cookie[0].Value, writer) {
+	if code != http.StatusSeeOther || !strings.HasPrefix(header.Get("Location"), "/page/alpha/#key=") || len(cookie) != 1 || strings.Contains(cookie[0].Value, writer) {
 		t.Fatalf("the first visit to alpha's page: %d to %q, cookies %v", code, header.Get("Location"), cookie)
 	}
 	writerCookie := cookie[0].Name + "=" + cookie[0].Value
-	if code, answer, _ := pageCall(t, "GET", base+"/page/alpha/api/search?q=in-alpha", "", "Cookie", writerCookie); code != http.StatusOK || answer["total"] != 2.0 {
+	_, key, _ := strings.Cut(header.Get("Location"), "#key=")
+	if code, answer, _ := pageCall(t, "GET", base+"/page/alpha/api/search?q=in-alpha", "", "Cookie", writerCookie, "X-Memory-Page-Key", key); code != http.StatusOK || answer["total"] != 2.0 {
 		t.Errorf("searching alpha's page: %d %v", code, answer)
 	}
 	pageAndMCPHearEachOther(t, base+"/page/alpha", base+"/mcp/alpha", writer, "heard-on-alpha")

@@ -89,7 +89,8 @@ func TestPageOnDatabaseBinary(t *testing.T) {
 	if status, _, hdr := pageCall(t, "GET", base+"/", "", "Cookie", cookie); status != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
 		t.Errorf("GET / with the cookie: %d %s", status, hdr.Get("Content-Type"))
 	}
-	status, stats, _ := pageCall(t, "GET", base+"/api/stats", "", "Cookie", cookie)
+	_, key, _ := strings.Cut(hdr.Get("Location"), "#key=")
+	status, stats, _ := pageCall(t, "GET", base+"/api/stats", "", "Cookie", cookie, "X-Memory-Page-Key", key)
 	where, _ := stats["where"].(string)
 	if status != http.StatusOK || !strings.HasPrefix(where, `memory "default" in PostgreSQL database`) || password != "" && strings.Contains(where, password) {
 		t.Errorf("GET /api/stats: %d, where %q", status, where)

@@ -28,6 +28,7 @@ func pageCall(t *testing.T, method, target, body string, header ...string) (int,
 	}
 	if method == http.MethodPost {
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", req.URL.Scheme+"://"+req.URL.Host) // as the page's own fetch
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])

@@ -58,6 +58,7 @@ const MinTokenLength = 16
 type grant struct {
 	digest   [32]byte
 	cookie   [32]byte         // the digest of CookieValue(token)
+	pageKey  [32]byte         // the digest of PageKey(token)
 	all      Level            // level for every memory ("*")
 	memories map[string]Level // level per named memory
 }
@@ -99,7 +100,7 @@ func Parse(r io.Reader) (*Grants, error) {
 		if !seen {
 			i = len(g.grants)
 			byDigest[d] = i
-			g.grants = append(g.grants, grant{digest: d, cookie: sha256.Sum256([]byte(CookieValue(token))), memories: map[string]Level{}})
+			g.grants = append(g.grants, newGrant(token))
 		}
 		gr := &g.grants[i]
 		for _, name := range strings.Split(names, ",") {
@@ -119,6 +120,24 @@ func Parse(r io.Reader) (*Grants, error) {
 	return g, nil
 }
 
+func newGrant(token string) grant {
+	return grant{
+		digest:   sha256.Sum256([]byte(token)),
+		cookie:   sha256.Sum256([]byte(CookieValue(token))),
+		pageKey:  sha256.Sum256([]byte(PageKey(token))),
+		memories: map[string]Level{},
+	}
+}
+
+// Single grants one token write access to one memory: the --http server of
+// a single memory, whose one token reaches it. The token is not checked
+// for length (the HTTP server does that).
+func Single(token, memory string) *Grants {
+	gr := newGrant(token)
+	gr.memories[memory] = Write
+	return &Grants{grants: []grant{gr}}
+}
+
 // Check tells what token may do with memory. Every grant is compared, so
 // the time taken does not tell which token nearly matched. A name that
 // ValidName refuses is reached by no token, "*" grants included, so a
@@ -131,6 +150,12 @@ func (g *Grants) Check(token, memory string) Level {
 // CookieValue(token) may do with memory: what token may.
 func (g *Grants) CheckCookie(value, memory string) Level {
 	return g.check(sha256.Sum256([]byte(value)), func(gr *grant) *[32]byte { return &gr.cookie }, memory)
+}
+
+// CheckPageKey tells what the holder of a page's key, PageKey(token), may
+// do with memory: what token may.
+func (g *Grants) CheckPageKey(key, memory string) Level {
+	return g.check(sha256.Sum256([]byte(key)), func(gr *grant) *[32]byte { return &gr.pageKey }, memory)
 }
 
 func (g *Grants) check(d [32]byte, of func(*grant) *[32]byte, memory string) Level {
@@ -153,6 +178,20 @@ func (g *Grants) check(d [32]byte, of func(*grant) *[32]byte, memory string) Lev
 // the cookie stands for the token on the pages only, not as a bearer token.
 func CookieValue(token string) string {
 	sum := sha256.Sum256([]byte("mcp-server-memory page\x00" + token))
+	return hex.EncodeToString(sum[:])
+}
+
+// PageKey is the key of a web page opened with token: what the page's own
+// script sends with every request (X-Memory-Page-Key), besides the
+// cookie, for the page's API to read or change the memory. A browser sends
+// a site's cookies to every port of its host, so the cookie may reach
+// another service on the same machine; the key never travels in a cookie. The server gives it
+// once, to the first visit that carried the token itself, in the address's
+// fragment (which no server is sent) and the page keeps it in its origin's
+// storage, which no other port's script can read. It is a digest that
+// neither the cookie nor the key can be turned back into the token from.
+func PageKey(token string) string {
+	sum := sha256.Sum256([]byte("mcp-server-memory page edit key\x00" + token))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -237,6 +276,12 @@ func (f *File) Check(token, memory string) Level { return f.cur.Load().Check(tok
 // with memory under the grants in force.
 func (f *File) CheckCookie(value, memory string) Level {
 	return f.cur.Load().CheckCookie(value, memory)
+}
+
+// CheckPageKey tells what the holder of a page's key (PageKey) may do with
+// memory under the grants in force.
+func (f *File) CheckPageKey(key, memory string) Level {
+	return f.cur.Load().CheckPageKey(key, memory)
 }
 
 // Len reports how many distinct tokens the grants in force name.

@@ -168,3 +168,35 @@ func TestREADMEExample(t *testing.T) {
 		}
 	}
 }
+
+// TestPageKey: a page's edit key stands for its token on the memories the
+// token reaches, and is neither the token, its cookie, nor derivable from
+// the cookie by the same digest.
+func TestPageKey(t *testing.T) {
+	const writer, reader = "writer-0123456789abcdef", "reader-0123456789abcdef"
+	g, err := Parse(strings.NewReader(writer + " alpha write\n" + reader + " * read\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key, memory string
+		want        Level
+	}{
+		{PageKey(writer), "alpha", Write},
+		{PageKey(writer), "beta", None},
+		{PageKey(reader), "beta", Read},
+		{writer, "alpha", None},
+		{CookieValue(writer), "alpha", None},
+		{PageKey(CookieValue(writer)), "alpha", None},
+		{"", "alpha", None},
+	} {
+		if got := g.CheckPageKey(tc.key, tc.memory); got != tc.want {
+			t.Errorf("CheckPageKey(%.12s…, %s) = %v, want %v", tc.key, tc.memory, got, tc.want)
+		}
+	}
+	one := Single(writer, DefaultMemory)
+	if one.Check(writer, DefaultMemory) != Write || one.CheckCookie(CookieValue(writer), DefaultMemory) != Write ||
+		one.CheckPageKey(PageKey(writer), DefaultMemory) != Write || one.Check(writer, "alpha") != None || one.Check(reader, DefaultMemory) != None {
+		t.Error("Single grants something other than its token's write access to its memory")
+	}
+}

@@ -61,7 +61,7 @@ func startServer(t *testing.T, cfg httpserver.Config, file string) *testServer {
 	logs := testlog.OnFailure(t, "server log")
 	cfg.Logf = logs.Printf
 	store := filestore.Open(file, filestore.Options{Logf: logs.Printf})
-	mem := server.New(store, server.Options{Version: "test", WatchInterval: watchEvery, Logf: logs.Printf})
+	mem := server.New(store, server.Options{Version: "test", WatchInterval: watchEvery, Logf: logs.Printf, HidePaths: []string{file}})
 	hs, err := httpserver.New(mem, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -829,7 +829,7 @@ func TestBadIDsAndDiscover(t *testing.T) {
 func TestPageBehindToken(t *testing.T) {
 	const token = "page-token-0123456789abcdef"
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
-	page := ui.NewHandler(filestore.Open(file, filestore.Options{}), file, ui.Options{Token: token, Logf: t.Logf})
+	page := ui.NewHandler(filestore.Open(file, filestore.Options{}), file, ui.Options{MayEdit: httpserver.MayEdit, Logf: t.Logf})
 	srv := startServer(t, httpserver.Config{Token: token, Page: page}, file)
 	get := func(path string, edit func(*http.Request)) (int, string) {
 		req, _ := http.NewRequest("GET", srv.base+path, nil)

@@ -90,8 +90,8 @@ type Config struct {
 	// Logf receives the access log and notices; nil writes to stderr.
 	Logf func(format string, args ...any)
 	// Page, when set, is served at / behind the same Host and Origin
-	// checks: the memory's web page (internal/ui), which checks the token
-	// itself.
+	// checks and the same token: the memory's web page (internal/ui), which
+	// learns from MayEdit whether a request may edit (page.go).
 	Page Page
 	// Tokens, with Memories, serves named memories (docs/design.md §11): memory
 	// NAME at /mcp/NAME and the memory "default" at /mcp, and memory
@@ -250,7 +250,7 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 		}
 		mux.Handle("/mcp", newHostPolicy(addr, cfg.AllowedHosts).guard(mcpHandler))
 		if cfg.Page != nil {
-			mux.Handle("/", newHostPolicy(addr, cfg.AllowedHosts).guard(cfg.Page))
+			mux.Handle("/", newHostPolicy(addr, cfg.AllowedHosts).guard(singlePage(cfg.Page, cfg.Token)))
 		}
 	}
 	s.handler = accessLog(cfg.Logf, closeUnreadBodies(top))

@@ -1,38 +1,75 @@
 package httpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"strings"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
 )
 
-// The web page of a named memory (docs/design.md §9 and §11): memory NAME's
-// page is at /page/NAME/. Not under /mcp/, which is the MCP endpoints' (a
-// client or proxy routing /mcp/… expects MCP there, and a name never holds a
-// '/'); not at /NAME/, where a memory could shadow /healthz or any path
-// added later. One path per memory also scopes each page's cookie to its
-// memory.
+// The web pages: the page of the one memory at /, and memory NAME's page
+// at /page/NAME/ with named memories. Not under /mcp/, which is the MCP
+// endpoints' (a client or proxy routing /mcp/… expects MCP there, and a
+// name never holds a '/'); not at /NAME/, where a memory could shadow
+// /healthz or any path added later. One path per memory also scopes each
+// page's cookie to its memory.
 //
-// A page request passes the same gate as an MCP request (admit): the same
-// 401 without any credential, the same 403 for every other refusal, and
-// the memory is opened only after a grant passed. Its credential is the
-// token as "Authorization: Bearer", or the cookie that a first visit to
-// /page/NAME/?token=TOKEN sets (access.CookieValue: a digest, never the
-// token) before a redirect drops the token from the address. The cookie is
-// checked against the tokens file on every request, so a token revoked by
-// SIGHUP is refused on its next request and its open live-update streams
-// end.
+// Both pages log in the same way, here. A named memory's page passes the
+// same gate as an MCP request (admit): the same 401 without any
+// credential, the same 403 for every other refusal, and the memory is
+// opened only after a grant passed; the page at / is behind the server's
+// one token (access.Single), or open when it has none. The credential is
+// the token as "Authorization: Bearer", or the cookie that a first visit
+// to the page with ?token=TOKEN sets (access.CookieValue: a digest, never
+// the token) before a redirect drops the token from the address. The
+// cookie is checked against the grants on every request, so a token
+// revoked by SIGHUP is refused on its next request and its open
+// live-update streams end.
+//
+// A cookie is no proof that a request comes from the page: a browser sends
+// a host's cookies to every port of it, so another service on the same
+// machine receives the cookie and can replay it. An edit therefore needs
+// more (MayEdit): the bearer token itself, or an Origin header and the
+// page's key (access.PageKey) in PageKeyHeader; and what the page's
+// API answers of the memory's content needs the key too
+// (refuseWithoutKey). The redirect of the first visit hands the key to the
+// page in the address's fragment, which no server is sent; the page's
+// script keeps it in its origin's storage, which scripts of other ports
+// cannot read, and sends it with each request.
 
 // pagePrefix is where the memories' pages are.
 const pagePrefix = "/page/"
 
-// pageCookie names the cookie that stands for the token on one memory's
-// page; its Path keeps it to that page.
+// pageCookie names the cookie that stands for the token on a page; its
+// Path keeps it to that page.
 const pageCookie = "mcp_memory_page"
+
+// PageKeyHeader carries the page's key (access.PageKey) on the requests
+// of the page's own script (internal/ui's app.js sends it).
+const PageKeyHeader = "X-Memory-Page-Key"
+
+// pageGrants are the grants a page's login is checked against: the tokens
+// file, or the one token of a server of one memory.
+type pageGrants interface {
+	Check(token, memory string) access.Level
+	CheckCookie(value, memory string) access.Level
+	CheckPageKey(key, memory string) access.Level
+}
+
+// loginKey carries, beside the grant, how a page request proved itself
+// (a login), for MayEdit.
+type loginKey struct{}
+
+type login struct {
+	bearer  bool         // the token itself, in Authorization
+	open    bool         // no token to prove: a loopback server without one
+	pageKey access.Level // what the request's key grants on the memory
+}
 
 // isPagePath reports whether r is for a memory's page: every path under
 // /page, however escaped, so that ServeMux never cleans or redirects one
@@ -46,48 +83,121 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	if rest, ok := strings.CutPrefix(r.URL.EscapedPath(), pagePrefix); ok {
 		name, _, below = strings.Cut(rest, "/") // still escaped: "%2e%2e" is no valid name
 	}
-	check, queryToken := s.pageCheck(r)
+	check, queryToken, bearer := pageCheck(s.cfg.Tokens, r)
 	level, ok := admit(w, name, check)
 	if !ok {
 		return
 	}
 	home := pagePrefix + name + "/"
 	if queryToken {
-		// A first visit: the cookie, then the same address without the
-		// token, so that it stays out of the history and of bookmarks.
-		http.SetCookie(w, &http.Cookie{Name: pageCookie, Value: access.CookieValue(r.URL.Query().Get("token")), Path: pagePrefix + name,
-			HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-		q := r.URL.Query()
-		q.Del("token")
 		target := home
 		if below {
 			target = r.URL.EscapedPath()
 		}
-		if len(q) > 0 {
-			target += "?" + q.Encode()
-		}
-		if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-			// A link on another site (a team's chat, a wiki): a browser
-			// sends no SameSite=Strict cookie anywhere along a redirect
-			// chain that another site started, so a 303 would land on
-			// 401. A page of ours that moves on by itself starts a
-			// navigation of this site, which carries the cookie.
-			moveOn(w, target)
-			return
-		}
-		http.Redirect(w, r, target, http.StatusSeeOther)
+		logIn(w, r, pagePrefix+name, target)
 		return
 	}
 	if !below { // /page/NAME: the page's relative URLs need the slash
 		http.Redirect(w, r, home, http.StatusFound)
 		return
 	}
+	l := login{bearer: bearer, pageKey: s.cfg.Tokens.CheckPageKey(r.Header.Get(PageKeyHeader), name)}
+	if refuseWithoutKey(w, strings.TrimPrefix(r.URL.Path, pagePrefix+name), l) {
+		return
+	}
+	r = withLogin(r, l)
 	s.serveGranted(w, r, name, level, check, func(ep *endpoint) http.Handler {
 		if ep.page == nil {
 			return http.NotFoundHandler()
 		}
 		return http.StripPrefix(pagePrefix+name, ep.page)
 	})
+}
+
+// singlePage serves page, the web page of a server of one memory, at /:
+// behind token, logged in as a named memory's page is, or open to anyone
+// who passed the Host and Origin checks when the server has no token.
+func singlePage(page Page, token string) http.Handler {
+	if token == "" {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			page.ServeHTTP(w, withGrant(r, grant{memory: access.DefaultMemory, level: access.Write}, login{open: true}))
+		})
+	}
+	grants := access.Single(token, access.DefaultMemory)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		check, queryToken, bearer := pageCheck(grants, r)
+		level := access.None
+		if check != nil {
+			level = check(access.DefaultMemory)
+		}
+		if level == access.None {
+			http.Error(w, "Unauthorized. Open /?token=YOUR_TOKEN once (the token the server was started with).", http.StatusUnauthorized)
+			return
+		}
+		if queryToken {
+			logIn(w, r, "/", r.URL.EscapedPath())
+			return
+		}
+		l := login{bearer: bearer, pageKey: grants.CheckPageKey(r.Header.Get(PageKeyHeader), access.DefaultMemory)}
+		if refuseWithoutKey(w, r.URL.Path, l) {
+			return
+		}
+		page.ServeHTTP(w, withGrant(r, grant{memory: access.DefaultMemory, level: level}, l))
+	})
+}
+
+// refuseWithoutKey answers 403 and returns true when r, logged in by the
+// cookie alone, asks the page's API (path, below the page) for what the
+// memory holds: the cookie may have reached another service on this host,
+// and the page's own script sends its key. The page's files and its
+// live-update stream (which says only that something changed) need none.
+func refuseWithoutKey(w http.ResponseWriter, path string, l login) bool {
+	if l.bearer || l.open || l.pageKey >= access.Read || !strings.HasPrefix(path, "/api/") || path == "/api/events" {
+		return false
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusForbidden)
+	io.WriteString(w, `{"error":"This page has no key for this memory: open it again with ?token=YOUR_TOKEN (that visit gives the page its key)."}`+"\n")
+	return true
+}
+
+// withGrant gives r the grant and login its page's MayEdit reads.
+func withGrant(r *http.Request, g grant, l login) *http.Request {
+	return withLogin(r.WithContext(context.WithValue(r.Context(), grantKey{}, g)), l)
+}
+
+func withLogin(r *http.Request, l login) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), loginKey{}, l))
+}
+
+// logIn answers a first visit, which carries the token in ?token=: the
+// cookie (for cookiePath), then target (a path of this site) without the
+// token, and with the page's key in the fragment, so that the token
+// stays out of the history and of bookmarks and the key reaches only the
+// page's script.
+func logIn(w http.ResponseWriter, r *http.Request, cookiePath, target string) {
+	q := r.URL.Query()
+	token := q.Get("token")
+	http.SetCookie(w, &http.Cookie{Name: pageCookie, Value: access.CookieValue(token), Path: cookiePath,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	q.Del("token")
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	target += "#key=" + access.PageKey(token)
+	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+		// A link on another site (a team's chat, a wiki): a browser
+		// sends no SameSite=Strict cookie anywhere along a redirect
+		// chain that another site started, so a 303 would land on
+		// 401. A page of ours that moves on by itself starts a
+		// navigation of this site, which carries the cookie.
+		moveOn(w, target)
+		return
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
 // moveOn answers with a page that goes on to target (a path of this site)
@@ -105,25 +215,34 @@ func moveOn(w http.ResponseWriter, target string) {
 }
 
 // pageCheck returns the check of the credential a page request carries,
-// nil when it carries none: the Authorization header, else on a GET the
-// token in ?token= (queryToken: a first visit), else the page's cookie.
-func (s *Server) pageCheck(r *http.Request) (check checkFunc, queryToken bool) {
+// nil when it carries none: the Authorization header (bearer), else on a
+// GET the token in ?token= (queryToken: a first visit), else the page's
+// cookie.
+func pageCheck(grants pageGrants, r *http.Request) (check checkFunc, queryToken, bearer bool) {
 	if header := r.Header.Get("Authorization"); header != "" {
-		return s.bearerCheck(header), false
+		token, ok := bearerToken(header)
+		return func(memory string) access.Level {
+			if !ok {
+				return access.None
+			}
+			return grants.Check(token, memory)
+		}, false, true
 	}
 	if r.Method == http.MethodGet && r.URL.Query().Has("token") {
-		return s.bearerCheck("Bearer " + r.URL.Query().Get("token")), true
+		token := r.URL.Query().Get("token")
+		return func(memory string) access.Level { return grants.Check(token, memory) }, true, false
 	}
 	if c, err := r.Cookie(pageCookie); err == nil {
-		return func(memory string) access.Level { return s.cfg.Tokens.CheckCookie(c.Value, memory) }, false
+		return func(memory string) access.Level { return grants.CheckCookie(c.Value, memory) }, false, false
 	}
-	return nil, false
+	return nil, false, false
 }
 
-// MayEdit tells the page of a named memory (ui.Options.MayEdit) whether
-// the request it serves may change the memory: nil for a write grant, an
-// error saying so for a read grant. A request that reached no page through
-// the gate has no grant, and may not.
+// MayEdit tells a memory's web page (ui.Options.MayEdit) whether the
+// request it serves may change the memory: nil for a write grant that the
+// request proves as the page's own (see the comment at the top of this
+// file), an error saying why not otherwise. A request that reached no page
+// through the gate has no grant, and may not.
 func MayEdit(r *http.Request) error {
 	g, ok := r.Context().Value(grantKey{}).(grant)
 	switch {
@@ -131,6 +250,18 @@ func MayEdit(r *http.Request) error {
 		return errors.New("this request carries no grant for this memory")
 	case g.level < access.Write:
 		return fmt.Errorf("this token may only read memory %s", g.memory)
+	}
+	l, _ := r.Context().Value(loginKey{}).(login)
+	changes := r.Method != http.MethodGet && r.Method != http.MethodHead
+	switch {
+	case l.bearer:
+		return nil
+	case changes && r.Header.Get("Origin") == "":
+		return errors.New("an edit without an Origin header must carry the token (Authorization: Bearer TOKEN)")
+	case l.open:
+		return nil
+	case l.pageKey < access.Write:
+		return errors.New("this page has no edit key: open it again with ?token=YOUR_TOKEN to edit (that visit gives the page its key)")
 	}
 	return nil
 }

@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
+	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
 // pagePath is memory's page, or a path below it.
@@ -42,8 +46,8 @@ func apiError(t *testing.T, body string) string {
 func firstVisit(t *testing.T, ns *namedServer, memory, token string) *http.Cookie {
 	t.Helper()
 	resp, body := rawRequest(t, ns.addr, http.MethodGet, pagePath(memory, "?token="+token), "")
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != pagePath(memory, "") {
-		t.Fatalf("first visit: %d to %q, want 303 to %s: %s", resp.StatusCode, resp.Header.Get("Location"), pagePath(memory, ""), body)
+	if want := pagePath(memory, "") + "#key=" + access.PageKey(token); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+		t.Fatalf("first visit: %d to %q, want 303 to %s: %s", resp.StatusCode, resp.Header.Get("Location"), want, body)
 	}
 	cookies := resp.Cookies()
 	if len(cookies) != 1 {
@@ -102,7 +106,7 @@ func TestNamedPagesGrants(t *testing.T) {
 					credential := []string{"Authorization", "Bearer " + token}
 					if via == "cookie" {
 						c := firstVisit(t, ns, memory, token)
-						credential = []string{"Cookie", c.Name + "=" + c.Value}
+						credential = []string{"Cookie", c.Name + "=" + c.Value, "X-Memory-Page-Key", access.PageKey(token)}
 					}
 					resp, body := rawRequest(t, ns.addr, http.MethodGet, pagePath(memory, ""), "", credential...)
 					if resp.StatusCode != http.StatusOK || !strings.Contains(body, `<script src="app.js"`) {
@@ -270,18 +274,19 @@ func TestNamedPageRedirects(t *testing.T) {
 		t.Errorf("/page/alpha: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	resp, _ = rawRequest(t, ns.addr, http.MethodGet, "/page/alpha?token="+tokAlpha, "")
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/page/alpha/" || len(resp.Cookies()) != 1 {
+	key := "#key=" + access.PageKey(tokAlpha)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/page/alpha/"+key || len(resp.Cookies()) != 1 {
 		t.Errorf("/page/alpha?token=: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	resp, _ = rawRequest(t, ns.addr, http.MethodGet, "/page/alpha/api/search?q=x&token="+tokAlpha, "")
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/page/alpha/api/search?q=x" {
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/page/alpha/api/search?q=x"+key {
 		t.Errorf("a first visit below the page: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	// From a link on another site: a page that moves on by itself (a
 	// redirect would carry no SameSite=Strict cookie), naming no token.
 	resp, body := rawRequest(t, ns.addr, http.MethodGet, "/page/alpha/?token="+tokAlpha, "", "Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode", "navigate")
 	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 1 || resp.Cookies()[0].Value != access.CookieValue(tokAlpha) ||
-		!strings.Contains(body, `<meta http-equiv="refresh" content="0; url=/page/alpha/">`) || strings.Contains(body, tokAlpha) || resp.Header.Get("Referrer-Policy") != "no-referrer" {
+		!strings.Contains(body, `<meta http-equiv="refresh" content="0; url=/page/alpha/`+key+`">`) || strings.Contains(body, tokAlpha) || resp.Header.Get("Referrer-Policy") != "no-referrer" {
 		t.Errorf("a first visit from another site: %d %v %q", resp.StatusCode, resp.Cookies(), body)
 	}
 	if resp, body := rawRequest(t, ns.addr, http.MethodGet, "/page/alpha/?token="+tokNone, "", "Sec-Fetch-Site", "cross-site"); resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
@@ -370,4 +375,90 @@ func pageEvents(t *testing.T, ns *namedServer, memory, token string) <-chan stru
 	t.Helper()
 	changes, _ := openPageEvents(t, ns, memory, "Authorization", "Bearer "+token)
 	return changes
+}
+
+// TestPageCookieAloneCannotEdit: a browser sends a host's cookies to every
+// port of it, so another service on the same machine may hold a page's
+// cookie and replay it. An edit needs more: the page's Origin and the edit
+// key that only the first visit's redirect gave (in its fragment), which
+// the cookie does not carry; or the token itself. Both pages, the one
+// memory's at / and a named memory's, refuse every replay and change
+// nothing, and still take the page's own edits; what the memory holds is
+// read with the key too.
+func TestPageCookieAloneCannotEdit(t *testing.T) {
+	const token = "page-token-0123456789abcdef"
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	page := ui.NewHandler(filestore.Open(file, filestore.Options{}), file, ui.Options{MayEdit: httpserver.MayEdit, Logf: t.Logf})
+	one := startServer(t, httpserver.Config{Token: token, Page: page}, file)
+	ns := startNamed(t, teamTokens)
+	for _, tc := range []struct{ name, base, login, edit, file, token string }{
+		{"one memory", one.base, "/?token=" + token, "/api/edit", file, token},
+		{"named memory", ns.base, pagePath("beta", "?token="+tokTwo), pagePath("beta", "api/edit"), ns.memoryFile("beta"), tokTwo},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := strings.TrimPrefix(tc.base, "http://")
+			resp, _ := rawRequest(t, addr, http.MethodGet, tc.login, "")
+			_, key, _ := strings.Cut(resp.Header.Get("Location"), "#key=")
+			if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || key != access.PageKey(tc.token) {
+				t.Fatalf("first visit: %d to %q, cookies %v", resp.StatusCode, resp.Header.Get("Location"), resp.Cookies())
+			}
+			cookie := []string{"Cookie", resp.Cookies()[0].Name + "=" + resp.Cookies()[0].Value}
+			withKey := []string{"X-Memory-Page-Key", key}
+			origin := []string{"Origin", tc.base}
+			edit := func(name string, header ...[]string) (*http.Response, string) {
+				h := []string{"Content-Type", "application/json"}
+				for _, kv := range header {
+					h = append(h, kv...)
+				}
+				return rawRequest(t, addr, http.MethodPost, tc.edit, `{"op":"createEntity","entity":"`+name+`","entityType":"test"}`, h...)
+			}
+			before, _ := os.ReadFile(tc.file)
+			for what, header := range map[string][][]string{
+				"the cookie alone":                            {cookie},
+				"the cookie and the key, with no Origin":      {cookie, withKey},
+				"the cookie and the page's Origin, no key":    {cookie, origin},
+				"the cookie, the Origin and a made-up key":    {cookie, origin, {"X-Memory-Page-Key", access.PageKey("not-the-token-0123456789")}},
+				"the cookie and the key from another port":    {cookie, withKey, {"Origin", "http://127.0.0.1:1"}},
+				"the cookie and the key, another port's page": {cookie, withKey, origin, {"Sec-Fetch-Site", "same-site"}},
+			} {
+				if resp, body := edit("replayed", header...); resp.StatusCode != http.StatusForbidden {
+					t.Errorf("an edit with %s: %d %s, want 403", what, resp.StatusCode, body)
+				}
+			}
+			if after, _ := os.ReadFile(tc.file); string(after) != string(before) {
+				t.Errorf("refused edits changed the memory:\n%s", after)
+			}
+			// The page's own edit: cookie, Origin and key.
+			if resp, body := edit("by-the-page", cookie, withKey, origin, []string{"Sec-Fetch-Site", "same-origin"}); resp.StatusCode != http.StatusOK {
+				t.Fatalf("the page's own edit: %d %s", resp.StatusCode, body)
+			}
+			// A script with the token itself needs neither.
+			if resp, body := edit("by-a-script", []string{"Authorization", "Bearer " + tc.token}); resp.StatusCode != http.StatusOK {
+				t.Fatalf("an edit with the bearer token: %d %s", resp.StatusCode, body)
+			}
+			names := entityNames(t, tc.file)
+			if !names["by-the-page"] || !names["by-a-script"] || names["replayed"] {
+				t.Errorf("the memory holds %v", names)
+			}
+			// What the memory holds is not for the cookie alone either: the
+			// page's API answers it with the key; the page's files, which
+			// hold nothing of the memory, need none.
+			api := strings.TrimSuffix(tc.edit, "edit")
+			for _, path := range []string{"stats", "search?q=Alice", "entity?name=by-the-page", "picture"} {
+				resp, body := rawRequest(t, addr, http.MethodGet, api+path, "", cookie...)
+				if resp.StatusCode != http.StatusForbidden || !strings.Contains(apiError(t, body), "?token=") {
+					t.Errorf("GET %s with the cookie alone: %d %s, want 403 saying to open ?token= again", path, resp.StatusCode, body)
+				}
+				if resp, body := rawRequest(t, addr, http.MethodGet, api+path, "", append(slices.Clone(cookie), withKey...)...); resp.StatusCode != http.StatusOK {
+					t.Errorf("GET %s with the cookie and the key: %d %s", path, resp.StatusCode, body)
+				}
+			}
+			page := strings.TrimSuffix(api, "api/")
+			for _, path := range []string{"", "app.js"} {
+				if resp, body := rawRequest(t, addr, http.MethodGet, page+path, "", cookie...); resp.StatusCode != http.StatusOK {
+					t.Errorf("GET %s with the cookie: %d %.80q", page+path, resp.StatusCode, body)
+				}
+			}
+		})
+	}
 }

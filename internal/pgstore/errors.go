@@ -22,3 +22,17 @@ type lockTimeout string
 
 func (e lockTimeout) Error() string { return string(e) }
 func (lockTimeout) Timeout() bool   { return true }
+
+// databaseError is a failure that the database or the connection to it
+// reported. Its text may name the database's user, host and port, which
+// the server's log keeps; a client over HTTP reads only what Redacted says
+// (internal/redact).
+type databaseError struct{ err error }
+
+func (e databaseError) Error() string { return e.err.Error() }
+func (e databaseError) Unwrap() error { return e.err }
+
+// Redacted says that the database failed, not where it is.
+func (databaseError) Redacted() string {
+	return "the database failed (the server's log has the details)"
+}

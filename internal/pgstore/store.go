@@ -240,7 +240,7 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 		return false, s.fail("writing", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("committing memory %q to PostgreSQL: %w (whether the change was saved is unknown; read the memory to see)", s.name, err)
+		return false, fmt.Errorf("committing memory %q to PostgreSQL: %w (whether the change was saved is unknown; read the memory to see)", s.name, databaseError{err})
 	}
 	s.cur.rev, s.loaded = rev, true
 	s.lastOwn.Store(rev)
@@ -268,6 +268,9 @@ func (s *Store) fail(doing string, err error) error {
 		// promise that the next call connects again.
 		s.db.pool.Reset()
 		after += "; the connection to the database failed, and the next call connects again"
+	}
+	if connectionFailed(err) || errors.As(err, &pgErr) {
+		err = databaseError{err}
 	}
 	return fmt.Errorf("%s: %w%s", msg, err, after)
 }

@@ -1,20 +1,19 @@
 package server
 
 import (
-	"path/filepath"
-	"slices"
-	"strings"
-
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/redact"
 )
 
 // Error messages such as "saving /var/lib/mcp-memory/memory.jsonl: no space
-// left on device" or "mkdir /srv/private: permission denied" are useful to
-// the person running the server, whose log keeps them whole, but a remote
-// client must not learn the server's file layout from them. Requests that
-// arrive over HTTP therefore get error messages that name the memory file
-// by its base name only and no directory.
+// left on device" or a PostgreSQL driver's "failed to connect to
+// `user=… database=…`: host:port" are useful to the person running the
+// server, whose log keeps them whole, but a remote client must not learn
+// the server's file layout or where its database is from them. Requests
+// that arrive over HTTP therefore get error messages without the paths of
+// Options.HidePaths and without the database's details (internal/redact).
 
 // overHTTP reports whether req arrived over HTTP: the go-sdk hands an HTTP
 // request's headers to the handlers, and only an HTTP request's.
@@ -23,60 +22,39 @@ func overHTTP(req mcp.Request) bool {
 	return extra != nil && extra.Header != nil
 }
 
-// pathNames are the spellings of the memory file's path and of its
-// directories that error messages may contain, longest first.
-type pathNames struct {
-	files []string // the memory file, as given and in clean form
-	dirs  []string // its directory and the directories above it
+// clientError returns err as the client that sent req may read it: whole
+// over stdio, redacted over HTTP. The original stays the error's cause, for
+// the log and for errors.As.
+func (s *Server) clientError(req mcp.Request, err error) error {
+	if err == nil || !overHTTP(req) {
+		return err
+	}
+	if msg := s.hide.Error(err); msg != err.Error() {
+		s.logf("answered an HTTP client without the details: %v", err)
+		return redacted{msg: msg, err: err}
+	}
+	return err
 }
 
-func newPathNames(path string) pathNames {
-	var p pathNames
-	for _, f := range []string{path, filepath.Clean(path)} {
-		if f == "" || slices.Contains(p.files, f) {
-			continue
-		}
-		p.files = append(p.files, f)
-		for d := filepath.Dir(f); d != filepath.Dir(d); d = filepath.Dir(d) {
-			if !slices.Contains(p.dirs, d) {
-				p.dirs = append(p.dirs, d)
-			}
-		}
-	}
-	byLength := func(a, b string) int { return len(b) - len(a) }
-	slices.SortStableFunc(p.files, byLength)
-	slices.SortStableFunc(p.dirs, byLength)
-	return p
+// redacted is an error whose message a remote client may read.
+type redacted struct {
+	msg string
+	err error
 }
 
-// scrub takes paths out of msg: the memory file becomes its base name, a
-// path under one of its directories loses that directory (longest first),
-// and a directory alone becomes "the memory file's directory" or "a
-// directory above the memory file".
-func (p pathNames) scrub(msg string) string {
-	for _, f := range p.files {
-		msg = strings.ReplaceAll(msg, f, filepath.Base(f))
-	}
-	for _, d := range p.dirs {
-		name := "a directory above the memory file"
-		if slices.ContainsFunc(p.files, func(f string) bool { return filepath.Dir(f) == d }) {
-			name = "the memory file's directory"
-		}
-		msg = strings.ReplaceAll(msg, d+string(filepath.Separator), "")
-		msg = strings.ReplaceAll(msg, d, name)
-	}
-	return msg
-}
+func (e redacted) Error() string { return e.msg }
+func (e redacted) Unwrap() error { return e.err }
 
-// hide scrubs the messages of a JSON-RPC error and of a tool error.
-func (p pathNames) hide(res mcp.Result, err error) (mcp.Result, error) {
+// hide takes the paths out of the messages of a JSON-RPC error and of a
+// tool error, whatever produced them (the go-sdk's own errors included).
+func hide(rules redact.Rules, res mcp.Result, err error) (mcp.Result, error) {
 	if we, ok := err.(*jsonrpc.Error); ok {
-		err = &jsonrpc.Error{Code: we.Code, Message: p.scrub(we.Message), Data: we.Data}
+		err = &jsonrpc.Error{Code: we.Code, Message: rules.Message(we.Message), Data: we.Data}
 	}
 	if tr, ok := res.(*mcp.CallToolResult); ok && tr != nil && tr.IsError {
 		for _, c := range tr.Content {
 			if tc, ok := c.(*mcp.TextContent); ok {
-				tc.Text = p.scrub(tc.Text)
+				tc.Text = rules.Message(tc.Text)
 			}
 		}
 	}

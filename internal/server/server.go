@@ -22,6 +22,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/redact"
 )
 
 // ResourceURI is the knowledge graph as an MCP resource.
@@ -42,6 +43,10 @@ type Options struct {
 	// Memory names the memory in messages (a named memory served over
 	// HTTP); "" is the memory "default".
 	Memory string
+	// HidePaths are the memory files whose paths, and the directories
+	// above them, error messages sent over HTTP leave out (paths.go). The
+	// caller that opened the store knows them; the server never guesses.
+	HidePaths []string
 }
 
 // DefaultAnswerLimit is MEMORY_ANSWER_LIMIT's default: about 15–20k
@@ -55,8 +60,8 @@ type Server struct {
 	mcp   *mcp.Server
 	store graph.Store
 	opts  Options
-	pins  pins      // the protocol version each live session is pinned to
-	paths pathNames // the memory file's path and directories, to hide (none for a database)
+	pins  pins         // the protocol version each live session is pinned to
+	hide  redact.Rules // what error messages over HTTP leave out (paths.go)
 
 	// toolCalls counts tool calls running; stopCalls ends them.
 	toolCalls atomic.Int64
@@ -75,10 +80,7 @@ func New(store graph.Store, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "mcp-server-memory"
 	}
-	s := &Server{store: store, opts: opts}
-	if f, ok := store.(interface{ Path() string }); ok {
-		s.paths = newPathNames(f.Path())
-	}
+	s := &Server{store: store, opts: opts, hide: redact.Paths(opts.HidePaths...)}
 	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "Knowledge Graph Memory", Version: opts.Version}, &mcp.ServerOptions{
 		// No logging capability: the server never sends log messages. The
@@ -160,7 +162,7 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 			err = wireError(method, err)
 		}
 		if overHTTP(req) {
-			res, err = s.paths.hide(res, err)
+			res, err = hide(s.hide, res, err)
 		}
 		if err != nil {
 			return res, err
@@ -179,7 +181,7 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var text []byte
 	if err := s.store.View(func(g *graph.Graph) { text = answer.Encode(true, writeSelection(g.All())) }); err != nil {
-		return nil, errInternal(err)
+		return nil, errInternal(s.clientError(req, err))
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI:      ResourceURI,

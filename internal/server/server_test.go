@@ -395,43 +395,6 @@ func TestErrorCodes(t *testing.T) {
 	}
 }
 
-func TestScrubPaths(t *testing.T) {
-	p := newPathNames("/srv//secret/deeper/memory.jsonl")
-	for in, want := range map[string]string{
-		"saving /srv/secret/deeper/memory.jsonl: no space left on device":                                "saving memory.jsonl: no space left on device",
-		"saving /srv//secret/deeper/memory.jsonl: no space left on device":                               "saving memory.jsonl: no space left on device",
-		"rename /srv/secret/deeper/memory.jsonl.0123.tmp /srv/secret/deeper/memory.jsonl: EIO":           "rename memory.jsonl.0123.tmp memory.jsonl: EIO",
-		"mkdir /srv/secret/deeper: permission denied":                                                    "mkdir the memory file's directory: permission denied",
-		"mkdir /srv/secret: operation not permitted":                                                     "mkdir a directory above the memory file: operation not permitted",
-		"Timed out after 60000 ms waiting for the memory file lock /srv/secret/deeper/memory.jsonl.lock": "Timed out after 60000 ms waiting for the memory file lock memory.jsonl.lock",
-	} {
-		if got := p.scrub(in); got != want {
-			t.Errorf("scrub(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// Over HTTP (the request carries headers), error messages lose their
-// paths; over stdio they keep them.
-func TestHTTPErrorsNameNoPath(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "secret")
-	s := New(filestore.Open(filepath.Join(dir, "sub", "memory.jsonl"), filestore.Options{}), Options{WatchInterval: -1, Logf: t.Logf})
-	failing := func(context.Context, string, mcp.Request) (mcp.Result, error) {
-		return toolError(fmt.Errorf("mkdir %s: permission denied", dir)), &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "saving " + filepath.Join(dir, "sub", "memory.jsonl")}
-	}
-	handler := s.receive(failing)
-	res, err := handler(context.Background(), "tools/call", &mcp.CallToolRequest{Extra: &mcp.RequestExtra{Header: http.Header{}}})
-	text := res.(*mcp.CallToolResult).Content[0].(*mcp.TextContent).Text
-	if strings.Contains(text, dir) || strings.Contains(err.Error(), dir) {
-		t.Errorf("over HTTP: %q, %q", text, err)
-	}
-	res, err = handler(context.Background(), "tools/call", &mcp.CallToolRequest{})
-	text = res.(*mcp.CallToolResult).Content[0].(*mcp.TextContent).Text
-	if !strings.Contains(text, dir) || !strings.Contains(err.Error(), dir) {
-		t.Errorf("over stdio the path should stay: %q, %q", text, err)
-	}
-}
-
 func TestCancelToolCalls(t *testing.T) {
 	s, _ := newTestServer(t)
 	started := make(chan struct{})
@@ -674,18 +637,6 @@ func TestStatelessRequestsLeaveNoPins(t *testing.T) {
 	}
 	waitFor(t, "the requests' pins to go", func() bool { return s.pins.len() == 0 })
 }
-
-// A failed request's result is a typed nil: hiding paths in its error must
-// not touch it (a tools/call of an unknown tool over HTTP crashed the
-// server before).
-func TestHideFailedCall(t *testing.T) {
-	p := newPathNames("/srv/secret/memory.jsonl")
-	res, err := p.hide((*mcp.CallToolResult)(nil), &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown tool in /srv/secret"})
-	if res.(*mcp.CallToolResult) != nil || err.(*jsonrpc.Error).Message != "unknown tool in the memory file's directory" {
-		t.Fatalf("hide = %v, %v", res, err)
-	}
-}
-
 // len returns the number of sessions pinned, for tests.
 func (p *pins) len() int {
 	p.mu.Lock()

@@ -63,7 +63,7 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 		}
 		res, err := run(ctx, args)
 		if err != nil {
-			return toolError(err), nil
+			return toolError(s.clientError(req, err)), nil
 		}
 		return res, nil
 	})

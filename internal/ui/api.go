@@ -217,7 +217,7 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 			status, prefix = http.StatusInternalServerError, "The change failed: "
 			h.opts.Logf("edit %s failed: %v", req.Op, err)
 		}
-		writeError(w, status, prefix+err.Error())
+		writeError(w, status, prefix+h.hide.Error(err))
 		return
 	}
 	if changed {

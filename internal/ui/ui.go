@@ -9,24 +9,24 @@
 // in the binary: no CDN, no third-party code. It puts every piece of memory
 // content into the document with textContent, never as HTML.
 //
-// Security: every request must carry the secret as the first segment of its
-// path (the page lives at /SECRET/ and uses relative URLs only, so the
-// secret never leaves the origin; Referrer-Policy keeps it out of Referer
-// headers), or, beside MCP under --http, the HTTP token (Options.Token),
-// or, for a team's named memory, the grant that the HTTP server in front
-// checked, which tells the page through Options.MayEdit whether a request
-// may edit. A request that changes the memory must be a same-origin POST of
-// JSON: Origin, when sent, must be the page's own, Sec-Fetch-Site, when
-// sent, "same-origin", and no CORS header is ever sent, so no page of
-// another origin can change the memory.
+// Security: the `ui` command's page is at /SECRET/ (Options.Secret): every
+// request must carry the secret as the first segment of its path, and the
+// page uses relative URLs only, so the secret never leaves the origin
+// (Referrer-Policy keeps it out of Referer headers). Under --http the
+// HTTP server in front logs the page in and tells it, through
+// Options.MayEdit, whether a request may edit. A request that changes the
+// memory must be a same-origin POST of JSON: Origin, when sent, must be
+// the page's own (and the `ui` command's page requires it), Sec-Fetch-Site,
+// when sent, "same-origin", and no CORS header is ever sent, so no page of
+// another origin, another port of the same host included, can change the
+// memory. The page's script sends the key it was given (see
+// httpserver.PageKeyHeader) with each of its requests.
 package ui
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/redact"
 )
 
 //go:embed page
@@ -50,28 +51,29 @@ var pageFS embed.FS
 type Options struct {
 	// Secret must be the first path segment of every request: the page is
 	// at /SECRET/. Empty serves the page at / with no secret, for use behind
-	// another check.
+	// another check (MayEdit).
 	Secret string
-	// Token, for the page served beside MCP under --http: the page is at /
-	// and every request must carry the HTTP token, as "Authorization:
-	// Bearer TOKEN" or as the cookie a first visit to /?token=TOKEN sets
-	// (HttpOnly, SameSite=Strict, so other sites' requests never carry it).
-	Token string
-	// Authorize, when set, must also accept every request.
-	Authorize func(*http.Request) bool
-	// MayEdit, when set, is asked before every edit, for the page of a
-	// named memory served to a team (docs/design.md §11): an error (a read-only
-	// grant: "this token may only read memory NAME") refuses the edit with
-	// 403 and its text, and the memory is not touched. The page hides its
-	// edit controls for a request MayEdit refuses.
+	// MayEdit, when set, is asked before every edit by the server in front
+	// that logged the request in (httpserver.MayEdit under --http): an
+	// error (a read-only grant: "this token may only read memory NAME"; a
+	// request that does not prove it comes from the page) refuses the edit
+	// with 403 and its text, and the memory is not touched. The page hides
+	// its edit controls for a request MayEdit refuses. Unset (the `ui`
+	// command), an edit must carry the page's own Origin.
 	MayEdit func(*http.Request) error
 	// WatchInterval is how often the memory is checked for changes by
 	// other processes while a page is open (a database memory hears them at
 	// once and checks only after losing its connection); 0 means one
 	// second.
 	WatchInterval time.Duration
-	// Logf reports failed writes; nil writes to stderr.
+	// Logf reports failed reads and writes; nil writes to stderr.
 	Logf func(format string, args ...any)
+	// HidePaths are the memory files whose paths, and the directories
+	// above them, the page's error messages leave out: under --http the
+	// page's readers may be remote. A database failure's message never
+	// says where the database is (internal/redact). The log keeps every
+	// message whole.
+	HidePaths []string
 }
 
 // Handler serves the page and its API for one memory.
@@ -79,6 +81,7 @@ type Handler struct {
 	store  graph.Store
 	where  string
 	opts   Options
+	hide   redact.Rules
 	static http.Handler
 	hub    hub
 
@@ -99,7 +102,7 @@ func NewHandler(store graph.Store, where string, opts Options) *Handler {
 	if err != nil {
 		panic(err)
 	}
-	h := &Handler{store: store, where: where, opts: opts, static: http.FileServerFS(sub), closed: make(chan struct{})}
+	h := &Handler{store: store, where: where, opts: opts, hide: redact.Paths(opts.HidePaths...), static: http.FileServerFS(sub), closed: make(chan struct{})}
 	h.hub.watch = func(ctx context.Context) {
 		store.Watch(ctx, opts.WatchInterval, func() { h.hub.broadcast() })
 	}
@@ -140,13 +143,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		path = "/" + rest
 	}
-	if h.opts.Token != "" && !h.tokenOK(w, r, path) {
-		return
-	}
-	if h.opts.Authorize != nil && !h.opts.Authorize(r) {
-		http.Error(w, "Unauthorized.", http.StatusUnauthorized)
-		return
-	}
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
 		// A page of another origin: navigation to the page itself is
 		// fine, nothing else is.
@@ -168,40 +164,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.static.ServeHTTP(w, r2)
 }
 
-// tokenCookie holds a hash of the token, not the token itself.
-const tokenCookie = "mcp_memory_ui"
-
-func (h *Handler) cookieValue() string {
-	sum := sha256.Sum256([]byte("mcp-server-memory ui\x00" + h.opts.Token))
-	return hex.EncodeToString(sum[:])
-}
-
-// tokenOK checks the HTTP token on r, or answers and returns false. A first
-// visit with ?token= gets the cookie and is sent to the same page without
-// the token in its address.
-func (h *Handler) tokenOK(w http.ResponseWriter, r *http.Request, path string) bool {
-	equal := func(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(auth, h.opts.Token) {
-		return true
-	}
-	if c, err := r.Cookie(tokenCookie); err == nil && equal(c.Value, h.cookieValue()) {
-		return true
-	}
-	if q := r.URL.Query(); r.Method == http.MethodGet && equal(q.Get("token"), h.opts.Token) {
-		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: h.cookieValue(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-		q.Del("token")
-		u := *r.URL
-		u.RawQuery = q.Encode()
-		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
-		return false
-	}
-	http.Error(w, "Unauthorized. Open /?token=YOUR_TOKEN once (the token the server was started with).", http.StatusUnauthorized)
-	return false
-}
-
 func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	if name == "edit" {
-		if err := sameOrigin(r); err != nil {
+		if err := sameOrigin(r, h.opts.MayEdit == nil); err != nil {
 			writeError(w, http.StatusForbidden, err.Error())
 			return
 		}
@@ -252,8 +217,9 @@ func (h *Handler) mayEdit(r *http.Request) error {
 // sameOrigin refuses a write that a page of another origin could send: it
 // must be a POST of JSON (which a cross-origin page cannot send without a
 // CORS preflight, which is never granted), and what the browser says of its
-// origin must be this page's.
-func sameOrigin(r *http.Request) error {
+// origin must be this page's. needOrigin refuses a request that says
+// nothing of its origin: every browser sends Origin with a POST.
+func sameOrigin(r *http.Request, needOrigin bool) error {
 	if r.Method != http.MethodPost {
 		return errors.New("edits must be POST requests")
 	}
@@ -263,8 +229,12 @@ func sameOrigin(r *http.Request) error {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
 		return fmt.Errorf("edits from another origin are refused (Sec-Fetch-Site: %s)", site)
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && origin != "http://"+r.Host && origin != "https://"+r.Host {
+	origin := r.Header.Get("Origin")
+	if origin != "" && origin != "http://"+r.Host && origin != "https://"+r.Host {
 		return fmt.Errorf("edits from another origin are refused (Origin: %s)", origin)
+	}
+	if origin == "" && needOrigin {
+		return errors.New("edits must come from the page (the request carries no Origin header)")
 	}
 	return nil
 }
@@ -273,7 +243,8 @@ func (h *Handler) view(w http.ResponseWriter, answer func(*graph.Graph) (any, in
 	var v any
 	status := 0
 	if err := h.store.View(func(g *graph.Graph) { v, status = answer(g) }); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		h.opts.Logf("the page could not read the memory: %v", err)
+		writeError(w, http.StatusInternalServerError, h.hide.Error(err))
 		return
 	}
 	writeJSON(w, status, v)

@@ -22,8 +22,26 @@ let current = null;   // the open entity's name, or null on the home view
 let shown = null;     // the entity the page last drew
 let depth = 1;
 
+// The page's key: the server hands it over once, in the address's
+// fragment (#key=...) after a first visit with ?token=; it is kept in this
+// origin's storage, out of reach of other ports' scripts, and sent with
+// every request, so that the cookie alone, which a browser also sends to
+// other ports of this host, never suffices to read or edit the memory.
+const keyName = "mcp-memory-page-key:" + location.pathname.replace(/[^/]*$/, "");
+if (location.hash.startsWith("#key=")) {
+  try { localStorage.setItem(keyName, location.hash.slice(5)); } catch (e) { /* storage off: edits are refused */ }
+  history.replaceState(null, "", location.pathname + location.search);
+}
+function send(url, init) {
+  init = init || {};
+  let key = null;
+  try { key = localStorage.getItem(keyName); } catch (e) { /* storage off */ }
+  if (key) init.headers = Object.assign({ "X-Memory-Page-Key": key }, init.headers);
+  return fetch(url, init);
+}
+
 async function api(path, params) {
-  const r = await fetch("api/" + path + "?" + new URLSearchParams(params || {}));
+  const r = await send("api/" + path + "?" + new URLSearchParams(params || {}));
   const body = await r.json();
   if (!r.ok) throw new Error(body.error || r.statusText);
   return body;
@@ -44,7 +62,7 @@ async function edit(body, onDone) {
   try {
     let r;
     try {
-      r = await fetch("api/edit", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      r = await send("api/edit", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     } catch (e) {
       say("The edit could not be sent: " + e.message, true);
       return false;
