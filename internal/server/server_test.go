@@ -637,6 +637,7 @@ func TestStatelessRequestsLeaveNoPins(t *testing.T) {
 	}
 	waitFor(t, "the requests' pins to go", func() bool { return s.pins.len() == 0 })
 }
+
 // len returns the number of sessions pinned, for tests.
 func (p *pins) len() int {
 	p.mu.Lock()
