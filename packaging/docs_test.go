@@ -1,23 +1,27 @@
 package packaging
 
-// The documents a user reads: README.md and docs/. These tests need
-// nothing built and run in `go test ./...`.
+// The documents a user reads: README.md and docs/, shipped in every release
+// archive beside LICENSE. These tests need nothing built and run in
+// `go test ./...`.
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 )
 
 // shippedDocs lists, as slash paths from the repository's root, the
-// documents a user reads.
+// documents a release archive holds beside the binary.
 func shippedDocs(t *testing.T) []string {
 	t.Helper()
-	docs := []string{"README.md"}
+	docs := []string{"LICENSE", "README.md"}
 	err := filepath.WalkDir(filepath.Join("..", "docs"), func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -107,6 +111,47 @@ func TestJSONBlocksParse(t *testing.T) {
 	}
 	if n < 5 {
 		t.Fatalf("found %d json blocks in README.md and docs/: the block finder is broken", n)
+	}
+}
+
+var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// relativeLinks returns the targets of a markdown document's links that stay
+// inside the repository, as slash paths from its root, without #fragments.
+func relativeLinks(t *testing.T, doc string) []string {
+	t.Helper()
+	var targets []string
+	for _, m := range markdownLink.FindAllStringSubmatch(readDoc(t, doc), -1) {
+		u, err := url.Parse(m[1])
+		if err != nil {
+			t.Errorf("%s: link %q: %v", doc, m[1], err)
+			continue
+		}
+		if u.Scheme != "" || u.Host != "" || u.Path == "" {
+			continue // another site, or a heading of this document
+		}
+		target := path.Join(path.Dir(doc), u.Path)
+		if strings.HasPrefix(target, "../") {
+			t.Errorf("%s: link %q leaves the repository", doc, m[1])
+			continue
+		}
+		targets = append(targets, target)
+	}
+	return targets
+}
+
+// Every link in README.md and docs/ that stays inside the repository leads to
+// a document the release archives ship, so that it also works there; a link
+// to anything else (a script, CI) must be an absolute address.
+func TestDocLinksStayInShippedDocs(t *testing.T) {
+	shipped := shippedDocs(t)
+	for _, doc := range markdownDocs(t) {
+		for _, target := range relativeLinks(t, doc) {
+			if target == "docs" || slices.Contains(shipped, target) {
+				continue
+			}
+			t.Errorf("%s links to %s, which the release archives do not ship: link a document, or give an absolute address", doc, target)
+		}
 	}
 }
 
