@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -153,6 +154,145 @@ func TestDocLinksStayInShippedDocs(t *testing.T) {
 			t.Errorf("%s links to %s, which the release archives do not ship: link a document, or give an absolute address", doc, target)
 		}
 	}
+}
+
+// vscodeInstall is one VS Code install button: what its link asks VS Code
+// to install.
+type vscodeInstall struct {
+	link     string
+	at       int // byte offset in README.md
+	name     string
+	config   any
+	inputs   any // nil when the link has none
+	insiders bool
+}
+
+var vscodeInstallLink = regexp.MustCompile(`\[!\[([^\]]*)\]\((https://img\.shields\.io/badge/[^)]+)\)\]\((https://insiders\.vscode\.dev/redirect/mcp/install\?[^)]+)\)`)
+
+func vscodeInstalls(t *testing.T, readme string) []vscodeInstall {
+	t.Helper()
+	var installs []vscodeInstall
+	for _, m := range vscodeInstallLink.FindAllStringSubmatchIndex(readme, -1) {
+		alt, badge, link := readme[m[2]:m[3]], readme[m[4]:m[5]], readme[m[6]:m[7]]
+		u, err := url.Parse(link)
+		if err != nil {
+			t.Fatalf("install link %q: %v", link, err)
+		}
+		q := u.Query()
+		in := vscodeInstall{link: link, at: m[0], name: q.Get("name"), insiders: q.Get("quality") == "insiders"}
+		for k := range q {
+			if !slices.Contains([]string{"name", "config", "inputs", "quality"}, k) {
+				t.Errorf("install link %q: unknown parameter %q", link, k)
+			}
+		}
+		if in.name == "" {
+			t.Errorf("install link %q names no server", link)
+		}
+		if err := json.Unmarshal([]byte(q.Get("config")), &in.config); err != nil {
+			t.Errorf("install link %q: config %q: %v", link, q.Get("config"), err)
+		}
+		if q.Has("inputs") {
+			if err := json.Unmarshal([]byte(q.Get("inputs")), &in.inputs); err != nil {
+				t.Errorf("install link %q: inputs %q: %v", link, q.Get("inputs"), err)
+			}
+		}
+		if q.Has("quality") && !in.insiders {
+			t.Errorf("install link %q: quality %q, want insiders or none", link, q.Get("quality"))
+		}
+		// The badge and its words say which VS Code the button is for.
+		if wantInsiders := strings.Contains(alt, "Insiders"); wantInsiders != in.insiders || wantInsiders != strings.Contains(badge, "VS_Code_Insiders") {
+			t.Errorf("button %q (badge %s) links to %s: the words, the badge and the link disagree on VS Code or VS Code Insiders", alt, badge, link)
+		}
+		installs = append(installs, in)
+	}
+	return installs
+}
+
+// Each VS Code install button in the README carries exactly the
+// configuration of the JSON block that follows it, for VS Code and for
+// VS Code Insiders alike: the button and the block a user copies by hand
+// install the same server.
+func TestVSCodeInstallButtonsMatchTheirBlocks(t *testing.T) {
+	readme := readDoc(t, "README.md")
+	installs := vscodeInstalls(t, readme)
+	var jsonBlocks []codeBlock
+	for _, b := range codeBlocks(readme) {
+		if b.lang == "json" {
+			jsonBlocks = append(jsonBlocks, b)
+		}
+	}
+	type target struct {
+		stable, insiders int
+	}
+	perBlock := map[int]*target{}
+	commands := map[string]bool{}
+	for _, in := range installs {
+		i := slices.IndexFunc(jsonBlocks, func(b codeBlock) bool { return b.at > in.at })
+		if i < 0 {
+			t.Errorf("install link %s: no json block follows it", in.link)
+			continue
+		}
+		b := jsonBlocks[i]
+		var block struct {
+			Inputs  any            `json:"inputs"`
+			Servers map[string]any `json:"servers"`
+		}
+		if err := json.Unmarshal([]byte(b.text), &block); err != nil {
+			t.Errorf("README.md:%d: %v", b.line, err)
+			continue
+		}
+		var top map[string]any
+		_ = json.Unmarshal([]byte(b.text), &top) // parsed above
+		for k := range top {
+			if k != "inputs" && k != "servers" {
+				t.Errorf("README.md:%d: the block beside an install button has %q, which a link cannot carry", b.line, k)
+			}
+		}
+		if len(block.Servers) != 1 || block.Servers[in.name] == nil {
+			t.Errorf("README.md:%d: the block beside install link %s must configure exactly the server %q; it has %v", b.line, in.link, in.name, keys(block.Servers))
+			continue
+		}
+		if !reflect.DeepEqual(in.config, block.Servers[in.name]) {
+			t.Errorf("README.md:%d: install link %s carries the configuration\n%s\nbut the block beside it shows\n%s", b.line, in.link, marshal(in.config), marshal(block.Servers[in.name]))
+		}
+		if !reflect.DeepEqual(in.inputs, block.Inputs) {
+			t.Errorf("README.md:%d: install link %s carries the inputs\n%s\nbut the block beside it shows\n%s", b.line, in.link, marshal(in.inputs), marshal(block.Inputs))
+		}
+		if perBlock[i] == nil {
+			perBlock[i] = &target{}
+		}
+		if in.insiders {
+			perBlock[i].insiders++
+		} else {
+			perBlock[i].stable++
+		}
+		if cfg, ok := in.config.(map[string]any); ok {
+			command, _ := cfg["command"].(string)
+			commands[command] = true
+		}
+	}
+	for i, n := range perBlock {
+		if n.stable != 1 || n.insiders != 1 {
+			t.Errorf("README.md:%d: the block has %d VS Code and %d VS Code Insiders buttons, want one of each", jsonBlocks[i].line, n.stable, n.insiders)
+		}
+	}
+	if !commands["npx"] || !commands["docker"] {
+		t.Errorf("the README's install buttons run %v; want npx and docker, as the reference's README offers", keys(commands))
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var k []string
+	for key := range m {
+		k = append(k, key)
+	}
+	slices.Sort(k)
+	return k
+}
+
+func marshal(v any) string {
+	data, _ := json.MarshalIndent(v, "", "  ")
+	return string(data)
 }
 
 // docs/development.md lists what each package imports among ours; the list
