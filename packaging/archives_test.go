@@ -114,9 +114,7 @@ func TestReleaseArchives(t *testing.T) {
 			}
 			dir := strings.TrimSuffix(strings.TrimSuffix(name, ".zip"), ".tar.gz")
 			files := readArchive(t, name, data)
-			if names := slices.Sorted(maps.Keys(files)); !slices.Equal(names, []string{dir + "/README.md", dir + "/" + p.exe()}) {
-				t.Errorf("%s holds %v, want the binary and README.md in %s/", name, names, dir)
-			}
+			checkArchiveDocs(t, name, dir, files, p.exe())
 			bin, ok := files[dir+"/"+p.exe()]
 			if !ok {
 				return
@@ -126,6 +124,44 @@ func TestReleaseArchives(t *testing.T) {
 			}
 			checkBinary(t, b, bin.data, p)
 		})
+	}
+}
+
+// checkArchiveDocs asserts that an archive holds, in dir/, the binary and
+// exactly the repository's README.md, LICENSE and docs/, so that the licence
+// travels with the binary and every link in the documents that stays inside
+// the repository leads to a file in the archive.
+func checkArchiveDocs(t *testing.T, name, dir string, files map[string]archived, exe string) {
+	t.Helper()
+	want := map[string][]byte{}
+	for _, doc := range shippedDocs(t) {
+		data, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(doc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[dir+"/"+doc] = data
+	}
+	wantNames := append(slices.Sorted(maps.Keys(want)), dir+"/"+exe)
+	slices.Sort(wantNames)
+	if names := slices.Sorted(maps.Keys(files)); !slices.Equal(names, wantNames) {
+		t.Errorf("%s holds %v, want %v: the binary, README.md, LICENSE and docs/ in %s/", name, names, wantNames, dir)
+	}
+	for path, data := range want {
+		if got, ok := files[path]; ok && !bytes.Equal(got.data, data) {
+			t.Errorf("%s: %s differs from the repository's", name, path)
+		}
+	}
+	for _, doc := range shippedDocs(t) {
+		if !strings.HasSuffix(doc, ".md") {
+			continue
+		}
+		for _, target := range relativeLinks(t, doc) {
+			if _, ok := files[dir+"/"+target]; !ok && !slices.ContainsFunc(slices.Collect(maps.Keys(files)), func(f string) bool {
+				return strings.HasPrefix(f, dir+"/"+strings.TrimSuffix(target, "/")+"/")
+			}) {
+				t.Errorf("%s: %s links to %s, which the archive does not hold", name, doc, target)
+			}
+		}
 	}
 }
 

@@ -35,6 +35,7 @@ const launcherName = "@kgmemory/server-memory"
 type packageJSON struct {
 	Name                 string            `json:"name"`
 	Version              string            `json:"version"`
+	License              string            `json:"license"`
 	Bin                  map[string]string `json:"bin"`
 	OS                   []string          `json:"os"`
 	CPU                  []string          `json:"cpu"`
@@ -87,10 +88,11 @@ func TestNPMPackages(t *testing.T) {
 
 	t.Run("launcher", func(t *testing.T) {
 		files, pkg := readTarball(t, filepath.Join(b.npmDir, want[0]))
-		wantFiles := []string{"package/README.md", "package/bin/mcp-server-memory.js", "package/package.json"}
+		wantFiles := []string{"package/LICENSE", "package/README.md", "package/bin/mcp-server-memory.js", "package/package.json"}
 		if names := slices.Sorted(maps.Keys(files)); !slices.Equal(names, wantFiles) {
 			t.Errorf("files %v, want %v", names, wantFiles)
 		}
+		checkLicense(t, files, pkg)
 		if pkg.Name != launcherName || pkg.Version != b.version {
 			t.Errorf("name %q version %q, want %q %q", pkg.Name, pkg.Version, launcherName, b.version)
 		}
@@ -114,10 +116,11 @@ func TestNPMPackages(t *testing.T) {
 	for i, p := range platforms {
 		t.Run(p.os+"-"+p.cpu, func(t *testing.T) {
 			files, pkg := readTarball(t, filepath.Join(b.npmDir, want[i+1]))
-			wantFiles := []string{"package/README.md", "package/bin/" + p.exe(), "package/package.json"}
+			wantFiles := []string{"package/LICENSE", "package/README.md", "package/bin/" + p.exe(), "package/package.json"}
 			if names := slices.Sorted(maps.Keys(files)); !slices.Equal(names, wantFiles) {
 				t.Errorf("files %v, want %v", names, wantFiles)
 			}
+			checkLicense(t, files, pkg)
 			if pkg.Name != p.npmName() || pkg.Version != b.version || !slices.Equal(pkg.OS, []string{p.os}) || !slices.Equal(pkg.CPU, []string{p.cpu}) {
 				t.Errorf("name %q version %q os %v cpu %v; want %q %q [%s] [%s]", pkg.Name, pkg.Version, pkg.OS, pkg.CPU, p.npmName(), b.version, p.os, p.cpu)
 			}
@@ -136,6 +139,22 @@ func TestNPMPackages(t *testing.T) {
 			}
 			checkBinary(t, b, bin.data, p)
 		})
+	}
+}
+
+// checkLicense asserts that a package says it is MIT-licensed and carries
+// the repository's LICENSE.
+func checkLicense(t *testing.T, files map[string]archived, pkg packageJSON) {
+	t.Helper()
+	if pkg.License != "MIT" {
+		t.Errorf("license %q, want MIT", pkg.License)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files["package/LICENSE"]; !bytes.Equal(got.data, want) {
+		t.Errorf("package/LICENSE is not the repository's LICENSE:\n%s", got.data)
 	}
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the six release binaries and writes the npm packages into OUTDIR:
 # the launcher @kgmemory/server-memory and one package per platform,
-# @kgmemory/server-memory-<os>-<cpu>, as .tgz files ready for `npm publish`.
+# @kgmemory/server-memory-<os>-<cpu>, as .tgz files ready for `npm publish`,
+# each with the LICENSE (npm packs a LICENSE file whatever "files" says).
 # Needs only Go and npm. The version comes from scripts/release-lib.sh
 # (VERSION=1.2.0, else the v* tag on HEAD, else a development version).
 #
@@ -35,6 +36,7 @@ for p in $PLATFORMS; do
   "name": "$name-$npmplatform",
   "version": "$version",
   "description": "The $os $cpu binary of $name; install $name, which chooses it.",
+  "license": "MIT",
   "homepage": "https://github.com/kgmemory/mcp-server-memory#readme",
   "repository": {
     "type": "git",
@@ -54,6 +56,7 @@ The \`mcp-server-memory\` binary for $os $cpu (Go: $goos/$goarch), version
 $version. Install [\`$name\`](https://www.npmjs.com/package/$name) instead:
 it depends on this package where it fits and runs the binary.
 MD
+  cp LICENSE "$dir/"
   platforms+=("$name-$npmplatform")
 done
 
@@ -61,6 +64,7 @@ done
 # all at this version.
 mkdir -p "$stage/launcher"
 cp -R "$launcher/." "$stage/launcher/"
+cp LICENSE "$stage/launcher/"
 node - "$stage/launcher/package.json" "$version" "${platforms[@]}" <<'JS'
 const fs = require('node:fs');
 const [file, version, ...platforms] = process.argv.slice(2);

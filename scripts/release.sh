@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the release archives for the six platforms into OUTDIR:
 # mcp-server-memory_<version>_<os>_<arch>.tar.gz (.zip for Windows), each
-# holding the static binary and README.md, and SHA256SUMS over them. The
-# version comes from scripts/release-lib.sh (VERSION=1.2.0, else the v* tag
-# on HEAD, else a development version). Needs Go, GNU tar, gzip, zip and
-# sha256sum (a Linux CI machine has them all).
+# holding the static binary, README.md, LICENSE and docs/ (which README.md
+# links to), and SHA256SUMS over them. The version comes from
+# scripts/release-lib.sh (VERSION=1.2.0, else the v* tag on HEAD, else a
+# development version). Needs Go, GNU tar, gzip, zip and sha256sum (a Linux
+# CI machine has them all).
 #
 #   scripts/release.sh OUTDIR
 #
@@ -36,8 +37,9 @@ for p in $PLATFORMS; do
   dir="$stage/$base"
   mkdir -p "$dir"
   build_binary "$goos" "$goarch" "$dir/$(exe_name "$goos")" "$version" "$commit"
-  cp README.md "$dir/"
-  touch -d "@$epoch" "$dir" "$dir"/*
+  cp README.md LICENSE "$dir/"
+  cp -R docs "$dir/docs"
+  find "$dir" -exec touch -d "@$epoch" {} +
   if [ "$goos" = windows ]; then
     rm -f "$out/$base.zip"
     (cd "$stage" && zip -q -X -r "$out/$base.zip" "$base")

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the npm packages and the release archives as a release does, then
-# tests them as a user gets them (packaging/*_test.go): the archives'
-# checksums and platforms, the tarballs installed into an empty prefix with
-# no registry, an MCP client driving `npx mcp-server-memory`, exit codes,
-# signals and stdin EOF through the launcher, and the Docker image built
-# with podman from the release binary. .ci/run runs it.
+# Builds the npm packages and the release archives with the README's
+# commands for a clone (scripts/readme-from-a-clone.sh, which also runs the
+# server they install), then tests them as a user gets them
+# (packaging/*_test.go): the archives' checksums, platforms, licence and
+# documents, the tarballs installed into an empty prefix with no registry,
+# an MCP client driving `npx mcp-server-memory`, exit codes, signals and
+# stdin EOF through the launcher, and the Docker image built with podman
+# from the release binary. .ci/run runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/release-lib.sh
@@ -17,14 +19,16 @@ fi
 
 VERSION=$(release_version)
 export VERSION
-commit=$(release_commit)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-scripts/package-npm.sh "$work/npm"
-scripts/release.sh "$work/release"
+# The README's commands for a clone build the packages and archives, in a
+# copy of this checkout, and the server they install answers; the tests
+# below then check what those commands made.
+scripts/readme-from-a-clone.sh "$work/clone"
+commit=$(cd "$work/clone" && release_commit)
 
 MCP_SERVER_MEMORY_PACKAGE_VERSION="$VERSION" \
 MCP_SERVER_MEMORY_PACKAGE_COMMIT="$commit" \
-MCP_SERVER_MEMORY_NPM_DIR="$work/npm" \
-MCP_SERVER_MEMORY_RELEASE_DIR="$work/release" \
+MCP_SERVER_MEMORY_NPM_DIR="$work/clone/dist/npm" \
+MCP_SERVER_MEMORY_RELEASE_DIR="$work/clone/dist/release" \
   go test -count=1 -v ./packaging/
