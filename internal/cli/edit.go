@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -196,7 +197,11 @@ func runCheck(c *context_, args []string) error {
 		return err
 	}
 	data, err := os.ReadFile(s.Path())
-	if err != nil && !os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
+		// A typo in --file must not pass as a clean memory.
+		return fmt.Errorf("there is no memory file at %s; nothing to check", s.Path())
+	}
+	if err != nil {
 		return err
 	}
 	var findings []Finding
