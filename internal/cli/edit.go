@@ -100,8 +100,8 @@ func readImport(path string) (graph.Snapshot, error) {
 	file := jsonl.Decode(data)
 	var bad []string
 	for _, p := range file.Problems {
-		if strings.HasPrefix(p.Reason, "merged duplicate") || strings.HasPrefix(p.Reason, "dropped duplicate") {
-			continue // the merge rule of the file format: nothing is lost
+		if p.Kind.Lossless() {
+			continue // the merge rules of the file format: nothing is lost
 		}
 		bad = append(bad, p.String())
 	}
@@ -317,12 +317,13 @@ func jsonKind(t json.Token) string {
 
 var cmdCheck = &command{
 	name:    "check",
-	summary: "find unreadable lines, relations to missing entities, duplicate names",
+	summary: "find unreadable lines, relations to missing entities, duplicates",
 	help: `Exit code 0 when the memory file is clean, 1 when problems remain.
 
   --fix   repair what is safe, saying each thing done: remove relations to
           missing entities; rewrite duplicate entities merged (first type,
-          observations united) and duplicate relations once. Unreadable
+          observations united), duplicate relations once, and observations
+          repeated within an entity once. Unreadable
           lines are never changed: the server keeps them as they are; edit
           them by hand.
 `,
@@ -361,11 +362,14 @@ func runCheck(c *context_, args []string) error {
 	var findings []Finding
 	duplicates := false
 	for _, p := range jsonl.Decode(data).Problems {
-		kind := "unreadable"
-		if strings.HasPrefix(p.Reason, "merged duplicate") || strings.HasPrefix(p.Reason, "dropped duplicate") {
-			kind, duplicates = "duplicate", true
+		f := Finding{Kind: "unreadable", Line: p.Line, Message: p.Reason}
+		if p.Kind.Lossless() {
+			f.Kind, duplicates = "duplicate", true
+			if *fix {
+				f.Fixed = rewriteFix[p.Kind]
+			}
 		}
-		findings = append(findings, Finding{Kind: kind, Line: p.Line, Message: p.Reason})
+		findings = append(findings, f)
 	}
 	var dangling []graph.Relation
 	if err := s.View(func(g *graph.Graph) { dangling = g.DanglingRelations() }); err != nil {
@@ -399,7 +403,6 @@ func runCheck(c *context_, args []string) error {
 		f := &findings[i]
 		switch {
 		case f.Kind == "duplicate" && *fix:
-			f.Fixed = "rewrote the file with one line for it"
 		case f.Kind == "unreadable":
 			remaining++
 		case !*fix:
@@ -445,6 +448,14 @@ func runCheck(c *context_, args []string) error {
 		return errReported
 	}
 	return nil
+}
+
+// rewriteFix says what check --fix did about each kind of line the
+// reader merged: the file is written again as the graph holds it.
+var rewriteFix = map[jsonl.ProblemKind]string{
+	jsonl.MergedEntity:         "rewrote the file with one line for it",
+	jsonl.DroppedRelation:      "rewrote the file with one line for it",
+	jsonl.RepeatedObservations: "rewrote the line with each observation once",
 }
 
 func countKind(fs []Finding, kind string) int {
