@@ -323,16 +323,18 @@ var cmdCheck = &command{
   --fix   repair what is safe, saying each thing done: remove relations to
           missing entities; rewrite duplicate entities merged (first type,
           observations united), duplicate relations once, and observations
-          repeated within an entity once. Unreadable
-          lines are never changed: the server keeps them as they are; edit
-          them by hand.
+          repeated within an entity once. The repair saves the file as the
+          server does, so every other line it changes is listed too (a line
+          in another form, blank lines, CRLF line ends). Unreadable lines
+          are never changed: the server keeps them as they are (after the
+          relations); edit them by hand.
 `,
 	run: runCheck,
 }
 
 // Finding is one problem check reports.
 type Finding struct {
-	Kind    string `json:"kind"` // unreadable, duplicate, dangling
+	Kind    string `json:"kind"` // unreadable, duplicate, dangling; rewritten: changed by --fix's save, no problem
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
 	Fixed   string `json:"fixed,omitempty"` // what --fix did, if anything
@@ -361,7 +363,8 @@ func runCheck(c *context_, args []string) error {
 	}
 	var findings []Finding
 	duplicates := false
-	for _, p := range jsonl.Decode(data).Problems {
+	problems := jsonl.Decode(data).Problems
+	for _, p := range problems {
 		f := Finding{Kind: "unreadable", Line: p.Line, Message: p.Reason}
 		if p.Kind.Lossless() {
 			f.Kind, duplicates = "duplicate", true
@@ -375,12 +378,15 @@ func runCheck(c *context_, args []string) error {
 	if err := s.View(func(g *graph.Graph) { dangling = g.DanglingRelations() }); err != nil {
 		return err
 	}
+	var sideEffects []Finding
 	if *fix && (len(dangling) > 0 || duplicates) {
 		ctx, stop := interruptible()
 		defer stop()
+		var before []byte
 		_, err := s.Update(ctx, func(g *graph.Graph) error {
 			// Under the lock the file may have changed since it was read
 			// above: repair what it holds now.
+			before, _ = os.ReadFile(s.Path())
 			dangling = g.RemoveDanglingRelations()
 			if duplicates {
 				g.Rewrite()
@@ -390,6 +396,11 @@ func runCheck(c *context_, args []string) error {
 		if err != nil {
 			return err
 		}
+		after, err := os.ReadFile(s.Path())
+		if err != nil {
+			return err
+		}
+		sideEffects = rewrittenLines(before, after, explainedBy(findings, dangling), mergedNames(data, problems))
 	}
 	for _, r := range dangling {
 		f := Finding{Kind: "dangling", Message: fmt.Sprintf("relation %s: %s", describeRelation(r), missingEnds(r, s))}
@@ -398,6 +409,8 @@ func runCheck(c *context_, args []string) error {
 		}
 		findings = append(findings, f)
 	}
+	found := len(findings)
+	findings = append(findings, sideEffects...)
 	remaining := 0
 	for i := range findings {
 		f := &findings[i]
@@ -437,7 +450,7 @@ func runCheck(c *context_, args []string) error {
 		case len(findings) == 0:
 			c.printf("%s: no problems found.\n", s.Path())
 		case remaining == 0:
-			c.printf("%s: fixed %s.\n", s.Path(), plural(len(findings), "problem", "problems"))
+			c.printf("%s: fixed %s.\n", s.Path(), plural(found, "problem", "problems"))
 		case !*fix && remaining > countKind(findings, "unreadable"):
 			c.printf("%s: %s. mcp-server-memory check --fix repairs %d of them.\n", s.Path(), plural(remaining, "problem", "problems"), remaining-countKind(findings, "unreadable"))
 		default:
@@ -448,6 +461,97 @@ func runCheck(c *context_, args []string) error {
 		return errReported
 	}
 	return nil
+}
+
+// rewrittenLines reports what a repair changed in the file beyond the
+// findings, so that check --fix says every change it made. A save writes
+// every line as the server writes it, so the first line of an entity that
+// duplicates were merged into changes, and so does a line in another form
+// (members in another order, other spacing or escapes); blank lines, byte
+// order marks and CRLF line ends go. Lines are compared by content,
+// wherever the save put them. explained tells the lines a finding already
+// covers: by number, or by what they hold (a relation removed).
+func rewrittenLines(before, after []byte, explained func(n int, line string) bool, merged map[string]bool) []Finding {
+	kept := map[string]int{}
+	for _, l := range strings.Split(string(after), "\n") {
+		kept[l]++
+	}
+	var out []Finding
+	var blank, crlf, bom int
+	for i, l := range strings.Split(strings.TrimSuffix(string(before), "\n"), "\n") {
+		if t := strings.TrimRight(l, "\r"); t != l {
+			crlf++
+			l = t
+		}
+		if t := strings.TrimLeft(l, "\uFEFF"); t != l {
+			bom++
+			l = t
+		}
+		switch {
+		case strings.TrimSpace(l) == "":
+			blank++
+		case kept[l] > 0:
+			kept[l]--
+		case !explained(i+1, l):
+			f := Finding{Kind: "rewritten", Line: i + 1, Message: "written again in the form the server writes", Fixed: "rewrote the line"}
+			g := jsonl.Decode([]byte(l)).Graph
+			if es := g.Entities(); len(es) == 1 {
+				f.Message = fmt.Sprintf("entity %q, in the form the server writes", oneLine(es[0].Name))
+				if merged[es[0].Name] {
+					f.Message = fmt.Sprintf("entity %q: its duplicates were merged into this line", oneLine(es[0].Name))
+					f.Fixed = "rewrote the line with their observations added"
+				}
+			} else if rs := g.Relations(); len(rs) == 1 {
+				f.Message = fmt.Sprintf("relation %s, in the form the server writes", describeRelation(*rs[0]))
+			}
+			out = append(out, f)
+		}
+	}
+	for _, n := range []struct {
+		count int
+		what  string
+	}{{blank, plural(blank, "blank line", "blank lines") + " dropped"}, {bom, plural(bom, "byte order mark", "byte order marks") + " dropped"}, {crlf, plural(crlf, "CRLF line end", "CRLF line ends") + " written as LF"}} {
+		if n.count > 0 {
+			out = append(out, Finding{Kind: "rewritten", Message: n.what, Fixed: "rewrote the file as the server writes it"})
+		}
+	}
+	return out
+}
+
+// explainedBy tells the lines of the file that findings already cover: a
+// problem's line, or a relation removed.
+func explainedBy(findings []Finding, removed []graph.Relation) func(n int, line string) bool {
+	lines := map[int]bool{}
+	for _, f := range findings {
+		lines[f.Line] = true
+	}
+	rels := map[[3]string]bool{}
+	for _, r := range removed {
+		rels[[3]string{r.From, r.To, r.RelationType}] = true
+	}
+	return func(n int, line string) bool {
+		if lines[n] {
+			return true
+		}
+		rs := jsonl.Decode([]byte(line)).Graph.Relations()
+		return len(rs) == 1 && rels[[3]string{rs[0].From, rs[0].To, rs[0].RelationType}]
+	}
+}
+
+// mergedNames returns the names of the entities that lines of data
+// merged into an earlier line.
+func mergedNames(data []byte, problems []jsonl.Problem) map[string]bool {
+	names := map[string]bool{}
+	lines := strings.Split(string(data), "\n")
+	for _, p := range problems {
+		if p.Kind != jsonl.MergedEntity || p.Line > len(lines) {
+			continue
+		}
+		if es := jsonl.Decode([]byte(lines[p.Line-1])).Graph.Entities(); len(es) == 1 {
+			names[es[0].Name] = true
+		}
+	}
+	return names
 }
 
 // rewriteFix says what check --fix did about each kind of line the
