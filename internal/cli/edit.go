@@ -24,7 +24,8 @@ export of ours (export --format jsonl or json). It is merged by the rules of
 the tools: a new entity is created with its observations; an entity that
 exists gains the observations it lacks and keeps its type; new relations are
 added. If FILE has an unreadable line, or a relation naming an entity that is
-in neither FILE nor the memory, nothing is imported.
+in neither FILE nor the memory, nothing is imported. FILE is a regular file
+of at most 1 GiB (not a pipe or device); split a bigger one.
 `,
 	run: runImport,
 }
