@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
@@ -381,6 +382,8 @@ func runCheck(c *context_, args []string) error {
 	}
 	var sideEffects []Finding
 	if *fix && (len(dangling) > 0 || duplicates) {
+		merged := mergedNames(data, problems)
+		data = nil // the file is read again under the lock
 		ctx, stop := interruptible()
 		defer stop()
 		var before []byte
@@ -401,7 +404,7 @@ func runCheck(c *context_, args []string) error {
 		if err != nil {
 			return err
 		}
-		sideEffects = rewrittenLines(before, after, explainedBy(findings, dangling), mergedNames(data, problems))
+		sideEffects = rewrittenLines(before, after, explainedBy(findings, dangling), merged)
 	}
 	for _, r := range dangling {
 		f := Finding{Kind: "dangling", Message: fmt.Sprintf("relation %s: %s", describeRelation(r), missingEnds(r, s))}
@@ -473,40 +476,63 @@ func runCheck(c *context_, args []string) error {
 // wherever the save put them. explained tells the lines a finding already
 // covers: by number, or by what they hold (a relation removed).
 func rewrittenLines(before, after []byte, explained func(n int, line string) bool, merged map[string]bool) []Finding {
-	kept := map[string]int{}
-	for _, l := range strings.Split(string(after), "\n") {
-		kept[l]++
+	// Lines are told apart by a 64-bit hash: a big file is not held again
+	// as strings, and a collision is as likely as a disk flipping a bit.
+	seed := maphash.MakeSeed()
+	kept := map[uint64]int{}
+	for l := range bytes.Lines(after) {
+		kept[maphash.Bytes(seed, bytes.TrimSuffix(l, []byte("\n")))]++
 	}
 	var out []Finding
-	var blank, crlf, bom int
-	for i, l := range strings.Split(strings.TrimSuffix(string(before), "\n"), "\n") {
-		if t := strings.TrimRight(l, "\r"); t != l {
+	var blank, crlf, bom, reformatted int
+	i := -1
+	for b := range bytes.Lines(before) {
+		i++
+		b = bytes.TrimSuffix(b, []byte("\n"))
+		if t := bytes.TrimRight(b, "\r"); len(t) != len(b) {
 			crlf++
-			l = t
+			b = t
 		}
-		if t := strings.TrimLeft(l, "\uFEFF"); t != l {
+		if t := bytes.TrimLeft(b, "\uFEFF"); len(t) != len(b) {
 			bom++
-			l = t
+			b = t
 		}
+		h := maphash.Bytes(seed, b)
 		switch {
-		case strings.TrimSpace(l) == "":
+		case len(bytes.TrimSpace(b)) == 0:
 			blank++
-		case kept[l] > 0:
-			kept[l]--
-		case !explained(i+1, l):
+		case kept[h] > 0:
+			kept[h]--
+		case !explained(i+1, string(b)):
+			l := string(b)
 			f := Finding{Kind: "rewritten", Line: i + 1, Message: "written again in the form the server writes", Fixed: "rewrote the line"}
-			g := jsonl.Decode([]byte(l)).Graph
-			if es := g.Entities(); len(es) == 1 {
-				f.Message = fmt.Sprintf("entity %q, in the form the server writes", oneLine(es[0].Name))
-				if merged[es[0].Name] {
-					f.Message = fmt.Sprintf("entity %q: its duplicates were merged into this line", oneLine(es[0].Name))
-					f.Fixed = "rewrote the line with their observations added"
-				}
-			} else if rs := g.Relations(); len(rs) == 1 {
-				f.Message = fmt.Sprintf("relation %s, in the form the server writes", describeRelation(*rs[0]))
+			listed := reformatted < maxReformattedListed
+			if !listed && len(merged) == 0 {
+				reformatted++ // counted, not described: reading it costs
+				continue
 			}
-			out = append(out, f)
+			id, _ := identify(l)
+			switch {
+			case id.Type == "entity" && merged[id.Name]:
+				f.Message = fmt.Sprintf("entity %q: its duplicates were merged into this line", oneLine(id.Name))
+				f.Fixed = "rewrote the line with their observations added"
+				out = append(out, f)
+				continue
+			case id.Type == "entity":
+				f.Message = fmt.Sprintf("entity %q, in the form the server writes", oneLine(id.Name))
+			case id.Type == "relation":
+				f.Message = fmt.Sprintf("relation %s, in the form the server writes", describeRelation(graph.Relation{From: id.From, To: id.To, RelationType: id.RelationType}))
+			}
+			// A file another program wrote may differ in form on every
+			// line: name a few, count the rest.
+			reformatted++
+			if listed {
+				out = append(out, f)
+			}
 		}
+	}
+	if more := reformatted - maxReformattedListed; more > 0 {
+		out = append(out, Finding{Kind: "rewritten", Message: plural(more, "more line", "more lines") + " written again in the form the server writes", Fixed: "rewrote them"})
 	}
 	for _, n := range []struct {
 		count int
@@ -518,6 +544,10 @@ func rewrittenLines(before, after []byte, explained func(n int, line string) boo
 	}
 	return out
 }
+
+// maxReformattedListed is how many lines rewritten only in form check
+// --fix lists one by one.
+const maxReformattedListed = 10
 
 // explainedBy tells the lines of the file that findings already cover: a
 // problem's line, or a relation removed.
@@ -534,9 +564,26 @@ func explainedBy(findings []Finding, removed []graph.Relation) func(n int, line 
 		if lines[n] {
 			return true
 		}
-		rs := jsonl.Decode([]byte(line)).Graph.Relations()
-		return len(rs) == 1 && rels[[3]string{rs[0].From, rs[0].To, rs[0].RelationType}]
+		if len(rels) == 0 || !strings.Contains(line, "relation") {
+			return false
+		}
+		id, ok := identify(line)
+		return ok && id.Type == "relation" && rels[[3]string{id.From, id.To, id.RelationType}]
 	}
+}
+
+// lineIdentity is what a line of a memory file names, read only to say
+// which line changed.
+type lineIdentity struct {
+	Type, Name, From, To, RelationType string
+}
+
+// identify reads what line names. It costs a fraction of decoding the
+// line into a graph, which matters when every line of a big file needs it.
+func identify(line string) (lineIdentity, bool) {
+	var id lineIdentity
+	err := json.Unmarshal([]byte(line), &id)
+	return id, err == nil
 }
 
 // mergedNames returns the names of the entities that lines of data
@@ -548,8 +595,8 @@ func mergedNames(data []byte, problems []jsonl.Problem) map[string]bool {
 		if p.Kind != jsonl.MergedEntity || p.Line > len(lines) {
 			continue
 		}
-		if es := jsonl.Decode([]byte(lines[p.Line-1])).Graph.Entities(); len(es) == 1 {
-			names[es[0].Name] = true
+		if id, ok := identify(strings.TrimLeft(strings.TrimRight(lines[p.Line-1], "\r"), "\uFEFF")); ok {
+			names[id.Name] = true
 		}
 	}
 	return names
