@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
@@ -363,19 +364,8 @@ func runCheck(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
-	var findings []Finding
-	duplicates := false
 	problems := jsonl.Decode(data).Problems
-	for _, p := range problems {
-		f := Finding{Kind: "unreadable", Line: p.Line, Message: p.Reason}
-		if p.Kind.Lossless() {
-			f.Kind, duplicates = "duplicate", true
-			if *fix {
-				f.Fixed = rewriteFix[p.Kind]
-			}
-		}
-		findings = append(findings, f)
-	}
+	findings, duplicates := problemFindings(problems, *fix)
 	var dangling []graph.Relation
 	if err := s.View(func(g *graph.Graph) { dangling = g.DanglingRelations() }); err != nil {
 		return err
@@ -383,28 +373,10 @@ func runCheck(c *context_, args []string) error {
 	var sideEffects []Finding
 	if *fix && (len(dangling) > 0 || duplicates) {
 		merged := mergedNames(data, problems)
-		data = nil // the file is read again under the lock
-		ctx, stop := interruptible()
-		defer stop()
-		var before []byte
-		_, err := s.Update(ctx, func(g *graph.Graph) error {
-			// Under the lock the file may have changed since it was read
-			// above: repair what it holds now.
-			before, _ = os.ReadFile(s.Path())
-			dangling = g.RemoveDanglingRelations()
-			if duplicates {
-				g.Rewrite()
-			}
-			return nil
-		})
-		if err != nil {
+		data = nil // repair reads the file again, under the lock
+		if dangling, sideEffects, err = repair(s, duplicates, findings, merged); err != nil {
 			return err
 		}
-		after, err := os.ReadFile(s.Path())
-		if err != nil {
-			return err
-		}
-		sideEffects = rewrittenLines(before, after, explainedBy(findings, dangling), merged)
 	}
 	for _, r := range dangling {
 		f := Finding{Kind: "dangling", Message: fmt.Sprintf("relation %s: %s", describeRelation(r), missingEnds(r, s))}
@@ -416,13 +388,8 @@ func runCheck(c *context_, args []string) error {
 	found := len(findings)
 	findings = append(findings, sideEffects...)
 	remaining := 0
-	for i := range findings {
-		f := &findings[i]
-		switch {
-		case f.Kind == "duplicate" && *fix:
-		case f.Kind == "unreadable":
-			remaining++
-		case !*fix:
+	for _, f := range findings {
+		if f.Kind == "unreadable" || f.Fixed == "" {
 			remaining++
 		}
 	}
@@ -438,33 +405,85 @@ func runCheck(c *context_, args []string) error {
 			return err
 		}
 	} else {
-		for _, f := range findings {
-			where := ""
-			if f.Line > 0 {
-				where = "line " + strconv.Itoa(f.Line) + ": "
-			}
-			c.printf("%s%s\n", where, f.Message)
-			if f.Fixed != "" {
-				c.printf("  fixed: %s\n", f.Fixed)
-			} else if f.Kind == "unreadable" {
-				c.printf("  not fixed: the line is kept as it is; edit it by hand\n")
-			}
-		}
-		switch {
-		case len(findings) == 0:
-			c.printf("%s: no problems found.\n", s.Path())
-		case remaining == 0:
-			c.printf("%s: fixed %s.\n", s.Path(), plural(found, "problem", "problems"))
-		case !*fix && remaining > countKind(findings, "unreadable"):
-			c.printf("%s: %s. mcp-server-memory check --fix repairs %d of them.\n", s.Path(), plural(remaining, "problem", "problems"), remaining-countKind(findings, "unreadable"))
-		default:
-			c.printf("%s: %s left to fix by hand.\n", s.Path(), plural(remaining, "problem", "problems"))
-		}
+		c.printCheck(s.Path(), findings, found, remaining)
 	}
 	if remaining > 0 {
 		return errReported
 	}
 	return nil
+}
+
+// problemFindings turns what the reader reported into findings, and says
+// whether a rewrite would repair any of them (fix: it will).
+func problemFindings(problems []jsonl.Problem, fix bool) (findings []Finding, duplicates bool) {
+	for _, p := range problems {
+		f := Finding{Kind: "unreadable", Line: p.Line, Message: p.Reason}
+		if p.Kind.Lossless() {
+			f.Kind, duplicates = "duplicate", true
+			if fix {
+				f.Fixed = rewriteFix[p.Kind]
+			}
+		}
+		findings = append(findings, f)
+	}
+	return findings, duplicates
+}
+
+// repair removes the relations to missing entities and, when the file has
+// duplicates, saves it rewritten, in one write under the lock. It returns
+// the relations it removed and what else the save changed (see
+// rewrittenLines).
+func repair(s *filestore.Store, duplicates bool, findings []Finding, merged map[string]bool) (removed []graph.Relation, sideEffects []Finding, err error) {
+	ctx, stop := interruptible()
+	defer stop()
+	var before []byte
+	_, err = s.Update(ctx, func(g *graph.Graph) error {
+		// Under the lock the file may have changed since it was checked:
+		// repair what it holds now.
+		before, _ = os.ReadFile(s.Path())
+		removed = g.RemoveDanglingRelations()
+		if duplicates {
+			g.Rewrite()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	after, err := os.ReadFile(s.Path())
+	if err != nil {
+		return nil, nil, err
+	}
+	return removed, rewrittenLines(before, after, explainedBy(findings, removed), merged), nil
+}
+
+// printCheck writes check's findings for a terminal, and a last line that
+// says where the file stands: found of the findings are problems, and
+// remaining of them are not fixed.
+func (c *context_) printCheck(path string, findings []Finding, found, remaining int) {
+	for _, f := range findings {
+		where := ""
+		if f.Line > 0 {
+			where = "line " + strconv.Itoa(f.Line) + ": "
+		}
+		c.printf("%s%s\n", where, f.Message)
+		if f.Fixed != "" {
+			c.printf("  fixed: %s\n", f.Fixed)
+		} else if f.Kind == "unreadable" {
+			c.printf("  not fixed: the line is kept as it is; edit it by hand\n")
+		}
+	}
+	unreadable := countKind(findings, "unreadable")
+	switch {
+	case len(findings) == 0:
+		c.printf("%s: no problems found.\n", path)
+	case remaining == 0:
+		c.printf("%s: fixed %s.\n", path, plural(found, "problem", "problems"))
+	case remaining > unreadable:
+		c.printf("%s: %s. mcp-server-memory check --fix repairs %d of them.\n", path, plural(remaining, "problem", "problems"), remaining-unreadable)
+	default:
+		c.printf("%s: %s left to fix by hand.\n", path, plural(remaining, "problem", "problems"))
+	}
 }
 
 // rewrittenLines reports what a repair changed in the file beyond the
