@@ -194,6 +194,24 @@ func TestNamedMemoriesBinary(t *testing.T) {
 	if got := status("alpha", writer); got != http.StatusOK {
 		t.Errorf("after a broken reload, the writer: %d, want 200", got)
 	}
+	// An empty file (an editor's save caught half-way, a failed redirect)
+	// is a mistake too: it revokes nothing. A file others may read is
+	// used with a warning.
+	if err := os.WriteFile(tokens, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tokens, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, stderr, regexp.MustCompile(`warning: tokens file .* has mode 0644: users other than the server's may read`))
+	waitLog(t, stderr, regexp.MustCompile(`SIGHUP: tokens file .* grants no token \(to revoke every token, stop the server\); the grants in force stay as they were`))
+	if got := status("alpha", writer); got != http.StatusOK {
+		t.Errorf("after an empty tokens file, the writer: %d, want 200", got)
+	}
+	if err := os.Chmod(tokens, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// The writer revoked.
 	if err := os.WriteFile(tokens, []byte(reader+" * read\n"), 0o600); err != nil {
 		t.Fatal(err)

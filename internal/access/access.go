@@ -12,6 +12,11 @@
 // /mcp); "*" is every memory. A token on several lines gets the union of
 // its grants. Blank lines and lines starting with # are ignored.
 //
+// No error quotes a field of the file: a token pasted into the wrong
+// column would reach the log. A file the server's group or other users
+// may read is used with a warning. Read again on SIGHUP, a file that does
+// not parse, or grants no token at all, leaves the grants in force.
+//
 // Tokens are compared in constant time (their SHA-256 digests, so a
 // token's length leaks nothing either), and a token is never kept in the
 // clear after parsing.
@@ -22,9 +27,13 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 )
@@ -86,6 +95,8 @@ func Parse(r io.Reader) (*Grants, error) {
 		if len(token) < MinTokenLength {
 			return nil, fmt.Errorf("line %d: the token is %d characters long; use at least %d (e.g. openssl rand -hex 32)", n, len(token), MinTokenLength)
 		}
+		// No message quotes a field: a token pasted into the wrong column
+		// would reach the log.
 		var lv Level
 		switch level {
 		case "read":
@@ -93,7 +104,7 @@ func Parse(r io.Reader) (*Grants, error) {
 		case "write":
 			lv = Write
 		default:
-			return nil, fmt.Errorf("line %d: access %q is neither read nor write", n, level)
+			return nil, fmt.Errorf("line %d: the access field is neither read nor write (not shown: it may be a token in the wrong column)", n)
 		}
 		d := sha256.Sum256([]byte(token))
 		i, seen := byDigest[d]
@@ -103,13 +114,13 @@ func Parse(r io.Reader) (*Grants, error) {
 			g.grants = append(g.grants, newGrant(token))
 		}
 		gr := &g.grants[i]
-		for _, name := range strings.Split(names, ",") {
+		for i, name := range strings.Split(names, ",") {
 			if name == "*" {
 				gr.all = max(gr.all, lv)
 				continue
 			}
-			if err := ValidName(name); err != nil {
-				return nil, fmt.Errorf("line %d: %w", n, err)
+			if problem := nameProblem(name); problem != "" {
+				return nil, fmt.Errorf("line %d: memory name %d of the memories field%s (not shown: it may be a token in the wrong column)", n, i+1, problem)
 			}
 			gr.memories[name] = max(gr.memories[name], lv)
 		}
@@ -217,56 +228,114 @@ func init() {
 // and "team" would be one file, and a token granted one would reach the
 // other; Windows also drops a trailing dot.
 func ValidName(name string) error {
+	if problem := nameProblem(name); problem != "" {
+		return fmt.Errorf("memory name %q%s", name, problem)
+	}
+	return nil
+}
+
+// nameProblem says what keeps name from naming a memory, to follow the
+// words "memory name X", or returns "".
+func nameProblem(name string) string {
 	if name == "" || len(name) > 64 {
-		return fmt.Errorf("memory name %q: use 1 to 64 lowercase letters, digits, '-', '_' or '.'", name)
+		return ": use 1 to 64 lowercase letters, digits, '-', '_' or '.'"
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		alnum := 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
 		if !alnum && (i == 0 || c != '-' && c != '_' && c != '.') {
-			return fmt.Errorf("memory name %q: use lowercase letters, digits, '-', '_' or '.', starting with a letter or digit", name)
+			return ": use lowercase letters, digits, '-', '_' or '.', starting with a letter or digit"
 		}
 	}
 	if strings.HasSuffix(name, ".") {
-		return fmt.Errorf("memory name %q ends with '.'; Windows drops it, so it would name another memory's file", name)
+		return " ends with '.'; Windows drops it, so it would name another memory's file"
 	}
 	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
 	if reserved[base] {
-		return fmt.Errorf("memory name %q is reserved on Windows; choose another", name)
+		return " is reserved on Windows; choose another"
 	}
-	return nil
+	return ""
 }
 
 // File is a tokens file that can be read again (on SIGHUP) while in use.
 // It is safe for concurrent use.
 type File struct {
 	path string
+	logf func(format string, args ...any)
 	cur  atomic.Pointer[Grants]
 }
 
-// Open reads the tokens file at path.
-func Open(path string) (*File, error) {
-	f := &File{path: path}
-	if err := f.Reload(); err != nil {
+// Options tune a File.
+type Options struct {
+	// Logf reports warnings: a file that others may read. nil logs
+	// through the standard log package.
+	Logf func(format string, args ...any)
+}
+
+// ErrNoGrants is wrapped by the error Reload returns for a file that
+// grants no token at all.
+var ErrNoGrants = errors.New("grants no token")
+
+// Open reads the tokens file at path, warning through the standard log
+// package; see OpenWith.
+func Open(path string) (*File, error) { return OpenWith(path, Options{}) }
+
+// OpenWith reads the tokens file at path. A file that grants no token is
+// accepted here (the server then refuses every request until a SIGHUP
+// brings grants), but not by Reload.
+func OpenWith(path string, opts Options) (*File, error) {
+	f := &File{path: path, logf: opts.Logf}
+	if f.logf == nil {
+		f.logf = log.Printf
+	}
+	g, err := f.read()
+	if err != nil {
 		return nil, err
 	}
+	f.cur.Store(g)
 	return f, nil
 }
 
 // Reload reads the file again. On error the grants in force stay as they
-// were.
+// were. A file that grants no token (empty, only comments, or caught
+// half-written by an editor) is refused with an error wrapping ErrNoGrants:
+// a mistake must never lock everyone out. To revoke every token, stop the
+// server.
 func (f *File) Reload() error {
-	r, err := os.Open(f.path)
+	g, err := f.read()
 	if err != nil {
-		return fmt.Errorf("tokens file: %w", err)
+		return err
 	}
-	defer r.Close()
-	g, err := Parse(r)
-	if err != nil {
-		return fmt.Errorf("tokens file %s: %w", f.path, err)
+	if g.Len() == 0 {
+		return fmt.Errorf("tokens file %s %w (to revoke every token, stop the server)", f.path, ErrNoGrants)
 	}
 	f.cur.Store(g)
 	return nil
+}
+
+// read parses the file, warning when others may read it.
+func (f *File) read() (*Grants, error) {
+	r, err := os.Open(f.path)
+	if err != nil {
+		return nil, fmt.Errorf("tokens file: %w", err)
+	}
+	defer r.Close()
+	if fi, err := r.Stat(); err == nil && openPermissions(fi.Mode()) {
+		f.logf("warning: tokens file %s has mode %04o: users other than the server's may read (or change) the tokens in it; make it readable by the server only: chmod 600 %s",
+			f.path, fi.Mode().Perm(), f.path)
+	}
+	g, err := Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", f.path, err)
+	}
+	return g, nil
+}
+
+// openPermissions reports whether mode lets the file's group or others
+// read or write it. Windows has no such bits: its ACLs are not shown in
+// the mode.
+func openPermissions(mode fs.FileMode) bool {
+	return runtime.GOOS != "windows" && mode.Perm()&0o077 != 0
 }
 
 // Check tells what token may do with memory under the grants in force.

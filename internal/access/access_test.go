@@ -1,8 +1,11 @@
 package access
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -73,19 +76,37 @@ func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
 		{alice + " team", "line 1: want three fields"},
 		{"\n\nshort team write", "line 3: the token is 5 characters long"},
-		{alice + " team admin", `access "admin" is neither read nor write`},
-		{alice + " ../etc write", `memory name "../etc"`},
-		{alice + " team,,notes write", `memory name ""`},
-		{alice + " nul write", "reserved on Windows"},
+		{alice + " team admin", "line 1: the access field is neither read nor write (not shown: it may be a token in the wrong column)"},
+		{alice + " ../etc write", "line 1: memory name 1 of the memories field: use lowercase letters"},
+		{alice + " team,,notes write", "line 1: memory name 2 of the memories field: use 1 to 64"},
+		{alice + " nul write", "memory name 1 of the memories field is reserved on Windows"},
 		{alice + " com1.txt write", "reserved on Windows"},
 		{alice + " Team write", "lowercase"},
+		{alice + " team. write", "ends with '.'"},
+		// A token pasted into the wrong column, or the columns swapped:
+		// the error names the line and the field, and never quotes it.
+		{"# token memories access\n" + alice + " " + strings.ToUpper(bob) + " write", "line 2: memory name 1 of the memories field: use lowercase letters"},
+		{alice + " team," + strings.ToUpper(bob) + " read", "line 1: memory name 2 of the memories field"},
+		{alice + " team " + bob, "line 1: the access field is neither read nor write"},
+		{"team " + alice + " write", "line 1: the token is 4 characters long"},
 	} {
 		_, err := Parse(strings.NewReader(c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.file, err, c.want)
 		}
-		if err != nil && strings.Contains(err.Error(), alice) {
-			t.Errorf("an error quotes the token: %v", err)
+		if err == nil {
+			continue
+		}
+		// No field of the line shows in the error, whatever its column.
+		for _, line := range strings.Split(c.file, "\n") {
+			if strings.HasPrefix(line, "#") {
+				continue
+			}
+			for _, field := range strings.Fields(strings.ReplaceAll(line, ",", " ")) {
+				if len(field) >= 4 && field != "write" && field != "read" && strings.Contains(err.Error(), field) {
+					t.Errorf("%q: the error quotes the field %q: %v", c.file, field, err)
+				}
+			}
 		}
 	}
 }
@@ -131,8 +152,66 @@ func TestReloadKeepsGrantsOnError(t *testing.T) {
 	if f.Check(bob, "team") != Read {
 		t.Fatal("a failed reload changed the grants")
 	}
+	// So does a file that grants no token: an empty file is more likely
+	// an editor's save caught half-way than a wish to lock everyone out.
+	for _, empty := range []string{"", "\n\n", "# every grant removed\n"} {
+		os.WriteFile(path, []byte(empty), 0o600)
+		if err := f.Reload(); !errors.Is(err, ErrNoGrants) || !strings.Contains(err.Error(), "to revoke every token, stop the server") {
+			t.Errorf("reload of %q: %v; want it refused as granting no token", empty, err)
+		}
+		if f.Check(bob, "team") != Read {
+			t.Fatalf("reload of %q changed the grants", empty)
+		}
+	}
 	if _, err := Open(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Fatal("missing file accepted")
+	}
+	// At start there are no grants to keep: an empty file is served,
+	// refusing every request until a reload brings grants.
+	os.WriteFile(path, nil, 0o600)
+	if f, err := Open(path); err != nil || f.Len() != 0 {
+		t.Fatalf("an empty file at start: %v", err)
+	}
+}
+
+// A tokens file that the server's group or other users may read or write
+// is used, with a warning that says how to fix it; at start and on every
+// reload, while it stays so.
+func TestWarnsOnOpenPermissions(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows shows no group or other permissions in the mode")
+	}
+	path := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(path, []byte(alice+" team write\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	f, err := OpenWith(path, Options{Logf: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }})
+	if err != nil || len(logged) != 0 {
+		t.Fatalf("mode 0600: %v, logged %q", err, logged)
+	}
+	for _, mode := range []os.FileMode{0o644, 0o666, 0o640, 0o604, 0o620} {
+		logged = nil
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Reload(); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("warning: tokens file %s has mode %04o: users other than the server's may read (or change) the tokens in it; make it readable by the server only: chmod 600 %s", path, mode, path)
+		if len(logged) != 1 || logged[0] != want {
+			t.Errorf("mode %04o: logged %q, want %q", mode, logged, want)
+		}
+		if f.Check(alice, "team") != Write {
+			t.Errorf("mode %04o: the grants were not used", mode)
+		}
+	}
+	for _, mode := range []os.FileMode{0o600, 0o400} {
+		logged = nil
+		os.Chmod(path, mode)
+		if err := f.Reload(); err != nil || len(logged) != 0 {
+			t.Errorf("mode %04o: %v, logged %q", mode, err, logged)
+		}
 	}
 }
 

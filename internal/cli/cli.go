@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -136,8 +137,8 @@ func (cmd *command) usage() string {
 	}
 	b.WriteString(`
 Options:
-  --file PATH   the memory file (default: MEMORY_FILE_PATH, else memory.jsonl
-                beside the executable)
+  --file PATH   the memory file, relative to the current directory (default:
+                MEMORY_FILE_PATH, else memory.jsonl beside the executable)
   --memory NAME the memory in the database when MEMORY_DATABASE_URL is set
                 (default: "default")
   --json        print JSON instead of text
@@ -181,9 +182,20 @@ func (c *context_) parse(args []string) ([]string, error) {
 	}
 }
 
-// path resolves the memory file as the server does.
+// path resolves the memory file. MEMORY_FILE_PATH follows the server's
+// rule (a relative path is taken from the executable's directory), so a
+// command reaches the file the server uses. --file is a path typed on the
+// command line and, like import's FILE and export's --output, is taken
+// from the current directory.
 func (c *context_) path() (string, error) {
 	value := c.file
+	if value != "" && value != "~" && !strings.HasPrefix(value, "~/") && !strings.HasPrefix(value, `~\`) {
+		abs, err := filepath.Abs(value)
+		if err != nil {
+			return "", fmt.Errorf("--file %s: %w", value, err)
+		}
+		value = abs
+	}
 	if value == "" {
 		value = os.Getenv("MEMORY_FILE_PATH")
 	}

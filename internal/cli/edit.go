@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
@@ -22,7 +26,8 @@ export of ours (export --format jsonl or json). It is merged by the rules of
 the tools: a new entity is created with its observations; an entity that
 exists gains the observations it lacks and keeps its type; new relations are
 added. If FILE has an unreadable line, or a relation naming an entity that is
-in neither FILE nor the memory, nothing is imported.
+in neither FILE nor the memory, nothing is imported. FILE is a regular file
+of at most 1 GiB (not a pipe or device); split a bigger one.
 `,
 	run: runImport,
 }
@@ -85,7 +90,7 @@ func runImport(c *context_, args []string) error {
 // this server or of the reference, whatever its name). A file with an
 // unreadable line is refused whole.
 func readImport(path string) (graph.Snapshot, error) {
-	data, err := os.ReadFile(path)
+	data, err := readImportFile(path)
 	if err != nil {
 		return graph.Snapshot{}, err
 	}
@@ -98,8 +103,8 @@ func readImport(path string) (graph.Snapshot, error) {
 	file := jsonl.Decode(data)
 	var bad []string
 	for _, p := range file.Problems {
-		if strings.HasPrefix(p.Reason, "merged duplicate") || strings.HasPrefix(p.Reason, "dropped duplicate") {
-			continue // the merge rule of the file format: nothing is lost
+		if p.Kind.Lossless() {
+			continue // the merge rules of the file format: nothing is lost
 		}
 		bad = append(bad, p.String())
 	}
@@ -109,19 +114,97 @@ func readImport(path string) (graph.Snapshot, error) {
 	return file.Graph.ReadGraph(), nil
 }
 
+// maxImportSize is the biggest file import reads. The file is held in
+// memory whole while it is merged, several times its size at the peak (a
+// 140 MB memory file: about 600 MB), so a bigger one would more likely end
+// the command out of memory, having said nothing useful, than import.
+const maxImportSize = 1 << 30
+
+// readImportFile reads the file to import, refusing what is not a regular
+// file (a device such as /dev/zero never ends; a pipe cannot be measured)
+// and what is bigger than maxImportSize, each with a message that says so.
+func readImportFile(path string) ([]byte, error) {
+	notRegular := func(m fs.FileMode) error {
+		return fmt.Errorf("%s is %s, not a regular file; import reads a memory file or an export saved to a file; nothing was imported", path, describeMode(m))
+	}
+	// Look before opening: opening a named pipe waits for a writer.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, notRegular(fi.Mode())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(fi.Mode())
+	}
+	tooBig := func() error {
+		return fmt.Errorf("%s is bigger than %s, the most import reads at once; split it into smaller files and import each (every import is all or nothing); nothing was imported", path, sizeText(maxImportSize))
+	}
+	if fi.Size() > maxImportSize {
+		return nil, tooBig()
+	}
+	// The file may grow while it is read: read no more than the limit.
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if len(data) > maxImportSize {
+			return nil, tooBig()
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// describeMode names the kind of file that is not a regular one.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// sizeText writes a byte count as people read it: 1 GiB, 512 MiB.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + " GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
 // readJSONExport reads data as one JSON object with "entities" and/or
 // "relations". ok is false when data is not such an object (it may be JSON
-// Lines).
+// Lines). It decodes one entity or relation at a time into the graph, so
+// a big export is not held a second time as decoded values.
 func readJSONExport(data []byte) (snap graph.Snapshot, ok bool, err error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var top map[string]json.RawMessage
-	if dec.Decode(&top) != nil || dec.More() {
-		return snap, false, nil
-	}
-	rawE, hasE := top["entities"]
-	rawR, hasR := top["relations"]
-	if !hasE && !hasR {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return snap, false, nil
 	}
 	type entity struct {
@@ -132,51 +215,129 @@ func readJSONExport(data []byte) (snap graph.Snapshot, ok bool, err error) {
 	type relation struct {
 		From, To, RelationType *string
 	}
-	var ents []entity
-	var rels []relation
-	if hasE {
-		if err := json.Unmarshal(rawE, &ents); err != nil {
-			return snap, true, fmt.Errorf("entities: %v", err)
-		}
-	}
-	if hasR {
-		if err := json.Unmarshal(rawR, &rels); err != nil {
-			return snap, true, fmt.Errorf("relations: %v", err)
-		}
-	}
 	g := graph.New()
-	for i, e := range ents {
-		if e.Name == nil || e.EntityType == nil {
-			return snap, true, fmt.Errorf("entity %d lacks name or entityType", i+1)
+	found := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return snap, false, nil
 		}
-		g.LoadEntity(graph.Entity{Name: *e.Name, EntityType: *e.EntityType, Observations: e.Observations})
+		key, _ := t.(string)
+		var each func(n int) error
+		switch key {
+		case "entities":
+			each = func(n int) error {
+				var e entity
+				if err := dec.Decode(&e); err != nil {
+					return err
+				}
+				if e.Name == nil || e.EntityType == nil {
+					return missingMember(fmt.Sprintf("entity %d lacks name or entityType", n))
+				}
+				g.LoadEntity(graph.Entity{Name: *e.Name, EntityType: *e.EntityType, Observations: e.Observations})
+				return nil
+			}
+		case "relations":
+			each = func(n int) error {
+				var r relation
+				if err := dec.Decode(&r); err != nil {
+					return err
+				}
+				if r.From == nil || r.To == nil || r.RelationType == nil {
+					return missingMember(fmt.Sprintf("relation %d lacks from, to or relationType", n))
+				}
+				g.LoadRelation(graph.Relation{From: *r.From, To: *r.To, RelationType: *r.RelationType})
+				return nil
+			}
+		default:
+			if dec.Decode(new(json.RawMessage)) != nil {
+				return snap, false, nil
+			}
+			continue
+		}
+		found = true
+		err = readJSONArray(dec, each)
+		var se *json.SyntaxError
+		var mm missingMember
+		switch {
+		case err == nil:
+		case errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return snap, false, nil // not JSON: perhaps JSON Lines
+		case errors.As(err, &mm):
+			return snap, true, err
+		default:
+			return snap, true, fmt.Errorf("%s: %v", key, err)
+		}
 	}
-	for i, r := range rels {
-		if r.From == nil || r.To == nil || r.RelationType == nil {
-			return snap, true, fmt.Errorf("relation %d lacks from, to or relationType", i+1)
-		}
-		g.LoadRelation(graph.Relation{From: *r.From, To: *r.To, RelationType: *r.RelationType})
+	if _, err := dec.Token(); err != nil || !found {
+		return snap, false, nil
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return snap, false, nil // more after the object: JSON Lines
 	}
 	return g.ReadGraph(), true, nil
 }
 
+// missingMember is an entity or relation of an export that lacks a member.
+type missingMember string
+
+func (m missingMember) Error() string { return string(m) }
+
+// readJSONArray reads a JSON array (or null) from dec, calling each with
+// the 1-based number of the element to decode it.
+func readJSONArray(dec *json.Decoder, each func(n int) error) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return nil
+	}
+	if t != json.Delim('[') {
+		return fmt.Errorf("want an array, not %s", jsonKind(t))
+	}
+	for n := 1; dec.More(); n++ {
+		if err := each(n); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token() // ']'
+	return err
+}
+
+// jsonKind names the JSON type of a token that should have opened an array.
+func jsonKind(t json.Token) string {
+	switch t.(type) {
+	case json.Delim:
+		return "an object"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
 var cmdCheck = &command{
 	name:    "check",
-	summary: "find unreadable lines, relations to missing entities, duplicate names",
+	summary: "find unreadable lines, relations to missing entities, duplicates",
 	help: `Exit code 0 when the memory file is clean, 1 when problems remain.
 
   --fix   repair what is safe, saying each thing done: remove relations to
           missing entities; rewrite duplicate entities merged (first type,
-          observations united) and duplicate relations once. Unreadable
-          lines are never changed: the server keeps them as they are; edit
-          them by hand.
+          observations united), duplicate relations once, and observations
+          repeated within an entity once. The repair saves the file as the
+          server does, so every other line it changes is listed too (a line
+          in another form, blank lines, CRLF line ends). Unreadable lines
+          are never changed: the server keeps them as they are (after the
+          relations); edit them by hand.
 `,
 	run: runCheck,
 }
 
 // Finding is one problem check reports.
 type Finding struct {
-	Kind    string `json:"kind"` // unreadable, duplicate, dangling
+	Kind    string `json:"kind"` // unreadable, duplicate, dangling; rewritten: changed by --fix's save, no problem
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
 	Fixed   string `json:"fixed,omitempty"` // what --fix did, if anything
@@ -196,35 +357,24 @@ func runCheck(c *context_, args []string) error {
 		return err
 	}
 	data, err := os.ReadFile(s.Path())
-	if err != nil && !os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
+		// A typo in --file must not pass as a clean memory.
+		return fmt.Errorf("there is no memory file at %s; nothing to check", s.Path())
+	}
+	if err != nil {
 		return err
 	}
-	var findings []Finding
-	duplicates := false
-	for _, p := range jsonl.Decode(data).Problems {
-		kind := "unreadable"
-		if strings.HasPrefix(p.Reason, "merged duplicate") || strings.HasPrefix(p.Reason, "dropped duplicate") {
-			kind, duplicates = "duplicate", true
-		}
-		findings = append(findings, Finding{Kind: kind, Line: p.Line, Message: p.Reason})
-	}
+	problems := jsonl.Decode(data).Problems
+	findings, duplicates := problemFindings(problems, *fix)
 	var dangling []graph.Relation
 	if err := s.View(func(g *graph.Graph) { dangling = g.DanglingRelations() }); err != nil {
 		return err
 	}
+	var sideEffects []Finding
 	if *fix && (len(dangling) > 0 || duplicates) {
-		ctx, stop := interruptible()
-		defer stop()
-		_, err := s.Update(ctx, func(g *graph.Graph) error {
-			// Under the lock the file may have changed since it was read
-			// above: repair what it holds now.
-			dangling = g.RemoveDanglingRelations()
-			if duplicates {
-				g.Rewrite()
-			}
-			return nil
-		})
-		if err != nil {
+		merged := mergedNames(data, problems)
+		data = nil // repair reads the file again, under the lock
+		if dangling, sideEffects, err = repair(s, duplicates, findings, merged); err != nil {
 			return err
 		}
 	}
@@ -235,15 +385,11 @@ func runCheck(c *context_, args []string) error {
 		}
 		findings = append(findings, f)
 	}
+	found := len(findings)
+	findings = append(findings, sideEffects...)
 	remaining := 0
-	for i := range findings {
-		f := &findings[i]
-		switch {
-		case f.Kind == "duplicate" && *fix:
-			f.Fixed = "rewrote the file with one line for it"
-		case f.Kind == "unreadable":
-			remaining++
-		case !*fix:
+	for _, f := range findings {
+		if f.Kind == "unreadable" || f.Fixed == "" {
 			remaining++
 		}
 	}
@@ -259,33 +405,228 @@ func runCheck(c *context_, args []string) error {
 			return err
 		}
 	} else {
-		for _, f := range findings {
-			where := ""
-			if f.Line > 0 {
-				where = "line " + strconv.Itoa(f.Line) + ": "
-			}
-			c.printf("%s%s\n", where, f.Message)
-			if f.Fixed != "" {
-				c.printf("  fixed: %s\n", f.Fixed)
-			} else if f.Kind == "unreadable" {
-				c.printf("  not fixed: the line is kept as it is; edit it by hand\n")
-			}
-		}
-		switch {
-		case len(findings) == 0:
-			c.printf("%s: no problems found.\n", s.Path())
-		case remaining == 0:
-			c.printf("%s: fixed %s.\n", s.Path(), plural(len(findings), "problem", "problems"))
-		case !*fix && remaining > countKind(findings, "unreadable"):
-			c.printf("%s: %s. mcp-server-memory check --fix repairs %d of them.\n", s.Path(), plural(remaining, "problem", "problems"), remaining-countKind(findings, "unreadable"))
-		default:
-			c.printf("%s: %s left to fix by hand.\n", s.Path(), plural(remaining, "problem", "problems"))
-		}
+		c.printCheck(s.Path(), findings, found, remaining)
 	}
 	if remaining > 0 {
 		return errReported
 	}
 	return nil
+}
+
+// problemFindings turns what the reader reported into findings, and says
+// whether a rewrite would repair any of them (fix: it will).
+func problemFindings(problems []jsonl.Problem, fix bool) (findings []Finding, duplicates bool) {
+	for _, p := range problems {
+		f := Finding{Kind: "unreadable", Line: p.Line, Message: p.Reason}
+		if p.Kind.Lossless() {
+			f.Kind, duplicates = "duplicate", true
+			if fix {
+				f.Fixed = rewriteFix[p.Kind]
+			}
+		}
+		findings = append(findings, f)
+	}
+	return findings, duplicates
+}
+
+// repair removes the relations to missing entities and, when the file has
+// duplicates, saves it rewritten, in one write under the lock. It returns
+// the relations it removed and what else the save changed (see
+// rewrittenLines).
+func repair(s *filestore.Store, duplicates bool, findings []Finding, merged map[string]bool) (removed []graph.Relation, sideEffects []Finding, err error) {
+	ctx, stop := interruptible()
+	defer stop()
+	var before []byte
+	_, err = s.Update(ctx, func(g *graph.Graph) error {
+		// Under the lock the file may have changed since it was checked:
+		// repair what it holds now.
+		before, _ = os.ReadFile(s.Path())
+		removed = g.RemoveDanglingRelations()
+		if duplicates {
+			g.Rewrite()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	after, err := os.ReadFile(s.Path())
+	if err != nil {
+		return nil, nil, err
+	}
+	return removed, rewrittenLines(before, after, explainedBy(findings, removed), merged), nil
+}
+
+// printCheck writes check's findings for a terminal, and a last line that
+// says where the file stands: found of the findings are problems, and
+// remaining of them are not fixed.
+func (c *context_) printCheck(path string, findings []Finding, found, remaining int) {
+	for _, f := range findings {
+		where := ""
+		if f.Line > 0 {
+			where = "line " + strconv.Itoa(f.Line) + ": "
+		}
+		c.printf("%s%s\n", where, f.Message)
+		if f.Fixed != "" {
+			c.printf("  fixed: %s\n", f.Fixed)
+		} else if f.Kind == "unreadable" {
+			c.printf("  not fixed: the line is kept as it is; edit it by hand\n")
+		}
+	}
+	unreadable := countKind(findings, "unreadable")
+	switch {
+	case len(findings) == 0:
+		c.printf("%s: no problems found.\n", path)
+	case remaining == 0:
+		c.printf("%s: fixed %s.\n", path, plural(found, "problem", "problems"))
+	case remaining > unreadable:
+		c.printf("%s: %s. mcp-server-memory check --fix repairs %d of them.\n", path, plural(remaining, "problem", "problems"), remaining-unreadable)
+	default:
+		c.printf("%s: %s left to fix by hand.\n", path, plural(remaining, "problem", "problems"))
+	}
+}
+
+// rewrittenLines reports what a repair changed in the file beyond the
+// findings, so that check --fix says every change it made. A save writes
+// every line as the server writes it, so the first line of an entity that
+// duplicates were merged into changes, and so does a line in another form
+// (members in another order, other spacing or escapes); blank lines, byte
+// order marks and CRLF line ends go. Lines are compared by content,
+// wherever the save put them. explained tells the lines a finding already
+// covers: by number, or by what they hold (a relation removed).
+func rewrittenLines(before, after []byte, explained func(n int, line string) bool, merged map[string]bool) []Finding {
+	// Lines are told apart by a 64-bit hash: a big file is not held again
+	// as strings, and a collision is as likely as a disk flipping a bit.
+	seed := maphash.MakeSeed()
+	kept := map[uint64]int{}
+	for l := range bytes.Lines(after) {
+		kept[maphash.Bytes(seed, bytes.TrimSuffix(l, []byte("\n")))]++
+	}
+	var out []Finding
+	var blank, crlf, bom, reformatted int
+	i := -1
+	for b := range bytes.Lines(before) {
+		i++
+		b = bytes.TrimSuffix(b, []byte("\n"))
+		if t := bytes.TrimRight(b, "\r"); len(t) != len(b) {
+			crlf++
+			b = t
+		}
+		if t := bytes.TrimLeft(b, "\uFEFF"); len(t) != len(b) {
+			bom++
+			b = t
+		}
+		h := maphash.Bytes(seed, b)
+		switch {
+		case len(bytes.TrimSpace(b)) == 0:
+			blank++
+		case kept[h] > 0:
+			kept[h]--
+		case !explained(i+1, string(b)):
+			l := string(b)
+			f := Finding{Kind: "rewritten", Line: i + 1, Message: "written again in the form the server writes", Fixed: "rewrote the line"}
+			listed := reformatted < maxReformattedListed
+			if !listed && len(merged) == 0 {
+				reformatted++ // counted, not described: reading it costs
+				continue
+			}
+			id, _ := identify(l)
+			switch {
+			case id.Type == "entity" && merged[id.Name]:
+				f.Message = fmt.Sprintf("entity %q: its duplicates were merged into this line", oneLine(id.Name))
+				f.Fixed = "rewrote the line with their observations added"
+				out = append(out, f)
+				continue
+			case id.Type == "entity":
+				f.Message = fmt.Sprintf("entity %q, in the form the server writes", oneLine(id.Name))
+			case id.Type == "relation":
+				f.Message = fmt.Sprintf("relation %s, in the form the server writes", describeRelation(graph.Relation{From: id.From, To: id.To, RelationType: id.RelationType}))
+			}
+			// A file another program wrote may differ in form on every
+			// line: name a few, count the rest.
+			reformatted++
+			if listed {
+				out = append(out, f)
+			}
+		}
+	}
+	if more := reformatted - maxReformattedListed; more > 0 {
+		out = append(out, Finding{Kind: "rewritten", Message: plural(more, "more line", "more lines") + " written again in the form the server writes", Fixed: "rewrote them"})
+	}
+	for _, n := range []struct {
+		count int
+		what  string
+	}{{blank, plural(blank, "blank line", "blank lines") + " dropped"}, {bom, plural(bom, "byte order mark", "byte order marks") + " dropped"}, {crlf, plural(crlf, "CRLF line end", "CRLF line ends") + " written as LF"}} {
+		if n.count > 0 {
+			out = append(out, Finding{Kind: "rewritten", Message: n.what, Fixed: "rewrote the file as the server writes it"})
+		}
+	}
+	return out
+}
+
+// maxReformattedListed is how many lines rewritten only in form check
+// --fix lists one by one.
+const maxReformattedListed = 10
+
+// explainedBy tells the lines of the file that findings already cover: a
+// problem's line, or a relation removed.
+func explainedBy(findings []Finding, removed []graph.Relation) func(n int, line string) bool {
+	lines := map[int]bool{}
+	for _, f := range findings {
+		lines[f.Line] = true
+	}
+	rels := map[[3]string]bool{}
+	for _, r := range removed {
+		rels[[3]string{r.From, r.To, r.RelationType}] = true
+	}
+	return func(n int, line string) bool {
+		if lines[n] {
+			return true
+		}
+		if len(rels) == 0 || !strings.Contains(line, "relation") {
+			return false
+		}
+		id, ok := identify(line)
+		return ok && id.Type == "relation" && rels[[3]string{id.From, id.To, id.RelationType}]
+	}
+}
+
+// lineIdentity is what a line of a memory file names, read only to say
+// which line changed.
+type lineIdentity struct {
+	Type, Name, From, To, RelationType string
+}
+
+// identify reads what line names. It costs a fraction of decoding the
+// line into a graph, which matters when every line of a big file needs it.
+func identify(line string) (lineIdentity, bool) {
+	var id lineIdentity
+	err := json.Unmarshal([]byte(line), &id)
+	return id, err == nil
+}
+
+// mergedNames returns the names of the entities that lines of data
+// merged into an earlier line.
+func mergedNames(data []byte, problems []jsonl.Problem) map[string]bool {
+	names := map[string]bool{}
+	lines := strings.Split(string(data), "\n")
+	for _, p := range problems {
+		if p.Kind != jsonl.MergedEntity || p.Line > len(lines) {
+			continue
+		}
+		if id, ok := identify(strings.TrimLeft(strings.TrimRight(lines[p.Line-1], "\r"), "\uFEFF")); ok {
+			names[id.Name] = true
+		}
+	}
+	return names
+}
+
+// rewriteFix says what check --fix did about each kind of line the
+// reader merged: the file is written again as the graph holds it.
+var rewriteFix = map[jsonl.ProblemKind]string{
+	jsonl.MergedEntity:         "rewrote the file with one line for it",
+	jsonl.DroppedRelation:      "rewrote the file with one line for it",
+	jsonl.RepeatedObservations: "rewrote the line with each observation once",
 }
 
 func countKind(fs []Finding, kind string) int {

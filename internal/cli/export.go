@@ -5,6 +5,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/xml"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,10 @@ var cmdExport = &command{
 
   --format FORMAT   jsonl unless given
   --output PATH     write to PATH instead of standard output
+  --json            standard output carries JSON: the export itself in
+                    --format json (the default with --json), or, with
+                    --output, a summary of what was written: {"output",
+                    "format", "entities", "relations", "bytes"}
 
 jsonl and json exports can be imported again (mcp-server-memory import).
 Export streams: memory stays flat however big the graph.
@@ -56,12 +61,18 @@ func runExport(c *context_, args []string) error {
 	if len(args) > 0 {
 		return usagef("export takes no arguments, only options")
 	}
+	formatGiven := false
+	c.flags.Visit(func(f *flag.Flag) { formatGiven = formatGiven || f.Name == "format" })
+	if c.json && *output == "" {
+		// Standard output is the export: --json asks for it in JSON.
+		if formatGiven && *format != "json" {
+			return usagef("--json prints JSON on standard output, where the export goes: use --format json, or --output PATH to get a JSON summary of the %s export", *format)
+		}
+		*format = "json"
+	}
 	export := exporters[*format]
 	if export == nil {
 		return usagef("--format must be one of jsonl, json, mermaid, dot, graphml, html")
-	}
-	if c.json {
-		return usagef("--json does not apply to export; use --format json")
 	}
 	s, err := c.open(false)
 	if err != nil {
@@ -78,19 +89,49 @@ func runExport(c *context_, args []string) error {
 		defer f.Close()
 		out = f
 	}
-	w := bufio.NewWriterSize(out, 256<<10)
-	if err := s.View(func(g *graph.Graph) { export(w, g) }); err != nil {
+	counted := &countingWriter{w: out}
+	w := bufio.NewWriterSize(counted, 256<<10)
+	var entities, relations int
+	if err := s.View(func(g *graph.Graph) {
+		entities, relations = g.Len()
+		export(w, g)
+	}); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("writing the export: %w", err)
 	}
-	if f != nil {
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", *output, err)
-		}
+	if f == nil {
+		return nil
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", *output, err)
+	}
+	if c.json {
+		return c.printJSON(exportSummary{Output: *output, Format: *format, Entities: entities, Relations: relations, Bytes: counted.n})
 	}
 	return nil
+}
+
+// exportSummary is what export --json --output prints.
+type exportSummary struct {
+	Output    string `json:"output"`
+	Format    string `json:"format"`
+	Entities  int    `json:"entities"`
+	Relations int    `json:"relations"`
+	Bytes     int64  `json:"bytes"`
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // exportJSONL writes the memory file's lines. It encodes into its own

@@ -16,6 +16,9 @@
 //     (a directory, a path under a file, an unwritable directory) and the
 //     fix, in words for the user; the server logs it at start, and a Store
 //     call that fails because of it returns it.
+//   - ResolvePath: MEMORY_FILE_PATH's rules, and a symbolic link followed
+//     once to the file it ends at, so that a save renames beside the target
+//     and the link stays a link.
 //   - Save: atomic and durable. The new content goes to <file>.<32 hex>.tmp
 //     in the same directory (rename is only atomic within one file system),
 //     is fsynced, renamed over the memory file, and the directory is fsynced

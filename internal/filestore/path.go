@@ -44,9 +44,47 @@ func ResolvePath(value, serverDir string, logf func(format string, args ...any))
 	}
 	path = filepath.Clean(path)
 	if filepath.Base(path) == DefaultFileName {
-		return path, migrateLegacy(path, logf)
+		if err := migrateLegacy(path, logf); err != nil {
+			return "", err
+		}
 	}
-	return path, nil
+	return followLinks(path)
+}
+
+// maxLinks bounds how many links followLinks follows, as the kernel's
+// ELOOP does, so that a loop of links ends in an error.
+const maxLinks = 40
+
+// followLinks returns the file path's chain of symbolic links ends at, or
+// path itself when it is not a link. The end may not exist yet (a link to
+// a file the first save will create). Only the last element is followed:
+// a save renames within the file's directory, which works through linked
+// directories. A path that cannot be examined comes back as it is, for
+// CheckPath to explain.
+func followLinks(path string) (string, error) {
+	for hops := 0; ; hops++ {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		if hops == maxLinks {
+			return "", fmt.Errorf("the memory file %s: more than %d symbolic links in a row (a loop?)", path, maxLinks)
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("reading the symbolic link %s: %w", path, err)
+		}
+		if !filepath.IsAbs(target) {
+			// Relative to the link's real directory: a ".." in target
+			// climbs from there, not from the name the link was reached by.
+			dir := filepath.Dir(path)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			target = filepath.Join(dir, target)
+		}
+		path = filepath.Clean(target)
+	}
 }
 
 // migrateLegacy renames memory.json beside path to path, when path does

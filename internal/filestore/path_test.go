@@ -173,3 +173,85 @@ func TestGoodPathsPassTheCheck(t *testing.T) {
 		t.Errorf("a cancelled write: %v", err)
 	}
 }
+
+// A MEMORY_FILE_PATH that is a symbolic link resolves to the file the link
+// ends at, existing or not, so saves and the lock happen beside it and the
+// link stays a link.
+func TestResolvePathFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(p string) string {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	synced, home, deep := mk("synced"), mk("home"), mk("a/b")
+	target := filepath.Join(synced, "memory.jsonl")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := func(name, to string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(to, p); err != nil {
+			t.Skipf("symbolic links: %v", err)
+		}
+		return p
+	}
+	relative := link("home/rel.jsonl", "../synced/memory.jsonl")
+	absolute := link("home/abs.jsonl", target)
+	chain := link("home/chain.jsonl", "rel.jsonl")
+	dangling := link("home/new.jsonl", "../synced/new.jsonl")
+	// A link reached through a linked directory climbs ".." from the
+	// directory's real place: linked/x.jsonl is really a/b/x.jsonl, whose
+	// "../../synced" is dir/synced, not dir/../synced.
+	link("linked", deep)
+	link("a/b/x.jsonl", "../../synced/memory.jsonl")
+	through := filepath.Join(dir, "linked", "x.jsonl")
+	loop := link("home/loop1.jsonl", "loop2.jsonl")
+	link("home/loop2.jsonl", "loop1.jsonl")
+
+	for _, c := range []struct{ value, want string }{
+		{relative, target},
+		{absolute, target},
+		{chain, target},
+		{dangling, filepath.Join(synced, "new.jsonl")},
+		{through, target},
+		{target, target},
+		{filepath.Join(home, "plain.jsonl"), filepath.Join(home, "plain.jsonl")},
+	} {
+		got, err := ResolvePath(c.value, "/elsewhere", t.Logf)
+		if err != nil || got != c.want {
+			t.Errorf("ResolvePath(%s) = %q, %v; want %q", c.value, got, err, c.want)
+		}
+	}
+	if got, err := ResolvePath(loop, "/elsewhere", t.Logf); err == nil || !strings.Contains(err.Error(), "symbolic links in a row") {
+		t.Errorf("ResolvePath of a loop of links = %q, %v; want an error naming the loop", got, err)
+	}
+
+	// A write through the dangling link creates the target and leaves the
+	// link a link; nothing is written beside the link.
+	path, err := ResolvePath(dangling, "/elsewhere", t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Open(path, Options{})
+	if _, err := s.Update(context.Background(), func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "A", EntityType: "t"}})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(dangling); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link after a write: %v, %v; want a symbolic link", fi, err)
+	}
+	if data, err := os.ReadFile(dangling); err != nil || !strings.Contains(string(data), `"name":"A"`) {
+		t.Errorf("reading through the link: %q, %v", data, err)
+	}
+	entries, _ := os.ReadDir(home)
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink == 0 {
+			t.Errorf("%s was created beside the link", e.Name())
+		}
+	}
+}

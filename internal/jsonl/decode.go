@@ -297,7 +297,7 @@ func (f *File) load(it *item) {
 	switch it.kind {
 	case unreadableItem:
 		f.Unreadable = append(f.Unreadable, it.raw)
-		f.problem(it.line, it.reason)
+		f.problem(it.line, Unreadable, it.reason)
 	case entityItem:
 		e := &it.entity
 		ge, merged := f.Graph.LoadEntity(*e)
@@ -305,7 +305,10 @@ func (f *File) load(it *item) {
 			// The line is what Write writes for ge, unless the graph
 			// dropped a repeated observation. A later line merged into ge
 			// clears the cache again.
-			if it.raw != nil && len(ge.Observations) == len(e.Observations) {
+			if repeated := len(e.Observations) - len(ge.Observations); repeated > 0 {
+				f.problem(it.line, RepeatedObservations, fmt.Sprintf("dropped %s of entity %s, keeping the first of each",
+					countOf(repeated, "repeated observation", "repeated observations"), quoteShort(e.Name)))
+			} else if it.raw != nil {
 				ge.SetEncodedLine(it.raw)
 			}
 			return
@@ -317,7 +320,7 @@ func (f *File) load(it *item) {
 		if e.Extra != nil {
 			reason += ", dropping its other members"
 		}
-		f.problem(it.line, reason)
+		f.problem(it.line, MergedEntity, reason)
 	case relationItem:
 		r := &it.relation
 		gr, duplicate := f.Graph.LoadRelation(*r)
@@ -327,13 +330,21 @@ func (f *File) load(it *item) {
 			}
 			return
 		}
-		f.problem(it.line, fmt.Sprintf("dropped duplicate relation %s -[%s]-> %s",
+		f.problem(it.line, DroppedRelation, fmt.Sprintf("dropped duplicate relation %s -[%s]-> %s",
 			quoteShort(r.From), quoteShort(r.RelationType), quoteShort(r.To)))
 	}
 }
 
-func (f *File) problem(n int, reason string) {
-	f.Problems = append(f.Problems, Problem{Line: n, Reason: reason})
+func (f *File) problem(n int, kind ProblemKind, reason string) {
+	f.Problems = append(f.Problems, Problem{Line: n, Kind: kind, Reason: reason})
+}
+
+// countOf returns "1 observation" or "2 observations".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // notObject says why a line the scanner refused is not a JSON object.

@@ -41,7 +41,7 @@ func TestDecode(t *testing.T) {
 		entities   []graph.Entity
 		relations  []graph.Relation
 		unreadable []string
-		problems   []Problem // Reason is a prefix of the reported reason
+		problems   []wantProblem // reason is a prefix of the reported reason
 		// out is encode(Decode(in)); empty means "the canonical file".
 		out string
 	}{
@@ -80,7 +80,7 @@ func TestDecode(t *testing.T) {
 			entities:   []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
 			relations:  []graph.Relation{rel("Alice", "Acme", "works_at")},
 			unreadable: []string{"nope"},
-			problems:   []Problem{{9, "not JSON: "}},
+			problems:   []wantProblem{{9, "not JSON: "}},
 			out:        canonical + "nope\n",
 		},
 		{
@@ -113,7 +113,7 @@ func TestDecode(t *testing.T) {
 				`{"type":"entity","name":"X","entityType":"t","observations":[],"n":01}`,
 				`{'type':'entity'}`,
 			},
-			problems: []Problem{
+			problems: []wantProblem{
 				{2, "not JSON: unexpected end of JSON input"},
 				{3, "not JSON: "}, {4, "not JSON: "}, {5, "not JSON: "}, {6, "not JSON: "},
 				{7, "not JSON: "}, {8, "not JSON: "}, {9, "not JSON: "}, {10, "not JSON: "},
@@ -123,7 +123,7 @@ func TestDecode(t *testing.T) {
 			name:       "JSON that is not an object",
 			in:         "[1,2]\n\"entity\"\n42\nnull\ntrue\n",
 			unreadable: []string{"[1,2]", `"entity"`, "42", "null", "true"},
-			problems: []Problem{
+			problems: []wantProblem{
 				{1, "not a JSON object but an array"},
 				{2, "not a JSON object but a string"},
 				{3, "not a JSON object but a number"},
@@ -145,7 +145,7 @@ func TestDecode(t *testing.T) {
 				`{}`,
 				`{"type":"Entity","name":"A","entityType":"t","observations":[]}`,
 			},
-			problems: []Problem{
+			problems: []wantProblem{
 				{1, `unknown type "note"`},
 				{2, `lacks "type"`},
 				{3, `"type" is a number, want a string`},
@@ -169,7 +169,7 @@ func TestDecode(t *testing.T) {
 				`{"type":"relation","to":"A","relationType":"r"}`,
 				`{"type":"relation","from":"A","to":"B"}`,
 			},
-			problems: []Problem{
+			problems: []wantProblem{
 				{1, `entity lacks "entityType"`},
 				{2, `entity lacks "name"`},
 				{3, `entity lacks "observations"`},
@@ -198,7 +198,7 @@ func TestDecode(t *testing.T) {
 				`{"type":"relation","from":"A","to":["B"],"relationType":"r"}`,
 				`{"type":"relation","from":"A","to":"B","relationType":false}`,
 			},
-			problems: []Problem{
+			problems: []wantProblem{
 				{1, `entity "name" is a number, want a string`},
 				{2, `entity "entityType" is null, want a string`},
 				{3, `entity "observations" is a string, want an array of strings`},
@@ -248,11 +248,23 @@ func TestDecode(t *testing.T) {
 				`{"type":"entity","name":"A","entityType":"robot","observations":["y","z","x","w"],"extra":1}` + "\n" +
 				`{"type":"entity","name":"A","entityType":"person","observations":["v"]}`,
 			entities: []graph.Entity{ent("A", "person", "x", "y", "z", "w", "v"), ent("Acme", "company")},
-			problems: []Problem{
+			problems: []wantProblem{
 				{3, `merged duplicate entity "A" into the first one, dropping its entityType "robot", dropping its other members`},
 				{4, `merged duplicate entity "A" into the first one`},
 			},
 			out: `{"type":"entity","name":"A","entityType":"person","observations":["x","y","z","w","v"]}` + "\n" + acme + "\n",
+		},
+		{
+			name: "repeated observations in one line: the first of each kept, and reported",
+			in: `{"type":"entity","name":"A","entityType":"t","observations":["x","y","x","x","z"]}` + "\n" +
+				`{"type":"entity","name":"B","entityType":"t","observations":["o","o"]}`,
+			entities: []graph.Entity{ent("A", "t", "x", "y", "z"), ent("B", "t", "o")},
+			problems: []wantProblem{
+				{1, `dropped 2 repeated observations of entity "A", keeping the first of each`},
+				{2, `dropped 1 repeated observation of entity "B", keeping the first of each`},
+			},
+			out: `{"type":"entity","name":"A","entityType":"t","observations":["x","y","z"]}` + "\n" +
+				`{"type":"entity","name":"B","entityType":"t","observations":["o"]}` + "\n",
 		},
 		{
 			name: "duplicate relations are dropped",
@@ -261,7 +273,7 @@ func TestDecode(t *testing.T) {
 				`{"relationType":"works_at","to":"Acme","from":"Alice","type":"relation"}`,
 			entities:  []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
 			relations: []graph.Relation{rel("Alice", "Acme", "works_at"), rel("Alice", "Acme", "founded")},
-			problems:  []Problem{{5, `dropped duplicate relation "Alice" -["works_at"]-> "Acme"`}},
+			problems:  []wantProblem{{5, `dropped duplicate relation "Alice" -["works_at"]-> "Acme"`}},
 			out:       canonical + `{"type":"relation","from":"Alice","to":"Acme","relationType":"founded"}` + "\n",
 		},
 		{
@@ -277,7 +289,7 @@ func TestDecode(t *testing.T) {
 			entities:   []graph.Entity{ent("Alice", "person", "likes tea"), ent("Acme", "company")},
 			relations:  []graph.Relation{rel("Alice", "Acme", "works_at")},
 			unreadable: []string{"garbage one", `{"type":"todo", "text": "call Bob"}`, "\t[1, 2]  "},
-			problems: []Problem{
+			problems: []wantProblem{
 				{1, "not JSON: "},
 				{3, `unknown type "todo"`},
 				{5, "not a JSON object but an array"},
@@ -291,7 +303,7 @@ func TestDecode(t *testing.T) {
 			relations: []graph.Relation{{From: "A", To: "B", RelationType: "r",
 				Extra: []byte(`,"deep":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999))}},
 			unreadable: []string{`{"type":"relation","from":"A","to":"C","relationType":"r","deep":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}"},
-			problems:   []Problem{{2, "not JSON: "}},
+			problems:   []wantProblem{{2, "not JSON: "}},
 			out: `{"type":"relation","from":"A","to":"B","relationType":"r","deep":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + "}\n" +
 				`{"type":"relation","from":"A","to":"C","relationType":"r","deep":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}\n",
 		},
@@ -310,10 +322,10 @@ func TestDecode(t *testing.T) {
 			if !slices.Equal(unreadable, tt.unreadable) {
 				t.Errorf("Unreadable = %q, want %q", unreadable, tt.unreadable)
 			}
-			if !slices.EqualFunc(f.Problems, tt.problems, func(got, want Problem) bool {
-				return got.Line == want.Line && strings.HasPrefix(got.Reason, want.Reason)
+			if !slices.EqualFunc(f.Problems, tt.problems, func(got Problem, want wantProblem) bool {
+				return got.Line == want.line && strings.HasPrefix(got.Reason, want.reason) && got.Kind == want.kind()
 			}) {
-				t.Errorf("Problems = %q, want (reasons as prefixes) %q", f.Problems, tt.problems)
+				t.Errorf("Problems = %+v, want (reasons as prefixes) %+v", f.Problems, tt.problems)
 			}
 
 			out := tt.out
@@ -672,4 +684,23 @@ func TestDecodePipelined(t *testing.T) {
 	if out := encode(nil, got.Graph, got.Unreadable); !bytes.Equal(out, encode(nil, want.Graph, want.Unreadable)) {
 		t.Error("pipelined file encodes differently")
 	}
+}
+
+// wantProblem is a Problem a test expects: its line and the start of its
+// reason, from which its kind follows.
+type wantProblem struct {
+	line   int
+	reason string
+}
+
+func (w wantProblem) kind() ProblemKind {
+	switch {
+	case strings.HasPrefix(w.reason, "merged duplicate entity"):
+		return MergedEntity
+	case strings.HasPrefix(w.reason, "dropped duplicate relation"):
+		return DroppedRelation
+	case strings.HasPrefix(w.reason, "dropped ") && strings.Contains(w.reason, " repeated observation"):
+		return RepeatedObservations
+	}
+	return Unreadable
 }

@@ -41,9 +41,34 @@ import (
 
 // Problem is a line of the memory file the reader could not use, or merged.
 type Problem struct {
-	Line   int    // 1-based
-	Reason string // what is wrong, without the line number
+	Line   int         // 1-based
+	Kind   ProblemKind // what happened to the line
+	Reason string      // what is wrong, without the line number
 }
+
+// ProblemKind says what the reader did with a line it reports: kept it out
+// of the graph, or read it into the graph in a form the next save writes
+// differently. Callers decide by kind, never by the words of Reason.
+type ProblemKind int
+
+const (
+	// Unreadable: the line is not an entity or relation the reader can
+	// use. It is kept verbatim (File.Unreadable) and written back as it is.
+	Unreadable ProblemKind = iota
+	// MergedEntity: a second line for an entity name, merged into the
+	// first (its observations united; its type and other members dropped).
+	MergedEntity
+	// DroppedRelation: a relation already read, dropped.
+	DroppedRelation
+	// RepeatedObservations: an entity line holds an observation more than
+	// once; the graph keeps the first of each.
+	RepeatedObservations
+)
+
+// Lossless reports whether the reader kept everything the line said that
+// the graph can hold: the merge rules of the file format, applied by the
+// next save. Only an unreadable line is not.
+func (k ProblemKind) Lossless() bool { return k != Unreadable }
 
 // String returns the problem as it is reported: "line 7: not JSON: ...".
 func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.Reason) }
