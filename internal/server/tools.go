@@ -34,8 +34,9 @@ var (
 )
 
 // toolResult is the one way every tool's answer becomes an MCP result: the
-// answer package laid it out and encoded it, and the go-sdk sends the
-// structured content as it is (json.RawMessage).
+// answer package laid it out and encoded it once, and the go-sdk copies the
+// encoded structured content (a json.RawMessage, checked and compacted by
+// encoding/json) into the message rather than encoding values again.
 func toolResult(r answer.Result) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(r.Structured), Content: make([]mcp.Content, len(r.Texts))}
 	for i, text := range r.Texts {
