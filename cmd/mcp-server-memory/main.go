@@ -411,7 +411,7 @@ func tuning() (filestore.LockOptions, time.Duration, error) {
 func answerLimit() (int, error) {
 	v := strings.TrimSpace(os.Getenv("MEMORY_ANSWER_LIMIT"))
 	if v == "" {
-		return server.DefaultAnswerLimit, nil
+		return answer.DefaultLimit, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || 0 < n && n < answer.MinLimit {

@@ -1,5 +1,9 @@
-// Package answer lays out what the read tools return so that every answer
-// fits the assistant that asked (docs/design.md §8).
+// Package answer lays out and encodes what every tool returns, so that
+// every answer fits the assistant that asked (docs/design.md §8): the read
+// tools' answers in parts (this file), the write tools' lists cut short
+// (result.go). An answer is encoded once (encodeBoth): the text item, the
+// reference's indented JSON, and the structured content, the same value
+// compact, come from one pass over the graph.
 //
 // An Answer is the whole of what a call asked for: entities in answer order
 // and relations in graph order. Page cuts it into parts whose text stays
@@ -67,15 +71,24 @@ type Answer struct {
 	ordered map[int][]string // shown order of entities with First, once asked
 }
 
-// Page is one part of an answer.
-type Page struct {
-	Structured []byte   // the result as compact JSON
-	Texts      []string // the text items: the result indented, then notes
-	NextCursor string   // empty on the last part
+// Result is one tool answer as MCP carries it: a part of a read tool's
+// answer, or a write tool's answer.
+type Result struct {
+	// Structured is the structured content: the result as compact JSON.
+	Structured []byte
+	// Texts are the text items: the result as JSON.stringify(result, null,
+	// 2) writes it (a delete tool's message instead), then notes.
+	Texts      []string
+	NextCursor string // empty on the last part
 }
 
 // ResourceURI is the resource that holds the whole graph, uncut.
 const ResourceURI = "memory://knowledge-graph"
+
+// DefaultLimit is the answer limit when none is set (MEMORY_ANSWER_LIMIT):
+// about 15–20k tokens, well inside what clients take (Claude Code refuses a
+// tool result over 25,000 tokens).
+const DefaultLimit = 60000
 
 // MinLimit is the smallest limit Page accepts: room for one entity with a
 // few observations and the text that says how to go on.
@@ -333,14 +346,14 @@ func (a *Answer) itemSize(w *JSON, it item, p part) int {
 // Page returns the part of the answer that cursor points to ("" for the
 // first), cut to limit bytes of text (0: no limit). It fails, wrapping
 // ErrCursor, when the cursor is not one of this answer's.
-func (a *Answer) Page(limit int, cursorText string) (Page, error) {
+func (a *Answer) Page(limit int, cursorText string) (Result, error) {
 	if limit > 0 && limit < MinLimit {
 		limit = MinLimit
 	}
 	seq := a.sequence()
 	k, obs, err := a.start(seq, cursorText)
 	if err != nil {
-		return Page{}, err
+		return Result{}, err
 	}
 	l := a.fill(seq, k, obs, limit)
 	for {
@@ -497,7 +510,7 @@ func (l *layout) shrink(a *Answer, seq []item) bool {
 }
 
 // render writes the page laid out in l, which started at seq[k].
-func (a *Answer) render(seq []item, k int, l *layout) Page {
+func (a *Answer) render(seq []item, k int, l *layout) Result {
 	rels := slices.Clone(l.relations)
 	slices.SortFunc(rels, cmp.Compare)
 	shown := &layout{entities: l.entities, relations: rels}
@@ -509,13 +522,44 @@ func (a *Answer) render(seq []item, k int, l *layout) Page {
 		}
 		next = c.String()
 	}
-	write := a.write(shown, next)
-	p := Page{Structured: Encode(false, write), NextCursor: next}
-	p.Texts = append([]string{string(Encode(true, write))}, a.Notes...)
+	p := encode(a.write(shown, next), a.size(shown), a.Notes...)
+	p.NextCursor = next
 	if next != "" {
 		p.Texts = append(p.Texts, a.notice(seq, k, l, next))
 	}
 	return p
+}
+
+// size estimates the bytes of the page laid out in l before escaping:
+// each entity's and relation's strings and the JSON around them, and the
+// white space of each line indented.
+func (a *Answer) size(l *layout) sizes {
+	s := sizes{compact: 64, indented: 64}
+	for _, p := range l.entities {
+		e := a.Entities[p.ent].Entity
+		n, lines := len(e.Name)+len(e.EntityType)+48, 6
+		if a.Outline {
+			lines--
+		} else {
+			for _, o := range e.Observations[p.from:p.to] {
+				n += len(o) + 3
+			}
+			lines += p.to - p.from
+		}
+		s.compact += n
+		s.indented += n + 9*lines
+	}
+	for _, r := range l.relations {
+		rel := a.Relations[r]
+		n := len(rel.From) + len(rel.To) + len(rel.RelationType) + 38
+		s.compact += n
+		s.indented += n + 7*5
+	}
+	// A little over rather than under: an escaped character or two more
+	// would otherwise copy the whole buffer to grow it.
+	s.compact += s.compact / 64
+	s.indented += s.indented / 64
+	return s
 }
 
 func (a *Answer) notice(seq []item, k int, l *layout, next string) string {

@@ -30,7 +30,7 @@ type pageJSON struct {
 	NextCursor string           `json:"nextCursor"`
 }
 
-func decodePage(t *testing.T, p Page) pageJSON {
+func decodePage(t *testing.T, p Result) pageJSON {
 	t.Helper()
 	var s, txt pageJSON
 	if err := json.Unmarshal(p.Structured, &s); err != nil {

@@ -13,12 +13,17 @@ import (
 // HTML escaping, U+2028 raw), and a page is measured item by item while it
 // is laid out, which reflection would make slow.
 
-// JSON appends JSON, compact or indented with two spaces.
+// JSON appends JSON, compact or indented with two spaces, or both at once.
 type JSON struct {
 	buf      []byte
 	indent   bool
 	first    []bool // per open container: no element written yet
 	afterKey bool
+	// both: buf is indented and compact gets the same value without the
+	// white space. Every token is written to buf and then copied, so a
+	// string is escaped once for both forms.
+	both    bool
+	compact []byte
 }
 
 // Encode renders one value written by write, indented with two spaces or
@@ -27,6 +32,32 @@ func Encode(indent bool, write func(*JSON)) []byte {
 	w := &JSON{indent: indent}
 	write(w)
 	return w.buf
+}
+
+// encodeBoth renders one value written by write in one pass, as the text
+// item of a tool result shows it (indented with two spaces) and as its
+// structured content (compact). sizes, when known, are about the bytes of
+// each form: a big answer's buffers are then allocated once rather than
+// grown and copied a few dozen times (which also leaves that much garbage
+// behind, hundreds of megabytes for a whole graph of 100k entities).
+func encodeBoth(write func(*JSON), s sizes) (indented, compact []byte) {
+	w := &JSON{indent: true, both: true}
+	if s.indented > 0 {
+		w.buf, w.compact = make([]byte, 0, s.indented), make([]byte, 0, s.compact)
+	}
+	write(w)
+	return w.buf, w.compact
+}
+
+// sizes estimates the bytes of an answer, compact and indented.
+type sizes struct{ compact, indented int }
+
+// token copies what was written to buf since start, a token with no white
+// space in it, to the compact form.
+func (w *JSON) token(start int) {
+	if w.both {
+		w.compact = append(w.compact, w.buf[start:]...)
+	}
 }
 
 // NewJSON returns a writer for a value too big to hold at once: write it
@@ -57,6 +88,7 @@ func (w *JSON) element() {
 	if n := len(w.first); n > 0 {
 		if !w.first[n-1] {
 			w.buf = append(w.buf, ',')
+			w.token(len(w.buf) - 1)
 		}
 		w.first[n-1] = false
 		if w.indent {
@@ -69,6 +101,7 @@ func (w *JSON) element() {
 func (w *JSON) Open(c byte) {
 	w.element()
 	w.buf = append(w.buf, c)
+	w.token(len(w.buf) - 1)
 	w.first = append(w.first, true)
 }
 
@@ -80,13 +113,16 @@ func (w *JSON) Close(c byte) {
 		w.newline()
 	}
 	w.buf = append(w.buf, c)
+	w.token(len(w.buf) - 1)
 }
 
 // Key writes an object member's key; its value follows.
 func (w *JSON) Key(k string) {
 	w.element()
+	start := len(w.buf)
 	w.buf = jsonl.AppendString(w.buf, k)
 	w.buf = append(w.buf, ':')
+	w.token(start)
 	if w.indent {
 		w.buf = append(w.buf, ' ')
 	}
@@ -96,7 +132,9 @@ func (w *JSON) Key(k string) {
 // String writes a string value.
 func (w *JSON) String(s string) {
 	w.element()
+	start := len(w.buf)
 	w.buf = jsonl.AppendString(w.buf, s)
+	w.token(start)
 }
 
 // Strings writes an array of strings.
@@ -111,13 +149,17 @@ func (w *JSON) Strings(list []string) {
 // Bool writes a boolean value.
 func (w *JSON) Bool(b bool) {
 	w.element()
+	start := len(w.buf)
 	w.buf = strconv.AppendBool(w.buf, b)
+	w.token(start)
 }
 
 // Int writes an integer value.
 func (w *JSON) Int(n int) {
 	w.element()
+	start := len(w.buf)
 	w.buf = strconv.AppendInt(w.buf, int64(n), 10)
+	w.token(start)
 }
 
 // Entity writes an entity as the tools return it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
@@ -23,7 +24,7 @@ func serverOn(t *testing.T, n, limit int) (*Server, testgraph.Queries) {
 	return s, q
 }
 
-func serverOnGraph(t *testing.T, n, limit int) (*Server, testgraph.Queries, *testgraph.Graph) {
+func serverOnGraph(t testing.TB, n, limit int) (*Server, testgraph.Queries, *testgraph.Graph) {
 	t.Helper()
 	g, q := testgraph.Generate(n, 1)
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
@@ -261,7 +262,7 @@ func TestEveryAnswerFitsABigMemory(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		n = 20000
 	}
-	s, q, g := serverOnGraph(t, n, DefaultAnswerLimit)
+	s, q, g := serverOnGraph(t, n, answer.DefaultLimit)
 	cs := connect(t, s, sessionlessVersion, nil)
 	var names []string
 	for _, e := range g.Entities {
@@ -292,8 +293,8 @@ func TestEveryAnswerFitsABigMemory(t *testing.T) {
 		if res.IsError {
 			t.Fatalf("%s: %s", c.tool, resultText(t, res))
 		}
-		if size := textSize(res); size > DefaultAnswerLimit {
-			t.Errorf("%s %.60v: %d bytes of text, over %d", c.tool, c.args, size, DefaultAnswerLimit)
+		if size := textSize(res); size > answer.DefaultLimit {
+			t.Errorf("%s %.60v: %d bytes of text, over %d", c.tool, c.args, size, answer.DefaultLimit)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 )
 
 // The JSON-RPC errors this server sends, and how an error gets its code.
@@ -110,7 +112,7 @@ func errMetaRequired(pinned, method string) *jsonrpc.Error {
 }
 
 func errUnknownResource(uri string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource %q: the only resource is %s", uri, ResourceURI)}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource %q: the only resource is %s", uri, answer.ResourceURI)}
 }
 
 func errInternal(err error) *jsonrpc.Error {

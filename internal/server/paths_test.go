@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/redact"
@@ -73,7 +74,7 @@ func (brokenDatabase) Watch(ctx context.Context, _ time.Duration, _ func()) { <-
 func TestHTTPErrorsNameNoDatabase(t *testing.T) {
 	s := New(brokenDatabase{}, Options{WatchInterval: -1, Logf: t.Logf})
 	overHTTP := &mcp.RequestExtra{Header: http.Header{}}
-	_, err := s.readResource(context.Background(), &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: ResourceURI}, Extra: overHTTP})
+	_, err := s.readResource(context.Background(), &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: answer.ResourceURI}, Extra: overHTTP})
 	for _, secret := range []string{"10.9.8.7", "5433", "user=memory", "db.internal"} {
 		if err == nil || strings.Contains(err.Error(), secret) {
 			t.Fatalf("resources/read over HTTP: %v; it names %s", err, secret)
@@ -85,7 +86,7 @@ func TestHTTPErrorsNameNoDatabase(t *testing.T) {
 	if err := s.clientError(&mcp.CallToolRequest{Extra: overHTTP}, errUnreachable); !errors.Is(err, errUnreachable) {
 		t.Errorf("the redacted error lost its cause: %v", err)
 	}
-	_, err = s.readResource(context.Background(), &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: ResourceURI}})
+	_, err = s.readResource(context.Background(), &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: answer.ResourceURI}})
 	if err == nil || !strings.Contains(err.Error(), "10.9.8.7:5433") {
 		t.Errorf("resources/read over stdio: %v, want the whole message", err)
 	}

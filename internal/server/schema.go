@@ -64,7 +64,7 @@ func graphOutputSchema() *jsonschema.Schema {
 }
 
 // omittedSchema is a write tool's count of the items its answer leaves
-// out to fit the answer limit (fit.go).
+// out to fit the answer limit (internal/answer).
 func omittedSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0), Description: "How many items the answer leaves out to fit the answer limit (all were done)"}
 }

@@ -25,9 +25,6 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/redact"
 )
 
-// ResourceURI is the knowledge graph as an MCP resource.
-const ResourceURI = "memory://knowledge-graph"
-
 // Options tune a Server.
 type Options struct {
 	// Name and Version identify the server to clients.
@@ -38,7 +35,8 @@ type Options struct {
 	// Logf writes diagnostics; nil writes to stderr.
 	Logf func(format string, args ...any)
 	// AnswerLimit caps the bytes of text of one tool result (docs/design.md
-	// §8); a longer answer comes in parts. 0: no limit, as the reference.
+	// §8; answer.DefaultLimit is the server's default); a longer answer
+	// comes in parts. 0: no limit, as the reference.
 	AnswerLimit int
 	// Memory names the memory in messages (a named memory served over
 	// HTTP); "" is the memory "default".
@@ -48,11 +46,6 @@ type Options struct {
 	// caller that opened the store knows them; the server never guesses.
 	HidePaths []string
 }
-
-// DefaultAnswerLimit is MEMORY_ANSWER_LIMIT's default: about 15–20k
-// tokens, well inside what clients take (Claude Code refuses a tool
-// result over 25,000 tokens).
-const DefaultAnswerLimit = 60000
 
 // Server is the memory server: one store served to any number of MCP
 // sessions.
@@ -94,7 +87,7 @@ func New(store graph.Store, opts Options) *Server {
 	s.mcp.AddReceivingMiddleware(s.receive)
 	s.addTools()
 	s.mcp.AddResource(&mcp.Resource{
-		URI:         ResourceURI,
+		URI:         answer.ResourceURI,
 		Name:        "knowledge-graph",
 		Title:       "Knowledge Graph",
 		Description: "The full knowledge graph with all entities and relations",
@@ -128,7 +121,7 @@ func (s *Server) Watch(ctx context.Context) {
 }
 
 func (s *Server) graphChanged(ctx context.Context) {
-	if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: ResourceURI}); err != nil {
+	if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: answer.ResourceURI}); err != nil {
 		s.logf("notifying subscribers: %v", err)
 	}
 }
@@ -172,20 +165,20 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	if req.Params.URI != ResourceURI {
+	if req.Params.URI != answer.ResourceURI {
 		return errUnknownResource(req.Params.URI)
 	}
 	return nil
 }
 
 func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	var text []byte
-	if err := s.store.View(func(g *graph.Graph) { text = answer.Encode(true, writeSelection(g.All())) }); err != nil {
+	var text string
+	if err := s.store.View(func(g *graph.Graph) { text = answer.Graph(g) }); err != nil {
 		return nil, errInternal(s.clientError(req, err))
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-		URI:      ResourceURI,
+		URI:      answer.ResourceURI,
 		MIMEType: "application/json",
-		Text:     string(text),
+		Text:     text,
 	}}}, nil
 }

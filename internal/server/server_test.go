@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -179,7 +180,7 @@ func TestResourceAndCacheHints(t *testing.T) {
 			s, _ := newTestServer(t)
 			cs := connect(t, s, tc.version, nil)
 			call(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": "A", "entityType": "t", "observations": []string{"o"}}}})
-			res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: ResourceURI})
+			res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: answer.ResourceURI})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,19 +234,19 @@ func TestSubscriptionNotifies(t *testing.T) {
 	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "memory://nope"}); err == nil {
 		t.Error("subscribing to an unknown resource: no error")
 	}
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: ResourceURI}); err != nil {
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: answer.ResourceURI}); err != nil {
 		t.Fatal(err)
 	}
 	call(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": "A", "entityType": "t", "observations": []string{}}}})
 	select {
 	case uri := <-updates:
-		if uri != ResourceURI {
+		if uri != answer.ResourceURI {
 			t.Errorf("updated %q", uri)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no resources/updated after a write")
 	}
-	if err := cs.Unsubscribe(context.Background(), &mcp.UnsubscribeParams{URI: ResourceURI}); err != nil {
+	if err := cs.Unsubscribe(context.Background(), &mcp.UnsubscribeParams{URI: answer.ResourceURI}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -256,7 +257,7 @@ func TestWatchNotifies(t *testing.T) {
 	s := New(filestore.Open(file, filestore.Options{}), Options{WatchInterval: 5 * time.Millisecond, Logf: t.Logf})
 	updates := make(chan string, 10)
 	cs := connect(t, s, handshakeVersion, updates)
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: ResourceURI}); err != nil {
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: answer.ResourceURI}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -386,7 +387,7 @@ func TestErrorCodes(t *testing.T) {
 		{errPinnedToHandshake("2025-06-18", "tools/list", sessionlessVersion), jsonrpc.CodeInvalidRequest, "pinned to protocol 2025-06-18"},
 		{errPinnedToHandshake("", "tools/list", sessionlessVersion), jsonrpc.CodeInvalidRequest, "pinned to protocol of the initialize handshake"},
 		{errMetaRequired(sessionlessVersion, "ping"), jsonrpc.CodeInvalidParams, "(ping did not)"},
-		{errUnknownResource("x://y"), jsonrpc.CodeInvalidParams, "the only resource is " + ResourceURI},
+		{errUnknownResource("x://y"), jsonrpc.CodeInvalidParams, "the only resource is " + answer.ResourceURI},
 		{errInternal(errors.New("e")), jsonrpc.CodeInternalError, "e"},
 	} {
 		if tc.err.Code != tc.code || !strings.Contains(tc.err.Message, tc.text) {
@@ -578,7 +579,7 @@ func TestStdioBatchAndIDsInUse(t *testing.T) {
 func TestStdioIDInUse(t *testing.T) {
 	s, _ := newTestServer(t)
 	c := startStdio(t, s)
-	c.send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{` + meta2026 + `,"notifications":{"resourceSubscriptions":["` + ResourceURI + `"]}}}`)
+	c.send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{` + meta2026 + `,"notifications":{"resourceSubscriptions":["` + answer.ResourceURI + `"]}}}`)
 	if !c.out.Scan() || !strings.Contains(c.out.Text(), "acknowledged") {
 		t.Fatalf("no acknowledgement: %s", c.out.Text())
 	}

@@ -33,12 +33,14 @@ var (
 	readOnly    = annotations(true, false, true)
 )
 
-// toolResult is a tool result whose structured content is written by
-// write, with the given text items.
-func toolResult(write func(*answer.JSON), texts ...string) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(answer.Encode(false, write))}
-	for _, text := range texts {
-		res.Content = append(res.Content, &mcp.TextContent{Text: text})
+// toolResult is the one way every tool's answer becomes an MCP result: the
+// answer package laid it out and encoded it once, and the go-sdk copies the
+// encoded structured content (a json.RawMessage, checked and compacted by
+// encoding/json) into the message rather than encoding values again.
+func toolResult(r answer.Result) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(r.Structured), Content: make([]mcp.Content, len(r.Texts))}
+	for i, text := range r.Texts {
+		res.Content[i] = &mcp.TextContent{Text: text}
 	}
 	return res
 }
@@ -137,7 +139,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return createdResult(res, s), nil
+		return toolResult(answer.CreatedEntities(res, s.opts.AnswerLimit)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -154,7 +156,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return relationsResult(res, s), nil
+		return toolResult(answer.CreatedRelations(res, s.opts.AnswerLimit)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -177,7 +179,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return addedResult(res, s), nil
+		return toolResult(answer.AddedObservations(res, s.opts.AnswerLimit)), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -320,7 +322,7 @@ func searchAnswer(g *graph.Graph, a searchArgs) *answer.Answer {
 // so nothing is copied first.
 func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
 	var (
-		p   answer.Page
+		p   answer.Result
 		err error
 	)
 	verr := s.store.View(func(g *graph.Graph) {
@@ -338,11 +340,7 @@ func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, e
 	if err != nil {
 		return nil, err
 	}
-	res := &mcp.CallToolResult{StructuredContent: json.RawMessage(p.Structured)}
-	for _, text := range p.Texts {
-		res.Content = append(res.Content, &mcp.TextContent{Text: text})
-	}
-	return res, nil
+	return toolResult(p), nil
 }
 
 // update runs a mutation under the file lock and tells subscribers when it
@@ -375,5 +373,5 @@ func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteR
 	if err != nil {
 		return nil, err
 	}
-	return deletedResult(res, s), nil
+	return toolResult(answer.Deleted(res, s.opts.AnswerLimit)), nil
 }

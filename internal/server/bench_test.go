@@ -1,0 +1,57 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"testing"
+)
+
+// BenchmarkWholeAnswer times a whole read_graph and a search matching
+// thousands of entities (no answer limit, 10k entities) over stdio, to the
+// answer's last byte: the server's work and the go-sdk's encoding, without
+// a client decoding it.
+//
+//	go test ./internal/server -run XXX -bench WholeAnswer -benchmem
+func BenchmarkWholeAnswer(b *testing.B) {
+	s, q, _ := serverOnGraph(b, 10000, 0)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go s.RunStdio(context.Background(), inR, outW)
+	defer inW.Close()
+	out := bufio.NewReaderSize(outR, 1<<20)
+	send := func(l string) {
+		if _, err := io.WriteString(inW, l+"\n"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	read := func() int {
+		n := 0
+		for {
+			line, err := out.ReadSlice('\n')
+			n += len(line)
+			if err == nil {
+				return n
+			}
+			if err != bufio.ErrBufferFull {
+				b.Fatal(err)
+			}
+		}
+	}
+	send(initialize)
+	read()
+	send(initialized)
+	for _, c := range []struct{ name, call string }{
+		{"read_graph", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}`},
+		{"search_common", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_nodes","arguments":{"query":"` + q.Common + `"}}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				send(c.call)
+				size = read()
+			}
+			b.SetBytes(int64(size))
+		})
+	}
+}
