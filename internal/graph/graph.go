@@ -25,6 +25,19 @@
 // matches, a word index for ranking) built by the first call that needs
 // them and kept up to date by every mutation after that.
 //
+// SearchRanked ranks by BM25 over each entity's words (rank.go), with these
+// rules for questions asked in people's own words:
+//
+//   - An entity's own text counts most (its name twice, its type and
+//     observations once); the names and types of related entities and the
+//     relation types count half.
+//   - Entries of a log (a chat stored one entity per message, a journal):
+//     short entities named with a digit (msg-0042) also hold, at half
+//     weight, the observations of the entries of their type just before
+//     and after them in graph order, because a reply is about the message
+//     before it. Entities named by words (people, projects) are not
+//     entries. See isEntry.
+//
 // A Graph is not safe for concurrent use, except that any number of
 // read-only calls (the reads above and the accessors) may run at once while
 // no mutation runs.

@@ -25,6 +25,8 @@ func hitNames(r Ranked) []string {
 }
 
 func TestSearchRankedOrder(t *testing.T) {
+	// Entities are named without digits unless a case is about entries of
+	// a log (isEntry), so the others hold their own words only.
 	tests := []struct {
 		name  string
 		ents  []Entity
@@ -36,21 +38,21 @@ func TestSearchRankedOrder(t *testing.T) {
 		{
 			name: "the rarer shared word weighs more",
 			ents: []Entity{
-				ent("m1", "message", "we had a meeting today"),
-				ent("m2", "message", "another meeting today"),
-				ent("m3", "message", "a meeting about the quetzal"),
-				ent("m4", "message", "quetzal feathers"),
-				ent("m5", "message", "meeting again"),
+				ent("ma", "message", "we had a meeting today"),
+				ent("mb", "message", "another meeting today"),
+				ent("mc", "message", "a meeting about the quetzal"),
+				ent("md", "message", "quetzal feathers"),
+				ent("me", "message", "meeting again"),
 			},
 			query: "what about quetzal meetings?",
 			// Then the shortest text first: "a", "we", "had" are stop words.
-			want: []string{"~m3", "~m4", "~m5", "~m1", "~m2"},
+			want: []string{"~mc", "~md", "~me", "~ma", "~mb"},
 		},
 		{
 			name: "stop words alone find nothing",
 			ents: []Entity{
-				ent("m1", "message", "when did you go there"),
-				ent("m2", "message", "what is it"),
+				ent("ma", "message", "when did you go there"),
+				ent("mb", "message", "what is it"),
 			},
 			query: "what did you do then",
 			want:  nil,
@@ -58,30 +60,30 @@ func TestSearchRankedOrder(t *testing.T) {
 		{
 			name: "English words meet by their stems",
 			ents: []Entity{
-				ent("m1", "message", "I joined a support group last week"),
-				ent("m2", "message", "the weather was nice"),
+				ent("ma", "message", "I joined a support group last week"),
+				ent("mb", "message", "the weather was nice"),
 			},
 			query: "When did Caroline go to the LGBTQ support groups?",
-			want:  []string{"~m1"},
+			want:  []string{"~ma"},
 		},
 		{
 			name: "Russian words meet by their stems",
 			ents: []Entity{
-				ent("m1", "сообщение", "Вчера ходила в группу поддержки"),
-				ent("m2", "сообщение", "Погода была хорошая"),
+				ent("ma", "сообщение", "Вчера ходила в группу поддержки"),
+				ent("mb", "сообщение", "Погода была хорошая"),
 			},
 			query: "Когда она ходила в группы поддержки?",
-			want:  []string{"~m1"},
+			want:  []string{"~ma"},
 		},
 		{
 			name: "Japanese by bigrams",
 			ents: []Entity{
-				ent("m1", "メッセージ", "京都に行った"),
-				ent("m2", "メッセージ", "東京に住んでいる"),
-				ent("m3", "メッセージ", "大阪が好き"),
+				ent("ma", "メッセージ", "京都に行った"),
+				ent("mb", "メッセージ", "東京に住んでいる"),
+				ent("mc", "メッセージ", "大阪が好き"),
 			},
 			query: "東京のどこに住んでいますか",
-			want:  []string{"~m2"},
+			want:  []string{"~mb"},
 		},
 		{
 			name: "a word of the name counts more than one of an observation",
@@ -114,18 +116,18 @@ func TestSearchRankedOrder(t *testing.T) {
 			name: "related names are weaker evidence",
 			ents: []Entity{
 				ent("Caroline", "person"),
-				ent("msg1", "message", "went to a support group"),
-				ent("msg2", "message", "went to a support group"),
-				ent("msg3", "message", "painted a sunset"),
+				ent("msgA", "message", "went to a support group"),
+				ent("msgB", "message", "went to a support group"),
+				ent("msgC", "message", "painted a sunset"),
 			},
 			rels: []Relation{
-				rel("msg2", "said_by", "Caroline"),
-				rel("msg3", "said_by", "Caroline"),
+				rel("msgB", "said_by", "Caroline"),
+				rel("msgC", "said_by", "Caroline"),
 			},
 			query: "did caroline visit the support group",
 			// msg2 has both the words and the speaker; msg1 the words only;
 			// Caroline has the name, which counts more than msg3's speaker.
-			want: []string{"~msg2", "~msg1", "~Caroline", "~msg3"},
+			want: []string{"~msgB", "~msgA", "~Caroline", "~msgC"},
 		},
 		{
 			name: "relation types are evidence too",
@@ -172,6 +174,51 @@ func TestSearchRankedOrder(t *testing.T) {
 			query: "red apples",
 			limit: 3,
 			want:  []string{"a", "~b", "~d"},
+		},
+		{
+			name: "an entry of a log is found by the words of the entries next to it",
+			ents: []Entity{
+				ent("msg-1", "message", "speaker: Ann", "Any tips for my back pain?"),
+				ent("msg-2", "message", "speaker: Bo", "Swim twice a week, it fixed mine"),
+				ent("msg-3", "message", "speaker: Ann", "Good idea"),
+				ent("msg-4", "message", "speaker: Bo", "Off to the pool now"),
+			},
+			query: "what did Bo suggest for the back pain?",
+			// msg-2 holds msg-1's words at half weight, and Bo's name;
+			// msg-4 has only the name, msg-3 only its neighbours' name.
+			want: []string{"~msg-1", "~msg-2", "~msg-4", "~msg-3"},
+		},
+		{
+			name: "entities named by words are not entries",
+			ents: []Entity{
+				ent("Ann", "person", "Has back pain"),
+				ent("Bo", "person", "Swims twice a week"),
+			},
+			query: "who has back pain",
+			want:  []string{"~Ann"},
+		},
+		{
+			name: "entries hold only neighbours of their type",
+			ents: []Entity{
+				ent("msg-1", "message", "Any tips for my back pain?"),
+				ent("note-1", "note", "Swim twice a week"),
+				ent("msg-2", "message", "Swim twice a week"),
+			},
+			query: "back pains",
+			want:  []string{"~msg-1"},
+		},
+		{
+			name: "a long entity is not an entry and lends no words",
+			ents: []Entity{
+				ent("msg-1", "message", "back pain", "a", "b", "c", "d"),
+				ent("msg-2", "message", "Swim twice a week"),
+				ent("msg-3", "message", "Swim twice a week", strings.Repeat("long ", 250)),
+				ent("msg-4", "message", "back pain again"),
+			},
+			query: "back pains",
+			// msg-2 is an entry but its neighbours are not: it holds
+			// nothing of msg-1.
+			want: []string{"~msg-4", "~msg-1"},
 		},
 		{
 			name: "an entity's type counts",
@@ -311,6 +358,26 @@ func naiveScores(g *Graph, query string) map[string]float64 {
 			add(e.Name, o, weightObservation)
 		}
 	}
+	// Entries of a log hold their neighbours' observations at half weight.
+	short := func(e *Entity) bool {
+		n := 0
+		for _, o := range e.Observations {
+			n += len(o)
+		}
+		return len(e.Observations) <= maxEntryObservations && n <= maxEntryBytes && strings.ContainsAny(e.Name, "0123456789")
+	}
+	for i, e := range g.entities {
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(g.entities) {
+				continue
+			}
+			if n := g.entities[j]; short(e) && short(n) && n.EntityType == e.EntityType {
+				for _, o := range n.Observations {
+					add(e.Name, o, weightSequence)
+				}
+			}
+		}
+	}
 	for _, r := range g.relations {
 		for _, end := range [2][2]string{{r.From, r.To}, {r.To, r.From}} {
 			e, other := end[0], end[1]
@@ -424,7 +491,15 @@ func TestWordIndexIncremental(t *testing.T) {
 				}
 			}
 		case op < 3:
+			// Half are entries of one log, short and of one type, so the
+			// neighbours' words come and go as entries change around them.
 			e := Entity{Name: name(), EntityType: text(), Observations: []string{text(), text()}}
+			if rng.IntN(2) == 0 {
+				e.EntityType = "message"
+				for range rng.IntN(4) {
+					e.Observations = append(e.Observations, text())
+				}
+			}
 			g.CreateEntities([]Entity{e})
 			history = append(history, "create "+e.Name)
 		case op < 5:
