@@ -586,6 +586,10 @@ type Hit struct {
 	// Exact: the entity matches the whole query (Search's rule), rather
 	// than sharing only some of its words.
 	Exact bool
+	// Whole: an Exact hit holding the whole query in its name, type or one
+	// observation (the reference server's rule), not only each of its
+	// words somewhere.
+	Whole bool
 	// Score is the entity's BM25-like relevance to the query's words; 0
 	// when it shares none (an exact match on a stop word or a fragment).
 	Score float64
@@ -624,15 +628,15 @@ func (g *Graph) SearchRanked(query string, limit int) Ranked {
 	}
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
-	exact := g.search(query)
+	exact, whole := g.search(query)
 	x := g.wordIndex()
 	q := x.resolve(query)
 	x.accumulate(q)
 	defer x.reset()
 
 	hits := make([]Hit, 0, max(len(exact), limit))
-	for _, e := range exact {
-		hits = append(hits, Hit{Entity: e, Exact: true, Score: x.scores[e.wid], q: q})
+	for i, e := range exact {
+		hits = append(hits, Hit{Entity: e, Exact: true, Whole: i < whole, Score: x.scores[e.wid], q: q})
 	}
 	if want := limit - len(exact); want > 0 {
 		isExact := make(map[*Entity]bool, len(exact))

@@ -653,3 +653,22 @@ func TestWordIndexManyWritesNoSearch(t *testing.T) {
 		t.Errorf("scores after the rebuild %v, naive %v", got, want)
 	}
 }
+
+// Whole tells the reference's matches (the whole query in one field) from
+// Search's others (each word somewhere).
+func TestHitWhole(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("Ann", "person", "likes green tea", "lives in Paris"),
+		ent("Bo", "person", "green walls", "tea at five"),
+		ent("Cy", "person", "coffee"),
+	}, nil)
+	r := g.SearchRanked("green tea", 3)
+	var got []string
+	for _, h := range r.Hits {
+		got = append(got, fmt.Sprintf("%s exact=%v whole=%v", h.Entity.Name, h.Exact, h.Whole))
+	}
+	want := []string{"Ann exact=true whole=true", "Bo exact=true whole=false"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

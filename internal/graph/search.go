@@ -182,13 +182,14 @@ func (st *searchText) hasAllWords(words []folded) bool {
 func (g *Graph) Search(query string) Selection {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
-	ents := g.search(query)
+	ents, _ := g.search(query)
 	return Selection{ents, g.touching(ents)}
 }
 
-// search returns the entities matching query, best first; it runs under
-// searchMu.
-func (g *Graph) search(query string) []*Entity {
+// search returns the entities matching query, best first, and how many of
+// them hold the whole query in one field (the others hold each of its
+// words); it runs under searchMu.
+func (g *Graph) search(query string) (ents []*Entity, whole int) {
 	q := newFolded(query)
 	var words []folded
 	for _, w := range strings.Fields(query) {
@@ -210,11 +211,14 @@ func (g *Graph) search(query string) []*Entity {
 		}
 		return bySeq(a.e, b.e)
 	})
-	ents := make([]*Entity, len(hits))
+	ents = make([]*Entity, len(hits))
 	for i, h := range hits {
 		ents[i] = h.e
+		if h.rank != matchAllWords {
+			whole++
+		}
 	}
-	return ents
+	return ents, whole
 }
 
 // searchCandidates returns the entities that may match: from the trigram
