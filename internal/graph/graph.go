@@ -37,6 +37,11 @@
 //     and after them in graph order, because a reply is about the message
 //     before it. Entities named by words (people, projects) are not
 //     entries. See isEntry.
+//   - Names in the question: when the question names an entity (its whole
+//     name as a run of the question's words, as written or capitalised,
+//     "Nadia's" naming Nadia), it and the entities related to it score half
+//     as much again, so among the entities sharing words with the question
+//     those about who or what it names come first. See boostNamed.
 //
 // A Graph is not safe for concurrent use, except that any number of
 // read-only calls (the reads above and the accessors) may run at once while

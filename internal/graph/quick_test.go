@@ -306,7 +306,7 @@ func checkRanked(t *testing.T, g *Graph, m *model, query string, limit int) {
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
-	scores := naiveScores(g, query)
+	scores := naiveRankedScores(g, query)
 	var candidates []string // entities with a score, not exact matches
 	for _, e := range m.ents {
 		if scores[e.Name] > 0 && !slices.Contains(names(exact.Entities), e.Name) {

@@ -221,6 +221,22 @@ func TestSearchRankedOrder(t *testing.T) {
 			want: []string{"~msg-4", "~msg-1"},
 		},
 		{
+			name: "what is related to an entity the question names ranks higher",
+			ents: []Entity{
+				ent("Nadia", "person"),
+				ent("Elif", "person"),
+				ent("ask", "message", "Did you hurt your ankle on the trail this morning when you were out running with the club?"),
+				ent("reply", "message", "The ankle is the size of a grapefruit"),
+			},
+			rels: []Relation{
+				{From: "ask", To: "Elif", RelationType: "sent_by"},
+				{From: "reply", To: "Nadia", RelationType: "sent_by"},
+			},
+			query: "How did Nadia's ankle get hurt?",
+			// Without the name, ask (two of the words) beats reply (one).
+			want: []string{"~reply", "~Nadia", "~ask"},
+		},
+		{
 			name: "an entity's type counts",
 			ents: []Entity{
 				ent("x", "restaurant", "on the corner"),
@@ -421,6 +437,45 @@ func naiveScores(g *Graph, query string) map[string]float64 {
 			tf := float64(d[t]) / unitsPerWord
 			norm := 1 - bm25B + bm25B*float64(lens[e])/unitsPerWord/avg
 			scores[e] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+		}
+	}
+	return scores
+}
+
+// naiveRankedScores is naiveScores with the boost of what the query
+// names, from the definition: an entity is named when its name's words are
+// a run of the query's words, as written or capitalised; it and every
+// entity related to it score namedBoost times more, once.
+func naiveRankedScores(g *Graph, query string) map[string]float64 {
+	scores := naiveScores(g, query)
+	words := nameWords(query)
+	isNamed := func(name string) bool {
+		n := len(strings.Split(name, " "))
+		for i := 0; i+n <= len(words); i++ {
+			run := strings.Join(words[i:i+n], " ")
+			if n <= maxNameWords && (run == name || capitalised(run) == name) {
+				return true
+			}
+		}
+		return false
+	}
+	tied := make(map[string]bool)
+	for _, e := range g.entities {
+		if isNamed(e.Name) {
+			tied[e.Name] = true
+		}
+	}
+	for _, r := range g.relations {
+		if isNamed(r.From) && g.byName[r.From] != nil {
+			tied[r.To] = true
+		}
+		if isNamed(r.To) && g.byName[r.To] != nil {
+			tied[r.From] = true
+		}
+	}
+	for name := range tied {
+		if scores[name] > 0 {
+			scores[name] *= namedBoost
 		}
 	}
 	return scores
@@ -670,5 +725,36 @@ func TestHitWhole(t *testing.T) {
 	want := []string{"Ann exact=true whole=true", "Bo exact=true whole=false"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// namedIn finds the entities a question names: whole names of one or more
+// words, in the question's case or capitalised, before a possessive.
+func TestNamedIn(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("Green Tea House", "place"),
+		ent("Nadia", "person"),
+		ent("msg-0042", "message"),
+		ent("tea", "drink"),
+		ent("Tom", "person"),
+	}, nil)
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"what is on the green tea house's menu?", []string{"Green Tea House", "tea"}},
+		{"When did Nadia’s ankle heal?", []string{"Nadia"}},
+		{"what did msg-0042 say", []string{"msg-0042"}},
+		{"nadia and tom", []string{"Nadia", "Tom"}},
+		{"tomato", nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, e := range g.namedIn(tt.query) {
+			got = append(got, e.Name)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("namedIn(%q) = %q, want %q", tt.query, got, tt.want)
+		}
 	}
 }
