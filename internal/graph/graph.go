@@ -42,6 +42,10 @@
 //     "Nadia's" naming Nadia), it and the entities related to it score half
 //     as much again, so among the entities sharing words with the question
 //     those about who or what it names come first. See boostNamed.
+//   - Questions about when ("When did…", "How long ago…", "когда", "いつ"):
+//     entities holding a date (a year, a day and month, 2026-03-14) score
+//     a fifth more. Dates are shown as stored; none is computed. See
+//     dates.go.
 //
 // A Graph is not safe for concurrent use, except that any number of
 // read-only calls (the reads above and the accessors) may run at once while

@@ -635,6 +635,13 @@ func (g *Graph) SearchRanked(query string, limit int) Ranked {
 	x.accumulate(q)
 	defer x.reset()
 	g.boostNamed(x, query)
+	if isTemporal(query) {
+		for _, id := range x.touched {
+			if x.byID[id].dated() {
+				x.scores[id] *= dateBoost
+			}
+		}
+	}
 
 	hits := make([]Hit, 0, max(len(exact), limit))
 	for i, e := range exact {

@@ -237,6 +237,24 @@ func TestSearchRankedOrder(t *testing.T) {
 			want: []string{"~reply", "~Nadia", "~ask"},
 		},
 		{
+			name: "a question about when prefers what holds a date",
+			ents: []Entity{
+				ent("first", "event", "Ann moved house, total chaos"),
+				ent("second", "event", "Ann moved house on 3 May 2021"),
+			},
+			query: "When did Ann move house?",
+			want:  []string{"~second", "~first"},
+		},
+		{
+			name: "other questions do not",
+			ents: []Entity{
+				ent("first", "event", "Ann moved house, total chaos"),
+				ent("second", "event", "Ann moved house on 3 May 2021"),
+			},
+			query: "Where did Ann move house?",
+			want:  []string{"~first", "~second"},
+		},
+		{
 			name: "an entity's type counts",
 			ents: []Entity{
 				ent("x", "restaurant", "on the corner"),
@@ -476,6 +494,13 @@ func naiveRankedScores(g *Graph, query string) map[string]float64 {
 	for name := range tied {
 		if scores[name] > 0 {
 			scores[name] *= namedBoost
+		}
+	}
+	if isTemporal(query) {
+		for _, e := range g.entities {
+			if scores[e.Name] > 0 && slices.ContainsFunc(e.Observations, func(o string) bool { return hasDate(Fold(o)) }) {
+				scores[e.Name] *= dateBoost
+			}
 		}
 	}
 	return scores
@@ -755,6 +780,49 @@ func TestNamedIn(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("namedIn(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+func TestHasDate(t *testing.T) {
+	for text, want := range map[string]bool{
+		"date: 8 May 2026, 1:56 pm": true,
+		"sent: 2026-05-08 13:56":    true,
+		"Born on 14 March 1987":     true,
+		"moving in june 3":          true,
+		"paid 14.03.2026":           true,
+		"due 14/03":                 true,
+		"в 1999 году":               true,
+		"14 ноября юбилей":          true,
+		"2026年3月に引っ越した":             true,
+		"Ran 8k along the river":    false,
+		"works at ACME 4":           false,
+		"may I ask":                 false,
+		"call 0117 496 0000":        false,
+		"scored 3-1":                false,
+		"the march to the sea":      false,
+		"version 1.2 of the tool":   false,
+		"Room 2101 is on the left":  false,
+	} {
+		if got := hasDate(Fold(text)); got != want {
+			t.Errorf("hasDate(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestIsTemporal(t *testing.T) {
+	for q, want := range map[string]bool{
+		"When did Nadia hurt her ankle?":    true,
+		"what year did Tom move to Leeds":   true,
+		"How long ago did we meet?":         true,
+		"And when is the party?":            true,
+		"Когда у мамы юбилей?":              true,
+		"誕生日はいつ？":                           true,
+		"Where does Tom work?":              false,
+		"What did Elif say about whenever?": false,
+	} {
+		if got := isTemporal(q); got != want {
+			t.Errorf("isTemporal(%q) = %v, want %v", q, got, want)
 		}
 	}
 }

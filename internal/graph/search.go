@@ -19,6 +19,7 @@ const MaxQueryLength = 2048
 type searchText struct {
 	name, entityType folded
 	observations     []folded
+	dated            uint8 // 0: not yet known; 1: no date; 2: an observation holds one (see dated)
 }
 
 // folded is a text in both folded forms.
