@@ -712,7 +712,13 @@ func (g *Graph) namedIn(query string) []*Entity {
 	for i := range words {
 		for n := 1; n <= maxNameWords && i+n <= len(words); n++ {
 			name := strings.Join(words[i:i+n], " ")
-			for _, cand := range []string{name, capitalised(name)} {
+			if len(g.byName) == 0 {
+				return nil
+			}
+			for k, cand := range [2]string{name, capitalised(name)} {
+				if k == 1 && cand == name {
+					break
+				}
 				if e := g.byName[cand]; e != nil && !seen[e] {
 					seen[e] = true
 					out = append(out, e)
@@ -738,13 +744,17 @@ func nameWords(query string) []string {
 
 // capitalised returns s with the first letter of each word upper-case.
 func capitalised(s string) string {
-	b := []rune(s)
-	for i, r := range b {
-		if i == 0 || b[i-1] == ' ' {
-			b[i] = unicode.ToUpper(r)
+	var b strings.Builder
+	b.Grow(len(s))
+	start := true
+	for _, r := range s {
+		if start {
+			r = unicode.ToUpper(r)
 		}
+		b.WriteRune(r)
+		start = r == ' '
 	}
-	return string(b)
+	return b.String()
 }
 
 // better orders hits by score, ties in graph order.
