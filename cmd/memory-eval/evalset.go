@@ -16,6 +16,8 @@ import (
 const (
 	memoriesDir   = "memories"
 	questionsFile = "questions.jsonl"
+	// generatedQuestions matches the files of generated questions.
+	generatedQuestions = "questions-*.jsonl"
 )
 
 // question is one line of questions.jsonl: a question as a person would ask
@@ -36,6 +38,10 @@ var questionKinds = map[string]string{
 	"rare":       "shares only one or two rare words with the answer",
 	"relation":   "about how two entities are related",
 	"neighbour":  "the answer sits on an entity related to the one named",
+	"span":       "the question's words are in one message, the answer in another a message or two away",
+	"reply":      "answered by the reply to the message the question names",
+	"temporal":   "asks when something happened; the date is on the answering entity",
+	"noword":     "shares no content word with the answer",
 }
 
 // memory is one memory file of the set, read enough to check answers.
@@ -88,12 +94,31 @@ func loadSet(dir string) (*evalSet, error) {
 	}
 	slices.SortFunc(set.Memories, func(a, b *memory) int { return strings.Compare(a.Name, b.Name) })
 
-	qpath := filepath.Join(dir, questionsFile)
-	data, err := os.ReadFile(qpath)
+	// questions.jsonl is written by hand; questions-*.jsonl by generators
+	// (cmd/memory-eval/evalgen).
+	qpaths, err := filepath.Glob(filepath.Join(dir, generatedQuestions))
 	if err != nil {
 		return nil, err
 	}
+	qpaths = append([]string{filepath.Join(dir, questionsFile)}, qpaths...)
 	seen := map[string]bool{}
+	for _, qpath := range qpaths {
+		if err := set.loadQuestions(qpath, seen); err != nil {
+			return nil, err
+		}
+	}
+	if len(set.Questions) == 0 {
+		return nil, fmt.Errorf("%s holds no questions", qpaths[0])
+	}
+	return set, nil
+}
+
+// loadQuestions reads one questions file into s.
+func (s *evalSet) loadQuestions(qpath string, seen map[string]bool) error {
+	data, err := os.ReadFile(qpath)
+	if err != nil {
+		return err
+	}
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -102,18 +127,15 @@ func loadSet(dir string) (*evalSet, error) {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", qpath, i+1, err)
+			return fmt.Errorf("%s:%d: %v", qpath, i+1, err)
 		}
-		if err := set.checkQuestion(q, seen); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", qpath, i+1, err)
+		if err := s.checkQuestion(q, seen); err != nil {
+			return fmt.Errorf("%s:%d: %v", qpath, i+1, err)
 		}
 		seen[q.ID] = true
-		set.Questions = append(set.Questions, q)
+		s.Questions = append(s.Questions, q)
 	}
-	if len(set.Questions) == 0 {
-		return nil, fmt.Errorf("%s holds no questions", qpath)
-	}
-	return set, nil
+	return nil
 }
 
 func (s *evalSet) checkQuestion(q question, seen map[string]bool) error {

@@ -17,6 +17,12 @@
 // for a page on its own is split by its observations and says how many
 // each part leaves out.
 //
+// A search shows evidence first (Hit): an entity holding the whole query is
+// shown whole, the others only by their best-matching observations, the
+// rest counted in omittedObservations with a note that open_nodes shows
+// them; so the facts that answer a question come within the first few
+// thousand bytes, whichever entity holds them.
+//
 // A cursor carries no server state: it names the request it belongs to and a
 // digest of everything before its position. A cursor used after the memory
 // changed still works when everything before it is unchanged (the rest is
@@ -48,6 +54,52 @@ type View struct {
 	// before the others, in order (a search shows what matched first). It
 	// is called only for the entities a page shows.
 	First func() []int
+	// Most, when above 0 and below the entity's number of observations,
+	// shows only the first Most observations in shown order; the others
+	// are counted in omittedObservations, and a note says that open_nodes
+	// shows them.
+	Most int
+}
+
+// HitObservations is how many observations a closest match of a search
+// shows: its best-matching ones.
+const HitObservations = 10
+
+// Hit shows one entity that a search found. An entity holding the whole
+// query in its name, type or an observation is shown whole, as the
+// reference shows it, with the observations that matched first. Any other
+// (one holding each of the query's words somewhere, or only some of them)
+// shows only its HitObservations best-matching observations, best first: a
+// person with three hundred facts otherwise fills the first few thousand
+// bytes of the answer with facts that share a word with the question, and
+// the fact asked about, on the second entity, comes after them.
+func Hit(h graph.Hit) View {
+	v := View{Entity: h.Entity, First: h.Matched}
+	if !h.Whole {
+		v.Most = HitObservations
+	}
+	return v
+}
+
+// limited reports whether view i shows only some of its observations.
+func (a *Answer) limited(i int) bool {
+	v := a.Entities[i]
+	return !a.Outline && v.Most > 0 && v.Most < len(v.Entity.Observations)
+}
+
+// omittedNote is the note of an answer whose entities show only some of
+// their observations.
+const omittedNote = "Entities with omittedObservations show only their observations that best match the query; open_nodes with their names shows them whole."
+
+// notes returns the answer's notes, and omittedNote when an entity shows
+// only some of its observations.
+func (a *Answer) notes() []string {
+	for i := range a.Entities {
+		if a.limited(i) {
+			return append(slices.Clip(a.Notes), omittedNote)
+		}
+	}
+	return a.Notes
 }
 
 // Answer is the whole answer of a read tool, before it is cut into parts.
@@ -220,7 +272,7 @@ func (a *Answer) start(seq []item, text string) (k, obs int, err error) {
 	if c.k >= len(seq) || a.prefixDigest(seq, c.k) != c.prefix {
 		return 0, 0, changed
 	}
-	if it := seq[c.k]; c.obs > 0 && (it.ent < 0 || c.obs >= len(a.Entities[it.ent].Entity.Observations) || a.splitDigest(int(it.ent)) != c.split) {
+	if it := seq[c.k]; c.obs > 0 && (it.ent < 0 || c.obs >= a.obsCount(it) || a.splitDigest(int(it.ent)) != c.split) {
 		return 0, 0, changed
 	}
 	return c.k, c.obs, nil
@@ -384,7 +436,7 @@ func (a *Answer) fill(seq []item, k, obs, limit int) *layout {
 		}
 		return l
 	}
-	size := len(Encode(true, a.write(&layout{}, ""))) + textSize(a.Notes)
+	size := len(Encode(true, a.write(&layout{}, ""))) + textSize(a.notes())
 	scratch := &JSON{indent: true}
 	for i := k; i < len(seq); i++ {
 		it := seq[i]
@@ -424,6 +476,9 @@ func (a *Answer) fill(seq []item, k, obs, limit int) *layout {
 func (a *Answer) obsCount(it item) int {
 	if it.ent < 0 || a.Outline {
 		return 0
+	}
+	if a.limited(int(it.ent)) {
+		return a.Entities[it.ent].Most
 	}
 	return len(a.Entities[it.ent].Entity.Observations)
 }
@@ -522,7 +577,7 @@ func (a *Answer) render(seq []item, k int, l *layout) Result {
 		}
 		next = c.String()
 	}
-	p := encode(a.write(shown, next), a.size(shown), a.Notes...)
+	p := encode(a.write(shown, next), a.size(shown), a.notes()...)
 	p.NextCursor = next
 	if next != "" {
 		p.Texts = append(p.Texts, a.notice(seq, k, l, next))

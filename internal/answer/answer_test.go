@@ -122,12 +122,12 @@ func follow(t *testing.T, a *Answer, limit int) (ents []pageEntity, rels []graph
 		}
 		rels = append(rels, pj.Relations...)
 		if p.NextCursor == "" {
-			if len(p.Texts) != 1+len(a.Notes) {
-				t.Fatalf("last page has %d text items, want %d", len(p.Texts), 1+len(a.Notes))
+			if len(p.Texts) != 1+len(a.notes()) {
+				t.Fatalf("last page has %d text items, want %d", len(p.Texts), 1+len(a.notes()))
 			}
 			return ents, rels, pages
 		}
-		if len(p.Texts) != 2+len(a.Notes) || !strings.Contains(p.Texts[len(p.Texts)-1], p.NextCursor) {
+		if len(p.Texts) != 2+len(a.notes()) || !strings.Contains(p.Texts[len(p.Texts)-1], p.NextCursor) {
 			t.Fatalf("a cut page must end with a notice naming the cursor: %q", p.Texts[len(p.Texts)-1])
 		}
 		if pages > 10000 {
@@ -550,5 +550,119 @@ func TestPagesUnderWrites(t *testing.T) {
 	t.Logf("%d runs refused a cursor, %d finished after writes", refused, finishedAfterWrites)
 	if refused == 0 || finishedAfterWrites == 0 {
 		t.Errorf("%d runs refused a cursor and %d finished after writes; the test wants both", refused, finishedAfterWrites)
+	}
+}
+
+// An entity limited to its Most first observations shows exactly those, in
+// shown order, across however many parts, counts the rest in
+// omittedObservations, and the answer says where the rest is.
+func TestMostShowsTheFirstOnce(t *testing.T) {
+	for _, s := range seeds() {
+		r := rand.New(rand.NewPCG(s, 1))
+		g := randomGraph(r)
+		a := allOf(g)
+		anyLimited := false
+		for i := range a.Entities {
+			n := len(a.Entities[i].Entity.Observations)
+			rev := make([]int, n)
+			for j := range rev {
+				rev[j] = n - 1 - j
+			}
+			a.Entities[i].First = func() []int { return rev }
+			a.Entities[i].Most = r.IntN(15)
+			if m := a.Entities[i].Most; m > 0 && m < n {
+				anyLimited = true
+			}
+		}
+		limit := MinLimit + r.IntN(8000)
+		ents, _, _ := follow(t, a, limit)
+		if len(ents) != len(a.Entities) {
+			t.Fatalf("seed %d: %d entities, want %d", s, len(ents), len(a.Entities))
+		}
+		for i, e := range ents {
+			v := a.Entities[i]
+			want := slices.Clone(v.Entity.Observations)
+			slices.Reverse(want)
+			if v.Most > 0 && v.Most < len(want) {
+				want = want[:v.Most]
+			}
+			if !slices.Equal(e.Observations, want) && !(len(e.Observations) == 0 && len(want) == 0) {
+				t.Fatalf("seed %d: entity %s shows %q, want %q", s, e.Name, e.Observations, want)
+			}
+			if e.OmittedObservations != len(v.Entity.Observations)-len(want) {
+				t.Fatalf("seed %d: entity %s omits %d, want %d", s, e.Name, e.OmittedObservations, len(v.Entity.Observations)-len(want))
+			}
+		}
+		p, err := a.Page(limit, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(p.Texts, omittedNote); got != anyLimited {
+			t.Fatalf("seed %d: note about omitted observations shown: %v, want %v", s, got, anyLimited)
+		}
+	}
+}
+
+// A search's answer over a memory of people with hundreds of facts each
+// shows each person's best-matching facts first and leaves the rest out,
+// so the fact asked about is in the first few thousand bytes even when it
+// is the second person's; an entity holding the whole query is whole.
+func TestSearchEvidenceFirst(t *testing.T) {
+	g := graph.New()
+	var ann, bo []string
+	for i := range 300 {
+		ann = append(ann, fmt.Sprintf("Ann said on day %d that the garden needs water and that the bus was late again", i))
+		bo = append(bo, fmt.Sprintf("Bo said on day %d that the garden needs weeding and that work was long", i))
+	}
+	bo = append(bo, "Bo adopted a greyhound called Biscuit from the shelter on 12 March")
+	g.CreateEntities([]graph.Entity{
+		{Name: "Ann", EntityType: "person", Observations: ann},
+		{Name: "Bo", EntityType: "person", Observations: bo},
+	})
+	search := func(query string) (Result, graph.Ranked) {
+		found := g.SearchRanked(query, 0)
+		a := &Answer{Tool: "search_nodes", Request: query, Relations: found.Relations}
+		for _, h := range found.Hits {
+			a.Entities = append(a.Entities, Hit(h))
+		}
+		p, err := a.Page(60000, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, found
+	}
+
+	p, found := search("When did Ann and Bo adopt the greyhound from the shelter?")
+	if len(found.Hits) != 2 || found.Hits[0].Whole || found.Hits[1].Whole {
+		t.Fatalf("hits %+v, want Ann and Bo as closest matches", found.Hits)
+	}
+	text := strings.Join(p.Texts, "")
+	if i := strings.Index(text, "Bo adopted a greyhound"); i < 0 || i > 4000 {
+		t.Errorf("the fact asked about is at byte %d of the answer, want within the first 4000:\n%.3000s", i, text)
+	}
+	pj := decodePage(t, p)
+	for _, e := range pj.Entities {
+		if len(e.Observations) != HitObservations || e.OmittedObservations != len(g.Entity(e.Name).Observations)-HitObservations {
+			t.Errorf("%s shows %d observations and omits %d, want %d and the rest", e.Name, len(e.Observations), e.OmittedObservations, HitObservations)
+		}
+	}
+	if !slices.Contains(p.Texts, omittedNote) {
+		t.Errorf("no note says where the omitted observations are: %q", p.Texts[1:])
+	}
+
+	// Each word somewhere in the entity: a match by Search's rule, but not
+	// the reference's, so it shows only its best observations too.
+	p, found = search("Bo greyhound shelter")
+	pj = decodePage(t, p)
+	if len(found.Hits) == 0 || !found.Hits[0].Exact || found.Hits[0].Whole || len(pj.Entities[0].Observations) != HitObservations || pj.Entities[0].Observations[0] != bo[300] {
+		t.Errorf("an all-words match: hits %+v, shown %q", found.Hits, pj.Entities[0].Observations)
+	}
+
+	// The whole query in one observation: the reference's match, shown
+	// whole.
+	p, found = search("greyhound called Biscuit")
+	pj = decodePage(t, p)
+	if len(found.Hits) == 0 || !found.Hits[0].Whole || len(pj.Entities[0].Observations) != len(bo) || pj.Entities[0].OmittedObservations != 0 {
+		t.Errorf("a whole-query match is not shown whole: %d observations, %d omitted", len(pj.Entities[0].Observations), pj.Entities[0].OmittedObservations)
 	}
 }

@@ -28,10 +28,14 @@ func ExampleGraph_SearchRanked() {
 	for _, h := range r.Hits {
 		fmt.Printf("%s %q\n", h.Entity.Name, h.Observations())
 	}
+	// message 2 comes before Caroline: as an entry of a log (short, named
+	// with a digit, next to another message) it also holds message 1's
+	// words at half weight.
+
 	// Output:
 	// No entity matched the whole query; the closest:
 	// message 1 ["I went to a LGBTQ support group yesterday." "date: 7 May 2023"]
-	// Caroline []
+	// message 2 ["date: 8 May 2023" "I have been painting a lot lately."]
 }
 
 // Exact matches (the whole query occurs, as search_nodes has always found

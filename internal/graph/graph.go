@@ -25,6 +25,28 @@
 // matches, a word index for ranking) built by the first call that needs
 // them and kept up to date by every mutation after that.
 //
+// SearchRanked ranks by BM25 over each entity's words (rank.go), with these
+// rules for questions asked in people's own words:
+//
+//   - An entity's own text counts most (its name twice, its type and
+//     observations once); the names and types of related entities and the
+//     relation types count half.
+//   - Entries of a log (a chat stored one entity per message, a journal):
+//     short entities named with a digit (msg-0042) also hold, at half
+//     weight, the observations of the entries of their type just before
+//     and after them in graph order, because a reply is about the message
+//     before it. Entities named by words (people, projects) are not
+//     entries. See isEntry.
+//   - Names in the question: when the question names an entity (its whole
+//     name as a run of the question's words, as written or capitalised,
+//     "Nadia's" naming Nadia), it and the entities related to it score half
+//     as much again, so among the entities sharing words with the question
+//     those about who or what it names come first. See boostNamed.
+//   - Questions about when ("When did…", "How long ago…", "когда", "いつ"):
+//     entities holding a date (a year, a day and month, 2026-03-14) score
+//     a fifth more. Dates are shown as stored; none is computed. See
+//     dates.go.
+//
 // A Graph is not safe for concurrent use, except that any number of
 // read-only calls (the reads above and the accessors) may run at once while
 // no mutation runs.

@@ -52,6 +52,16 @@ func (g *Graph) entityAdded(e *Entity) {
 		for _, r := range g.in[e.Name] {
 			g.wordsChanged(g.byName[r.From])
 		}
+		g.adjacentChanged(e)
+	}
+}
+
+// adjacentChanged records that the entities next to e in graph order may
+// hold other text of e's now (see isEntry): e was added, changed or is
+// being removed (then they become each other's neighbours).
+func (g *Graph) adjacentChanged(e *Entity) {
+	if g.words != nil {
+		g.adjacent(e, g.wordsChanged)
 	}
 }
 
@@ -63,14 +73,18 @@ func (g *Graph) entityChanged(e *Entity) {
 		g.idx.pending = append(g.idx.pending, e)
 	}
 	g.wordsChanged(e)
+	g.adjacentChanged(e)
 }
 
+// entityRemoved runs while e is still in g.entities, so its neighbours
+// can be found.
 func (g *Graph) entityRemoved(e *Entity) {
 	if g.idx != nil {
 		g.idx.forget(e)
 	}
 	if g.words != nil {
 		g.words.forget(e)
+		g.adjacentChanged(e)
 	}
 }
 

@@ -306,7 +306,7 @@ func checkRanked(t *testing.T, g *Graph, m *model, query string, limit int) {
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
-	scores := naiveScores(g, query)
+	scores := naiveRankedScores(g, query)
 	var candidates []string // entities with a score, not exact matches
 	for _, e := range m.ents {
 		if scores[e.Name] > 0 && !slices.Contains(names(exact.Entities), e.Name) {
@@ -345,7 +345,7 @@ var (
 	quickNames = []string{"Alice", "alice", "Bob", "Carol Ann", "dave", "AB", "b c", "Eve"}
 	quickTypes = []string{"person", "Person", "org", "big city", "tea"}
 	quickRels  = []string{"knows", "Knows", "works_at"}
-	quickWords = []string{"likes tea", "Lives in Paris", "alice's friend", "works at ACME", "b", "c d", "Bob"}
+	quickWords = []string{"likes tea", "Lives in Paris", "alice's friend", "works at ACME", "b", "c d", "Bob", "moved on 3 May 2021"}
 )
 
 func quickObservation(rng *rand.Rand) string {
@@ -381,6 +381,8 @@ func quickQuery(rng *rand.Rand, m *model) string {
 			" " + pick(rng, strings.Fields(quickObservation(rng)+" "+pick(rng, quickTypes)))
 	case 3:
 		return pick(rng, []string{"a", "B", "c", " ", "e", "1", "S"})
+	case 4: // a question about when, and what Alice's neighbours hold
+		return pick(rng, []string{"When did Alice move to Paris?", "when does bob like tea", "What does Alice's friend like?"})
 	}
 	// A piece of some text in the graph, in some case.
 	var texts []string

@@ -25,6 +25,8 @@ func hitNames(r Ranked) []string {
 }
 
 func TestSearchRankedOrder(t *testing.T) {
+	// Entities are named without digits unless a case is about entries of
+	// a log (isEntry), so the others hold their own words only.
 	tests := []struct {
 		name  string
 		ents  []Entity
@@ -36,21 +38,21 @@ func TestSearchRankedOrder(t *testing.T) {
 		{
 			name: "the rarer shared word weighs more",
 			ents: []Entity{
-				ent("m1", "message", "we had a meeting today"),
-				ent("m2", "message", "another meeting today"),
-				ent("m3", "message", "a meeting about the quetzal"),
-				ent("m4", "message", "quetzal feathers"),
-				ent("m5", "message", "meeting again"),
+				ent("ma", "message", "we had a meeting today"),
+				ent("mb", "message", "another meeting today"),
+				ent("mc", "message", "a meeting about the quetzal"),
+				ent("md", "message", "quetzal feathers"),
+				ent("me", "message", "meeting again"),
 			},
 			query: "what about quetzal meetings?",
 			// Then the shortest text first: "a", "we", "had" are stop words.
-			want: []string{"~m3", "~m4", "~m5", "~m1", "~m2"},
+			want: []string{"~mc", "~md", "~me", "~ma", "~mb"},
 		},
 		{
 			name: "stop words alone find nothing",
 			ents: []Entity{
-				ent("m1", "message", "when did you go there"),
-				ent("m2", "message", "what is it"),
+				ent("ma", "message", "when did you go there"),
+				ent("mb", "message", "what is it"),
 			},
 			query: "what did you do then",
 			want:  nil,
@@ -58,30 +60,30 @@ func TestSearchRankedOrder(t *testing.T) {
 		{
 			name: "English words meet by their stems",
 			ents: []Entity{
-				ent("m1", "message", "I joined a support group last week"),
-				ent("m2", "message", "the weather was nice"),
+				ent("ma", "message", "I joined a support group last week"),
+				ent("mb", "message", "the weather was nice"),
 			},
 			query: "When did Caroline go to the LGBTQ support groups?",
-			want:  []string{"~m1"},
+			want:  []string{"~ma"},
 		},
 		{
 			name: "Russian words meet by their stems",
 			ents: []Entity{
-				ent("m1", "сообщение", "Вчера ходила в группу поддержки"),
-				ent("m2", "сообщение", "Погода была хорошая"),
+				ent("ma", "сообщение", "Вчера ходила в группу поддержки"),
+				ent("mb", "сообщение", "Погода была хорошая"),
 			},
 			query: "Когда она ходила в группы поддержки?",
-			want:  []string{"~m1"},
+			want:  []string{"~ma"},
 		},
 		{
 			name: "Japanese by bigrams",
 			ents: []Entity{
-				ent("m1", "メッセージ", "京都に行った"),
-				ent("m2", "メッセージ", "東京に住んでいる"),
-				ent("m3", "メッセージ", "大阪が好き"),
+				ent("ma", "メッセージ", "京都に行った"),
+				ent("mb", "メッセージ", "東京に住んでいる"),
+				ent("mc", "メッセージ", "大阪が好き"),
 			},
 			query: "東京のどこに住んでいますか",
-			want:  []string{"~m2"},
+			want:  []string{"~mb"},
 		},
 		{
 			name: "a word of the name counts more than one of an observation",
@@ -114,18 +116,18 @@ func TestSearchRankedOrder(t *testing.T) {
 			name: "related names are weaker evidence",
 			ents: []Entity{
 				ent("Caroline", "person"),
-				ent("msg1", "message", "went to a support group"),
-				ent("msg2", "message", "went to a support group"),
-				ent("msg3", "message", "painted a sunset"),
+				ent("msgA", "message", "went to a support group"),
+				ent("msgB", "message", "went to a support group"),
+				ent("msgC", "message", "painted a sunset"),
 			},
 			rels: []Relation{
-				rel("msg2", "said_by", "Caroline"),
-				rel("msg3", "said_by", "Caroline"),
+				rel("msgB", "said_by", "Caroline"),
+				rel("msgC", "said_by", "Caroline"),
 			},
 			query: "did caroline visit the support group",
 			// msg2 has both the words and the speaker; msg1 the words only;
 			// Caroline has the name, which counts more than msg3's speaker.
-			want: []string{"~msg2", "~msg1", "~Caroline", "~msg3"},
+			want: []string{"~msgB", "~msgA", "~Caroline", "~msgC"},
 		},
 		{
 			name: "relation types are evidence too",
@@ -172,6 +174,85 @@ func TestSearchRankedOrder(t *testing.T) {
 			query: "red apples",
 			limit: 3,
 			want:  []string{"a", "~b", "~d"},
+		},
+		{
+			name: "an entry of a log is found by the words of the entries next to it",
+			ents: []Entity{
+				ent("msg-1", "message", "speaker: Ann", "Any tips for my back pain?"),
+				ent("msg-2", "message", "speaker: Bo", "Swim twice a week, it fixed mine"),
+				ent("msg-3", "message", "speaker: Ann", "Good idea"),
+				ent("msg-4", "message", "speaker: Bo", "Off to the pool now"),
+			},
+			query: "what did Bo suggest for the back pain?",
+			// msg-2 holds msg-1's words at half weight, and Bo's name;
+			// msg-4 has only the name, msg-3 only its neighbours' name.
+			want: []string{"~msg-1", "~msg-2", "~msg-4", "~msg-3"},
+		},
+		{
+			name: "entities named by words are not entries",
+			ents: []Entity{
+				ent("Ann", "person", "Has back pain"),
+				ent("Bo", "person", "Swims twice a week"),
+			},
+			query: "who has back pain",
+			want:  []string{"~Ann"},
+		},
+		{
+			name: "entries hold only neighbours of their type",
+			ents: []Entity{
+				ent("msg-1", "message", "Any tips for my back pain?"),
+				ent("note-1", "note", "Swim twice a week"),
+				ent("msg-2", "message", "Swim twice a week"),
+			},
+			query: "back pains",
+			want:  []string{"~msg-1"},
+		},
+		{
+			name: "a long entity is not an entry and lends no words",
+			ents: []Entity{
+				ent("msg-1", "message", "back pain", "a", "b", "c", "d"),
+				ent("msg-2", "message", "Swim twice a week"),
+				ent("msg-3", "message", "Swim twice a week", strings.Repeat("long ", 250)),
+				ent("msg-4", "message", "back pain again"),
+			},
+			query: "back pains",
+			// msg-2 is an entry but its neighbours are not: it holds
+			// nothing of msg-1.
+			want: []string{"~msg-4", "~msg-1"},
+		},
+		{
+			name: "what is related to an entity the question names ranks higher",
+			ents: []Entity{
+				ent("Nadia", "person"),
+				ent("Elif", "person"),
+				ent("ask", "message", "Did you hurt your ankle on the trail this morning when you were out running with the club?"),
+				ent("reply", "message", "The ankle is the size of a grapefruit"),
+			},
+			rels: []Relation{
+				{From: "ask", To: "Elif", RelationType: "sent_by"},
+				{From: "reply", To: "Nadia", RelationType: "sent_by"},
+			},
+			query: "How did Nadia's ankle get hurt?",
+			// Without the name, ask (two of the words) beats reply (one).
+			want: []string{"~reply", "~Nadia", "~ask"},
+		},
+		{
+			name: "a question about when prefers what holds a date",
+			ents: []Entity{
+				ent("first", "event", "Ann moved house, total chaos"),
+				ent("second", "event", "Ann moved house on 3 May 2021"),
+			},
+			query: "When did Ann move house?",
+			want:  []string{"~second", "~first"},
+		},
+		{
+			name: "other questions do not",
+			ents: []Entity{
+				ent("first", "event", "Ann moved house, total chaos"),
+				ent("second", "event", "Ann moved house on 3 May 2021"),
+			},
+			query: "Where did Ann move house?",
+			want:  []string{"~first", "~second"},
 		},
 		{
 			name: "an entity's type counts",
@@ -311,6 +392,26 @@ func naiveScores(g *Graph, query string) map[string]float64 {
 			add(e.Name, o, weightObservation)
 		}
 	}
+	// Entries of a log hold their neighbours' observations at half weight.
+	short := func(e *Entity) bool {
+		n := 0
+		for _, o := range e.Observations {
+			n += len(o)
+		}
+		return len(e.Observations) <= maxEntryObservations && n <= maxEntryBytes && strings.ContainsAny(e.Name, "0123456789")
+	}
+	for i, e := range g.entities {
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(g.entities) {
+				continue
+			}
+			if n := g.entities[j]; short(e) && short(n) && n.EntityType == e.EntityType {
+				for _, o := range n.Observations {
+					add(e.Name, o, weightSequence)
+				}
+			}
+		}
+	}
 	for _, r := range g.relations {
 		for _, end := range [2][2]string{{r.From, r.To}, {r.To, r.From}} {
 			e, other := end[0], end[1]
@@ -354,6 +455,52 @@ func naiveScores(g *Graph, query string) map[string]float64 {
 			tf := float64(d[t]) / unitsPerWord
 			norm := 1 - bm25B + bm25B*float64(lens[e])/unitsPerWord/avg
 			scores[e] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+		}
+	}
+	return scores
+}
+
+// naiveRankedScores is naiveScores with the boost of what the query
+// names, from the definition: an entity is named when its name's words are
+// a run of the query's words, as written or capitalised; it and every
+// entity related to it score namedBoost times more, once.
+func naiveRankedScores(g *Graph, query string) map[string]float64 {
+	scores := naiveScores(g, query)
+	words := nameWords(query)
+	isNamed := func(name string) bool {
+		n := len(strings.Split(name, " "))
+		for i := 0; i+n <= len(words); i++ {
+			run := strings.Join(words[i:i+n], " ")
+			if n <= maxNameWords && (run == name || capitalised(run) == name) {
+				return true
+			}
+		}
+		return false
+	}
+	tied := make(map[string]bool)
+	for _, e := range g.entities {
+		if isNamed(e.Name) {
+			tied[e.Name] = true
+		}
+	}
+	for _, r := range g.relations {
+		if isNamed(r.From) && g.byName[r.From] != nil {
+			tied[r.To] = true
+		}
+		if isNamed(r.To) && g.byName[r.To] != nil {
+			tied[r.From] = true
+		}
+	}
+	for name := range tied {
+		if scores[name] > 0 {
+			scores[name] *= namedBoost
+		}
+	}
+	if isTemporal(query) {
+		for _, e := range g.entities {
+			if scores[e.Name] > 0 && slices.ContainsFunc(e.Observations, func(o string) bool { return hasDate(Fold(o)) }) {
+				scores[e.Name] *= dateBoost
+			}
 		}
 	}
 	return scores
@@ -424,7 +571,15 @@ func TestWordIndexIncremental(t *testing.T) {
 				}
 			}
 		case op < 3:
+			// Half are entries of one log, short and of one type, so the
+			// neighbours' words come and go as entries change around them.
 			e := Entity{Name: name(), EntityType: text(), Observations: []string{text(), text()}}
+			if rng.IntN(2) == 0 {
+				e.EntityType = "message"
+				for range rng.IntN(4) {
+					e.Observations = append(e.Observations, text())
+				}
+			}
 			g.CreateEntities([]Entity{e})
 			history = append(history, "create "+e.Name)
 		case op < 5:
@@ -576,5 +731,98 @@ func TestWordIndexManyWritesNoSearch(t *testing.T) {
 	}
 	if got, want := indexScores(g, "green tea cup"), naiveScores(g, "green tea cup"); len(got) != 2 || math.Abs(got["A"]-want["A"]) > 1e-9 || math.Abs(got["B"]-want["B"]) > 1e-9 {
 		t.Errorf("scores after the rebuild %v, naive %v", got, want)
+	}
+}
+
+// Whole tells the reference's matches (the whole query in one field) from
+// Search's others (each word somewhere).
+func TestHitWhole(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("Ann", "person", "likes green tea", "lives in Paris"),
+		ent("Bo", "person", "green walls", "tea at five"),
+		ent("Cy", "person", "coffee"),
+	}, nil)
+	r := g.SearchRanked("green tea", 3)
+	var got []string
+	for _, h := range r.Hits {
+		got = append(got, fmt.Sprintf("%s exact=%v whole=%v", h.Entity.Name, h.Exact, h.Whole))
+	}
+	want := []string{"Ann exact=true whole=true", "Bo exact=true whole=false"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// namedIn finds the entities a question names: whole names of one or more
+// words, in the question's case or capitalised, before a possessive.
+func TestNamedIn(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("Green Tea House", "place"),
+		ent("Nadia", "person"),
+		ent("msg-0042", "message"),
+		ent("tea", "drink"),
+		ent("Tom", "person"),
+	}, nil)
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"what is on the green tea house's menu?", []string{"Green Tea House", "tea"}},
+		{"When did Nadia’s ankle heal?", []string{"Nadia"}},
+		{"what did msg-0042 say", []string{"msg-0042"}},
+		{"nadia and tom", []string{"Nadia", "Tom"}},
+		{"tomato", nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, e := range g.namedIn(tt.query) {
+			got = append(got, e.Name)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("namedIn(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+func TestHasDate(t *testing.T) {
+	for text, want := range map[string]bool{
+		"date: 8 May 2026, 1:56 pm": true,
+		"sent: 2026-05-08 13:56":    true,
+		"Born on 14 March 1987":     true,
+		"moving in june 3":          true,
+		"paid 14.03.2026":           true,
+		"due 14/03":                 true,
+		"в 1999 году":               true,
+		"14 ноября юбилей":          true,
+		"2026年3月に引っ越した":             true,
+		"Ran 8k along the river":    false,
+		"works at ACME 4":           false,
+		"may I ask":                 false,
+		"call 0117 496 0000":        false,
+		"scored 3-1":                false,
+		"the march to the sea":      false,
+		"version 1.2 of the tool":   false,
+		"Room 2101 is on the left":  false,
+	} {
+		if got := hasDate(Fold(text)); got != want {
+			t.Errorf("hasDate(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestIsTemporal(t *testing.T) {
+	for q, want := range map[string]bool{
+		"When did Nadia hurt her ankle?":    true,
+		"what year did Tom move to Leeds":   true,
+		"How long ago did we meet?":         true,
+		"And when is the party?":            true,
+		"Когда у мамы юбилей?":              true,
+		"誕生日はいつ？":                           true,
+		"Where does Tom work?":              false,
+		"What did Elif say about whenever?": false,
+	} {
+		if got := isTemporal(q); got != want {
+			t.Errorf("isTemporal(%q) = %v, want %v", q, got, want)
+		}
 	}
 }

@@ -19,6 +19,7 @@ const MaxQueryLength = 2048
 type searchText struct {
 	name, entityType folded
 	observations     []folded
+	dated            uint8 // 0: not yet known; 1: no date; 2: an observation holds one (see dated)
 }
 
 // folded is a text in both folded forms.
@@ -182,13 +183,14 @@ func (st *searchText) hasAllWords(words []folded) bool {
 func (g *Graph) Search(query string) Selection {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
-	ents := g.search(query)
+	ents, _ := g.search(query)
 	return Selection{ents, g.touching(ents)}
 }
 
-// search returns the entities matching query, best first; it runs under
-// searchMu.
-func (g *Graph) search(query string) []*Entity {
+// search returns the entities matching query, best first, and how many of
+// them hold the whole query in one field (the others hold each of its
+// words); it runs under searchMu.
+func (g *Graph) search(query string) (ents []*Entity, whole int) {
 	q := newFolded(query)
 	var words []folded
 	for _, w := range strings.Fields(query) {
@@ -210,11 +212,14 @@ func (g *Graph) search(query string) []*Entity {
 		}
 		return bySeq(a.e, b.e)
 	})
-	ents := make([]*Entity, len(hits))
+	ents = make([]*Entity, len(hits))
 	for i, h := range hits {
 		ents[i] = h.e
+		if h.rank != matchAllWords {
+			whole++
+		}
 	}
-	return ents
+	return ents, whole
 }
 
 // searchCandidates returns the entities that may match: from the trigram

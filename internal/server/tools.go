@@ -309,7 +309,7 @@ func searchAnswer(g *graph.Graph, a searchArgs) *answer.Answer {
 		Hint: ", or search for something narrower",
 	}
 	for i, h := range found.Hits {
-		ans.Entities[i] = answer.View{Entity: h.Entity, First: h.Matched}
+		ans.Entities[i] = answer.Hit(h)
 	}
 	if found.Exact == 0 && len(found.Hits) > 0 {
 		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}

@@ -1,0 +1,279 @@
+// Command evalgen writes the long memories of the evaluation set: two chat
+// logs of a few hundred dated messages each, stored one entity per message
+// as a client would store them (no relations), and a memory of the four
+// people in them, each one entity holding some three hundred facts, with
+// the questions about all three.
+//
+// The messages are composed from the hand-written pools in events.go and
+// filler.go with a fixed seed, so the output is the same on every run:
+//
+//	go run ./cmd/memory-eval/evalgen -out testdata/eval
+//
+// writes memories/chat-a.jsonl, memories/chat-b.jsonl, memories/people.jsonl
+// and questions-generated.jsonl. Commit what it writes.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// chat is one conversation's shape: who talks, how a message is named and
+// how its speaker and time are written.
+type chat struct {
+	memory     string
+	prefix     string // of message names; the id prefix of its questions
+	people     [2]string
+	speaker    string // observation prefix
+	timeLabel  string
+	timeFormat func(time.Time) string
+	start      time.Time
+	seed       uint64
+}
+
+var chats2 = []chat{
+	{
+		memory: "chat-a", prefix: "conv-a", people: [2]string{"Priya", "Daniel"},
+		speaker: "speaker: ", timeLabel: "date: ",
+		timeFormat: func(t time.Time) string { return t.Format("2 January 2006, 3:04 pm") },
+		start:      time.Date(2026, 1, 9, 0, 0, 0, 0, time.UTC), seed: 1,
+	},
+	{
+		memory: "chat-b", prefix: "conv-b", people: [2]string{"Marta", "Kofi"},
+		speaker: "from: ", timeLabel: "sent: ",
+		timeFormat: func(t time.Time) string { return t.Format("2006-01-02 15:04") },
+		start:      time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC), seed: 2,
+	},
+}
+
+type message struct {
+	name, speaker, text string
+	at                  time.Time
+}
+
+type question struct {
+	ID          string `json:"id"`
+	Memory      string `json:"memory"`
+	Language    string `json:"language"`
+	Kind        string `json:"kind"`
+	Question    string `json:"question"`
+	Entity      string `json:"entity"`
+	Observation string `json:"observation"`
+}
+
+type entityLine struct {
+	Type         string   `json:"type"`
+	Name         string   `json:"name"`
+	EntityType   string   `json:"entityType"`
+	Observations []string `json:"observations"`
+}
+
+type relationLine struct {
+	Type         string `json:"type"`
+	From         string `json:"from"`
+	To           string `json:"to"`
+	RelationType string `json:"relationType"`
+}
+
+// minMessages is how long each chat is at least.
+const minMessages = 1000
+
+func main() {
+	out := flag.String("out", "testdata/eval", "the evaluation set's directory")
+	flag.Parse()
+	var questions []question
+	facts := map[string][]string{}
+	var people []string
+	var personQuestions []question
+	for _, c := range chats2 {
+		msgs, qs, pqs, f := c.generate()
+		questions = append(questions, qs...)
+		personQuestions = append(personQuestions, pqs...)
+		for _, p := range c.people {
+			people = append(people, p)
+			facts[p] = f[p]
+		}
+		var buf bytes.Buffer
+		for _, m := range msgs {
+			writeJSON(&buf, entityLine{"entity", m.name, "message", []string{c.speaker + m.speaker, c.timeLabel + c.timeFormat(m.at), m.text}})
+		}
+		write(filepath.Join(*out, "memories", c.memory+".jsonl"), buf.Bytes())
+	}
+	var buf bytes.Buffer
+	for _, p := range people {
+		writeJSON(&buf, entityLine{"entity", p, "person", facts[p]})
+	}
+	for _, c := range chats2 {
+		writeJSON(&buf, relationLine{"relation", c.people[0], c.people[1], "friends_with"})
+	}
+	write(filepath.Join(*out, "memories", "people.jsonl"), buf.Bytes())
+	for i := range personQuestions {
+		personQuestions[i].ID = fmt.Sprintf("pp-%03d", i+1)
+	}
+	buf.Reset()
+	for _, q := range append(questions, personQuestions...) {
+		writeJSON(&buf, q)
+	}
+	write(filepath.Join(*out, "questions-generated.jsonl"), buf.Bytes())
+}
+
+func writeJSON(buf *bytes.Buffer, v any) {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func write(path string, data []byte) {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// scheduled is one event with its item and the speaker who has the news.
+type scheduled struct {
+	ev    *event
+	item  []string
+	actor int
+}
+
+// generate writes c's messages in sessions, the questions about them, the
+// same questions asked of the people memory, and each person's facts.
+func (c chat) generate() (msgs []message, qs, pqs []question, facts map[string][]string) {
+	r := rand.New(rand.NewPCG(c.seed, 42))
+	var plan []scheduled
+	for i := range events {
+		for j, it := range events[i].items {
+			plan = append(plan, scheduled{&events[i], it, (i + j + int(c.seed)) % 2})
+		}
+	}
+	r.Shuffle(len(plan), func(i, j int) { plan[i], plan[j] = plan[j], plan[i] })
+
+	type fillerKey struct{ when, doing int }
+	usedFiller := map[fillerKey]bool{}
+	facts = map[string][]string{}
+	eventLine := map[string]bool{} // message names that are part of an event
+	asked := map[string]bool{}
+	day := c.start
+	at := day
+	add := func(who int, text string) string {
+		at = at.Add(time.Duration(1+r.IntN(6)) * time.Minute)
+		m := message{name: fmt.Sprintf("%s-%04d", c.prefix, len(msgs)+1), speaker: c.people[who], text: text, at: at}
+		msgs = append(msgs, m)
+		return m.name
+	}
+	filler := func() {
+		who := r.IntN(2)
+		if r.IntN(3) == 0 {
+			ch := chats[r.IntN(len(chats))]
+			add(who, ch[0])
+			add(1-who, ch[1])
+			return
+		}
+		var k fillerKey
+		for {
+			k = fillerKey{r.IntN(len(whens)), r.IntN(len(doings))}
+			if !usedFiller[k] {
+				break
+			}
+		}
+		usedFiller[k] = true
+		add(who, whens[k.when]+" "+doings[k.doing]+". "+feelings[r.IntN(len(feelings))])
+		add(1-who, reactions[r.IntN(len(reactions))])
+	}
+	for len(plan) > 0 || len(msgs) < minMessages {
+		day = day.AddDate(0, 0, 2+r.IntN(7))
+		at = day.Add(time.Duration(8*60+r.IntN(13*60)) * time.Minute)
+		first := r.IntN(2)
+		add(first, openers[r.IntN(len(openers))])
+		add(1-first, greetings[r.IntN(len(greetings))])
+		n := 1 + r.IntN(3)
+		for range n {
+			for range 1 + r.IntN(4) {
+				filler()
+			}
+			if len(plan) == 0 {
+				continue
+			}
+			s := plan[0]
+			plan = plan[1:]
+			names := make([]string, len(s.ev.lines))
+			texts := make([]string, len(s.ev.lines))
+			fill := func(t string) string { return c.fill(t, s) }
+			for i, l := range s.ev.lines {
+				who := s.actor
+				if l.other {
+					who = 1 - who
+				}
+				texts[i] = fill(l.text)
+				names[i] = add(who, texts[i])
+				eventLine[names[i]] = true
+			}
+			date := msgs[len(msgs)-len(names)].at.Format("2 January 2006")
+			actor := c.people[s.actor]
+			fact := strings.ReplaceAll(fill(s.ev.fact), "{date}", date)
+			if !strings.HasPrefix(fact, actor) {
+				fact = actor + " " + strings.ToLower(fact[:1]) + fact[1:]
+			}
+			facts[actor] = append(facts[actor], fact)
+			for k, q := range s.ev.questions {
+				text := fill(q.text)
+				if asked[text] {
+					continue // it would have two answers
+				}
+				asked[text] = true
+				qs = append(qs, question{fmt.Sprintf("%s-%03d", c.prefix, len(qs)+1), c.memory, "en", q.kind, text, names[q.target], texts[q.target]})
+				if k == 0 {
+					pqs = append(pqs, question{"", "people", "en", q.kind, text, actor, fact})
+				}
+			}
+		}
+		for range r.IntN(3) {
+			filler()
+		}
+		last := r.IntN(2)
+		add(last, closers[r.IntN(len(closers))])
+	}
+	// What each person said outside the events, as a note-taker keeps it.
+	kept := map[string]bool{}
+	for _, m := range msgs {
+		if eventLine[m.name] || len(strings.Fields(m.text)) < 3 {
+			continue
+		}
+		f := fmt.Sprintf("%s said on %s: %s", m.speaker, m.at.Format("2 January 2006"), m.text)
+		if kept[f] {
+			continue
+		}
+		kept[f] = true
+		facts[m.speaker] = append(facts[m.speaker], f)
+	}
+	for who, p := range c.people {
+		for i, f := range profile {
+			v := f[1+(i+who+int(c.seed))%(len(f)-1)]
+			facts[p] = append(facts[p], p+" "+fmt.Sprintf(f[0], v))
+		}
+	}
+	return msgs, qs, pqs, facts
+}
+
+// fill puts the event's people and item into a template.
+func (c chat) fill(t string, s scheduled) string {
+	for i, v := range s.item { // first, as a slot may name the people
+		t = strings.ReplaceAll(t, fmt.Sprintf("{%d}", i+1), v)
+	}
+	t = strings.ReplaceAll(t, "{A}", c.people[s.actor])
+	t = strings.ReplaceAll(t, "{B}", c.people[1-s.actor])
+	if strings.Contains(strings.ReplaceAll(t, "{date}", ""), "{") {
+		log.Fatalf("unfilled template %q", t)
+	}
+	return t
+}
