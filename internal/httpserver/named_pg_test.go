@@ -38,7 +38,9 @@ func TestNamedMemoriesInPostgreSQL(t *testing.T) {
 		if err != nil {
 			return httpserver.Memory{}, err
 		}
-		return memoryOf(store, name, t.Logf), nil
+		m := memoryOf(store, name, t.Logf)
+		m.Exists = store.Exists
+		return m, nil
 	})
 	readGraph := func(cs *mcp.ClientSession) string {
 		t.Helper()
