@@ -70,6 +70,7 @@ type namedConfig struct {
 	lock                                 filestore.LockOptions
 	watch                                time.Duration
 	answerLimit                          int
+	limits                               httpLimits
 }
 
 // serveNamed serves the named memories until ctx ends, reading the tokens
@@ -110,7 +111,12 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 		}
 		where = "memory files NAME.jsonl in " + dir
 		open = func(_ context.Context, name string) (httpserver.Memory, error) {
-			return memory(filestore.Open(filepath.Join(dir, name+".jsonl"), filestore.Options{Logf: logger.Printf, Lock: c.lock}), name), nil
+			path := filepath.Join(dir, name+".jsonl")
+			m := memory(filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: c.lock}), name)
+			// A memory nobody wrote has no file, and is kept open only
+			// while it is used.
+			m.Exists = func() bool { _, err := os.Lstat(path); return err == nil }
+			return m, nil
 		}
 	} else {
 		url := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL"))
@@ -118,7 +124,12 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 		if !ok {
 			return 2
 		}
-		db, err := pgstore.Connect(ctx, url, pgstore.Options{LockTimeout: c.lock.Timeout, Logf: logger.Printf})
+		opts, err := databaseOptions(c.lock.Timeout, logger.Printf)
+		if err != nil {
+			logger.Print(err)
+			return 2
+		}
+		db, err := pgstore.Connect(ctx, url, opts)
 		if err != nil {
 			msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
 			logger.Printf("cannot use the %s: %s", desc, msg)
@@ -134,10 +145,14 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 			if err != nil {
 				return httpserver.Memory{}, err
 			}
-			return memory(store, name), nil
+			m := memory(store, name)
+			m.Exists = store.Exists // a memory nobody wrote has no row
+			return m, nil
 		}
 	}
-	hs, ln, status := listenHTTP(nil, httpserver.Config{Addr: c.addr, AllowedHosts: hostList(c.allowedHosts), MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open}, logger)
+	cfg := httpserver.Config{Addr: c.addr, AllowedHosts: hostList(c.allowedHosts), MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open}
+	c.limits.apply(&cfg)
+	hs, ln, status := listenHTTP(nil, cfg, logger)
 	if hs == nil {
 		return status
 	}
