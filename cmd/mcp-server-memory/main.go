@@ -65,6 +65,12 @@ HTTP options (only with --http):
                               the server (Host/Origin check), e.g. behind a
                               reverse proxy
   --http-max-body BYTES       request body limit (default 4194304)
+  --http-max-sessions N       2025-generation sessions open at once (default
+                              4096); an initialize past it gets 503
+  --http-max-sessions-per-token N
+                              sessions one token may hold (default 256); past
+                              it, 429. A session that sends nothing within a
+                              minute of its initialize is closed.
 
 Named memories (with --http; see docs/teams.md):
   --tokens FILE               who may reach which memory, one grant a line:
@@ -76,6 +82,10 @@ Named memories (with --http; see docs/teams.md):
   --memories DIR              memory NAME is the file DIR/NAME.jsonl; or set
                               MEMORY_DATABASE_URL: memory NAME is in the
                               database. NAME: 1-64 of a-z 0-9 - _ .
+  --max-open-memories N       memories open at once (default 1000): one
+                              unused for 5 minutes is closed, one nobody
+                              wrote as soon as its request ends; past the
+                              limit, with every memory in use, 503.
 
 Environment:
   MEMORY_FILE_PATH   the memory file (JSONL). Absolute, ~/..., or relative to
@@ -117,6 +127,10 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	tokenFile := fs.String("http-token-file", "", "file holding the HTTP bearer token")
 	allowedHosts := fs.String("http-allowed-hosts", "", "comma-separated host names accepted in Host and Origin")
 	maxBody := fs.Int64("http-max-body", httpserver.DefaultMaxBodyBytes, "HTTP request body limit in bytes")
+	var limits httpLimits
+	fs.IntVar(&limits.maxSessions, "http-max-sessions", httpserver.DefaultMaxSessions, "2025 sessions open at once")
+	fs.IntVar(&limits.maxSessionsPerToken, "http-max-sessions-per-token", httpserver.DefaultMaxSessionsPerToken, "2025 sessions one token may hold")
+	fs.IntVar(&limits.maxOpenMemories, "max-open-memories", httpserver.DefaultMaxOpenMemories, "named memories open at once (with --tokens)")
 	tokensFile := fs.String("tokens", "", "tokens file granting named memories (with --http)")
 	memoriesDir := fs.String("memories", "", "directory of named memories, NAME.jsonl each (with --tokens)")
 	memoryName := fs.String("memory", "", "the memory in the database to serve (with MEMORY_DATABASE_URL)")
@@ -141,6 +155,9 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	if problem := memoryFlagProblem(*memoryName, *tokensFile); problem != "" {
 		return usageError(stderr, problem)
 	}
+	if problem := limitFlagsProblem(fs, *tokensFile, limits); problem != "" {
+		return usageError(stderr, problem)
+	}
 	if *memoryName == "" {
 		*memoryName = "default"
 	}
@@ -160,12 +177,16 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		logger.Print(err)
 		return 2
 	}
+	if err := limits.readTimings(); err != nil {
+		logger.Print(err)
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *tokensFile != "" {
 		return serveNamed(ctx, logger, namedConfig{
 			addr: *httpAddr, tokens: *tokensFile, memories: *memoriesDir, allowedHosts: *allowedHosts, maxBody: *maxBody,
-			lock: lockOpts, watch: watch, answerLimit: limit,
+			lock: lockOpts, watch: watch, answerLimit: limit, limits: limits,
 		})
 	}
 
@@ -211,7 +232,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 
 	if *httpAddr != "" {
 		pageOpts := ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: watch, Logf: logger.Printf, HidePaths: hide}
-		return serveHTTP(ctx, srv, page, pageOpts, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody)
+		return serveHTTP(ctx, srv, page, pageOpts, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody, limits)
 	}
 	logger.Printf("serving MCP on stdio; %s", where)
 	if isTerminal(stdin) {
@@ -271,7 +292,7 @@ func terminalHint() string {
 
 // serveHTTP serves srv on Streamable HTTP until ctx ends, and the web page
 // of the memory at / through page, where names the memory.
-func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOpts ui.Options, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64) int {
+func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOpts ui.Options, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64, limits httpLimits) int {
 	token, err := httpserver.Token(os.Getenv("MEMORY_HTTP_TOKEN"), tokenFile)
 	if err != nil {
 		logger.Print(err)
@@ -282,6 +303,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOp
 		// HTTP server checks and MayEdit reports on.
 		Page: ui.NewHandler(page, where, pageOpts),
 	}
+	limits.apply(&cfg)
 	hs, ln, status := listenHTTP(srv, cfg, logger)
 	if hs == nil {
 		return status
@@ -358,7 +380,12 @@ func openDatabase(ctx context.Context, url, name string, lockTimeout time.Durati
 		return nil, "", 2
 	}
 	desc := fmt.Sprintf("memory %q in %s", name, where)
-	store, err := pgstore.Open(ctx, url, name, pgstore.Options{LockTimeout: lockTimeout, Logf: logger.Printf})
+	opts, err := databaseOptions(lockTimeout, logger.Printf)
+	if err != nil {
+		logger.Print(err)
+		return nil, "", 2
+	}
+	store, err := pgstore.Open(ctx, url, name, opts)
 	if err != nil {
 		msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
 		logger.Printf("cannot use the %s: %s", desc, msg)

@@ -70,12 +70,13 @@ type namedConfig struct {
 	lock                                 filestore.LockOptions
 	watch                                time.Duration
 	answerLimit                          int
+	limits                               httpLimits
 }
 
 // serveNamed serves the named memories until ctx ends, reading the tokens
 // file again on SIGHUP.
 func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
-	tokens, err := access.Open(c.tokens)
+	tokens, err := access.OpenWith(c.tokens, access.Options{Logf: logger.Printf})
 	if err != nil {
 		logger.Print(err)
 		return 2
@@ -113,7 +114,11 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 		where = "memory files NAME.jsonl in " + dir
 		open = func(_ context.Context, name string) (httpserver.Memory, error) {
 			path := filepath.Join(dir, name+".jsonl")
-			return memory(filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: c.lock}), name, hiddenPaths(path)), nil
+			m := memory(filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: c.lock}), name, hiddenPaths(path))
+			// A memory nobody wrote has no file, and is kept open only
+			// while it is used.
+			m.Exists = func() bool { _, err := os.Lstat(path); return err == nil }
+			return m, nil
 		}
 	} else {
 		url := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL"))
@@ -121,7 +126,12 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 		if !ok {
 			return 2
 		}
-		db, err := pgstore.Connect(ctx, url, pgstore.Options{LockTimeout: c.lock.Timeout, Logf: logger.Printf})
+		opts, err := databaseOptions(c.lock.Timeout, logger.Printf)
+		if err != nil {
+			logger.Print(err)
+			return 2
+		}
+		db, err := pgstore.Connect(ctx, url, opts)
 		if err != nil {
 			msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
 			logger.Printf("cannot use the %s: %s", desc, msg)
@@ -137,10 +147,14 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 			if err != nil {
 				return httpserver.Memory{}, err
 			}
-			return memory(store, name, nil), nil
+			m := memory(store, name, nil)
+			m.Exists = store.Exists // a memory nobody wrote has no row
+			return m, nil
 		}
 	}
-	hs, ln, status := listenHTTP(nil, httpserver.Config{Addr: c.addr, AllowedHosts: hostList(c.allowedHosts), MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open}, logger)
+	cfg := httpserver.Config{Addr: c.addr, AllowedHosts: hostList(c.allowedHosts), MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open}
+	c.limits.apply(&cfg)
+	hs, ln, status := listenHTTP(nil, cfg, logger)
 	if hs == nil {
 		return status
 	}

@@ -18,6 +18,10 @@
 //     headers within 10 s; idle connections close after 2 minutes. Each
 //     write of a response must complete within 30 s, but a response as a
 //     whole has no deadline: event streams live as long as their client.
+//   - What clients can make the server hold is bounded: 2025 sessions per
+//     token and in all (sessions.go), sessions silent after initialize are
+//     closed, and named memories are closed when unused and capped
+//     (memories.go).
 //   - Error responses are fixed texts: no stack traces, no file paths; MCP
 //     error messages name no directory (internal/server sees to that for
 //     every request that arrives over HTTP).
@@ -57,6 +61,14 @@ const (
 	DefaultMaxBodyBytes       = 4 << 20
 	DefaultShutdownTimeout    = 5 * time.Second
 	DefaultIdleSessionTimeout = 30 * time.Minute
+	// A 2025 session must make a request within DefaultSessionStartTimeout
+	// of its initialize (a client sends notifications/initialized at once).
+	DefaultSessionStartTimeout = time.Minute
+	// Session caps: far above what a team uses (a client holds one session
+	// per server, a few while it reconnects), far below what exhausts
+	// memory (a session costs about 20 KiB).
+	DefaultMaxSessions         = 4096
+	DefaultMaxSessionsPerToken = 256
 	// MinTokenLength keeps guessable tokens out: 32 hex digits is 128 bits.
 	MinTokenLength = 16
 
@@ -87,6 +99,24 @@ type Config struct {
 	// open for this long (clients that vanished without ending their
 	// session); 0 means DefaultIdleSessionTimeout.
 	IdleSessionTimeout time.Duration
+	// SessionStartTimeout closes 2025-generation sessions that made no
+	// request within this time after their initialize; 0 means
+	// DefaultSessionStartTimeout.
+	SessionStartTimeout time.Duration
+	// MaxSessions caps the 2025-generation sessions open at once on the
+	// server, and MaxSessionsPerToken those opened with one token (without
+	// a token, all clients count as one); 0 means DefaultMaxSessions and
+	// DefaultMaxSessionsPerToken. An initialize past a cap is refused with
+	// a JSON-RPC error that says which cap (HTTP 503 for the server's, 429
+	// for a token's). 2026-07-28 requests open no session and count for
+	// neither.
+	MaxSessions, MaxSessionsPerToken int
+	// MaxOpenMemories caps the named memories open at once, and
+	// MemoryIdleTimeout closes a named memory unused for that long (see
+	// memories.go); 0 means DefaultMaxOpenMemories and
+	// DefaultMemoryIdleTimeout.
+	MaxOpenMemories   int
+	MemoryIdleTimeout time.Duration
 	// Logf receives the access log and notices; nil writes to stderr.
 	Logf func(format string, args ...any)
 	// Page, when set, is served at / behind the same Host and Origin
@@ -119,6 +149,11 @@ type Page interface {
 type Memory struct {
 	Server *server.Server
 	Page   Page
+	// Exists reports whether the memory holds anything stored (its file,
+	// its database row). A memory that does not is closed as soon as its
+	// last request ends, so reads of names nobody wrote keep nothing open.
+	// nil: it always does.
+	Exists func() bool
 }
 
 // Server is the memory server on Streamable HTTP.
@@ -130,7 +165,9 @@ type Server struct {
 	sessionsOpts, statelessOpts mcp.StreamableHTTPOptions
 
 	mu        sync.Mutex
-	endpoints map[string]*endpoint // by memory name
+	endpoints map[string]*endpoint // open memories, by name
+	opening   map[string]*opening  // memories being opened, by name
+	sessions  *sessionLimits
 	// background is Serve's context for the memories' Watch; nil before
 	// Serve.
 	background context.Context
@@ -145,11 +182,19 @@ type Server struct {
 // endpoint serves one memory: its server, and the go-sdk handlers of both
 // protocol generations behind the router.
 type endpoint struct {
+	name     string
 	mem      *server.Server
-	page     Page // the named memory's web page, if any
+	page     Page        // the named memory's web page, if any
+	exists   func() bool // Memory.Exists
 	router   *generationRouter
 	activity *sessionActivity
 	handler  http.Handler
+
+	// Guarded by Server.mu (memories.go).
+	pinned    bool      // the single memory: never closed
+	users     int       // requests using it
+	lastUsed  time.Time // when the last request ended
+	stopWatch context.CancelFunc
 }
 
 // New returns a Server for mem. It refuses a configuration that would
@@ -186,11 +231,27 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	if cfg.IdleSessionTimeout <= 0 {
 		cfg.IdleSessionTimeout = DefaultIdleSessionTimeout
 	}
+	if cfg.SessionStartTimeout <= 0 {
+		cfg.SessionStartTimeout = DefaultSessionStartTimeout
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.MaxSessionsPerToken <= 0 {
+		cfg.MaxSessionsPerToken = DefaultMaxSessionsPerToken
+	}
+	if cfg.MaxOpenMemories <= 0 {
+		cfg.MaxOpenMemories = DefaultMaxOpenMemories
+	}
+	if cfg.MemoryIdleTimeout <= 0 {
+		cfg.MemoryIdleTimeout = DefaultMemoryIdleTimeout
+	}
 	if cfg.Logf == nil {
 		cfg.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
 	}
 
-	s := &Server{cfg: cfg, addr: addr, endpoints: map[string]*endpoint{}}
+	s := &Server{cfg: cfg, addr: addr, endpoints: map[string]*endpoint{}, opening: map[string]*opening{}}
+	s.sessions = newSessionLimits(cfg.MaxSessions, cfg.MaxSessionsPerToken, s.liveSessions)
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 
 	sdkLog := slog.New(slog.NewTextHandler(logfWriter(cfg.Logf), &slog.HandlerOptions{
@@ -243,6 +304,7 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 		})
 	} else {
 		ep := s.newEndpoint(mem, nil)
+		ep.name, ep.pinned = access.DefaultMemory, true
 		s.endpoints[access.DefaultMemory] = ep
 		var mcpHandler http.Handler = ep.handler
 		if cfg.Token != "" {
@@ -270,6 +332,7 @@ func (s *Server) newEndpoint(mem *server.Server, wrap func(http.Handler) http.Ha
 		writeTimeout: writeTimeout,
 		streams:      s.streams,
 		activity:     ep.activity,
+		limits:       s.sessions,
 		live:         ep.liveSession,
 	}
 	ep.handler = ep.router
@@ -326,7 +389,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.mu.Lock()
 	s.background = background
 	for _, ep := range s.endpoints {
-		go ep.mem.Watch(background)
+		s.startWatchLocked(ep)
 	}
 	s.mu.Unlock()
 	go s.closeIdleSessions(background)
@@ -435,10 +498,13 @@ func (ep *endpoint) liveSession(id string) (version string, ok bool) {
 	return "", false
 }
 
-// closeIdleSessions closes 2025 sessions idle for IdleSessionTimeout, until
-// ctx ends.
+// closeIdleSessions, until ctx ends, closes 2025 sessions idle for
+// IdleSessionTimeout or silent for SessionStartTimeout after their
+// initialize, forgets the sessions that ended, and closes named memories
+// unused for MemoryIdleTimeout.
 func (s *Server) closeIdleSessions(ctx context.Context) {
-	t := time.NewTicker(min(s.cfg.IdleSessionTimeout/4, time.Minute))
+	every := min(s.cfg.IdleSessionTimeout, s.cfg.SessionStartTimeout, s.cfg.MemoryIdleTimeout) / 4
+	t := time.NewTicker(min(every, time.Minute))
 	defer t.Stop()
 	for {
 		select {
@@ -454,12 +520,29 @@ func (s *Server) closeIdleSessions(ctx context.Context) {
 						live = append(live, id)
 					}
 				}
-				for _, id := range ep.activity.idle(live, s.cfg.IdleSessionTimeout, now) {
+				for _, id := range ep.activity.idle(live, s.cfg.IdleSessionTimeout, s.cfg.SessionStartTimeout, now) {
 					go byID[id].Close()
 				}
 			}
+			s.sessions.forgetEnded()
+			if s.cfg.Tokens != nil {
+				s.closeIdleMemories(now)
+			}
 		}
 	}
+}
+
+// liveSessions returns the ids of the 2025 sessions open on every memory.
+func (s *Server) liveSessions() map[string]bool {
+	live := map[string]bool{}
+	for _, ep := range s.all() {
+		for ss := range ep.mem.MCP().Sessions() {
+			if id := ss.ID(); id != "" {
+				live[id] = true
+			}
+		}
+	}
+	return live
 }
 
 func healthz(w http.ResponseWriter, _ *http.Request) {

@@ -99,12 +99,18 @@ func (s *Server) serveNamed(w http.ResponseWriter, r *http.Request) {
 // memory first if it is not open yet. A reload of the tokens file that
 // revokes the grant (check) ends the request.
 func (s *Server) serveGranted(w http.ResponseWriter, r *http.Request, name string, level access.Level, check checkFunc, pick func(*endpoint) http.Handler) {
-	ep, err := s.endpoint(r.Context(), name)
-	if err != nil {
+	ep, release, err := s.acquire(r.Context(), name)
+	var full errTooManyMemories
+	switch {
+	case errors.As(err, &full):
+		writeUnavailable(w, r, http.StatusServiceUnavailable, err.Error())
+		return
+	case err != nil:
 		s.cfg.Logf("opening memory %s: %v", name, err)
-		writeFixed(w, http.StatusServiceUnavailable, "Service Unavailable: the memory cannot be opened now; the server's log says why\n")
+		writeUnavailable(w, r, http.StatusServiceUnavailable, "Service Unavailable: the memory cannot be opened now; the server's log says why")
 		return
 	}
+	defer release()
 	ctx, cancel := context.WithCancel(context.WithValue(r.Context(), grantKey{}, grant{memory: name, level: level}))
 	defer cancel()
 	defer s.track(&openRequest{check: func() access.Level { return check(name) }, cancel: cancel})()
@@ -160,31 +166,6 @@ func writeFixed(w http.ResponseWriter, code int, body string) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
 	w.Write([]byte(body))
-}
-
-// endpoint returns the endpoint of memory name, opening it on first use.
-// The lock is held while the memory opens, so two first requests open it
-// once.
-func (s *Server) endpoint(ctx context.Context, name string) (*endpoint, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ep := s.endpoints[name]; ep != nil {
-		return ep, nil
-	}
-	mem, err := s.cfg.Memories(ctx, name)
-	if err == nil && mem.Server == nil {
-		err = errors.New("Config.Memories returned no server")
-	}
-	if err != nil {
-		return nil, err
-	}
-	ep := s.newEndpoint(mem.Server, auth.RequireBearerToken(grantedLevel, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}))
-	ep.page = mem.Page
-	s.endpoints[name] = ep
-	if s.background != nil {
-		go mem.Server.Watch(s.background)
-	}
-	return ep, nil
 }
 
 // grantedLevel turns the level serveNamed checked into the go-sdk's token

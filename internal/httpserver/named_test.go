@@ -69,8 +69,9 @@ func memoryOf(store graph.Store, name string, logf func(string, ...any)) httpser
 }
 
 // startNamedWith serves named memories that open opens, or files in the
-// memories directory when open is nil.
-func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, name string) (httpserver.Memory, error)) *namedServer {
+// memories directory when open is nil (each reporting whether its file
+// exists, as the binary's do), with the Config that tweaks change.
+func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, name string) (httpserver.Memory, error), tweaks ...func(*httpserver.Config)) *namedServer {
 	t.Helper()
 	root := t.TempDir()
 	ns := &namedServer{root: root, dir: filepath.Join(root, "memories"), tokens: filepath.Join(root, "tokens")}
@@ -87,11 +88,17 @@ func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, 
 	ns.logs = testlog.OnFailure(t, "server log")
 	if open == nil {
 		open = func(_ context.Context, name string) (httpserver.Memory, error) {
-			store := filestore.Open(filepath.Join(ns.dir, name+".jsonl"), filestore.Options{Logf: ns.logs.Printf})
-			return memoryOf(store, name, ns.logs.Printf), nil
+			path := filepath.Join(ns.dir, name+".jsonl")
+			m := memoryOf(filestore.Open(path, filestore.Options{Logf: ns.logs.Printf}), name, ns.logs.Printf)
+			m.Exists = func() bool { _, err := os.Lstat(path); return err == nil }
+			return m, nil
 		}
 	}
-	hs, err := httpserver.New(nil, httpserver.Config{Addr: "127.0.0.1:0", Logf: ns.logs.Printf, Tokens: ns.file, Memories: open})
+	cfg := httpserver.Config{Addr: "127.0.0.1:0", Logf: ns.logs.Printf, Tokens: ns.file, Memories: open}
+	for _, tweak := range tweaks {
+		tweak(&cfg)
+	}
+	hs, err := httpserver.New(nil, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

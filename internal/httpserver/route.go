@@ -63,6 +63,8 @@ type generationRouter struct {
 	streams context.Context
 	// activity records, per session, when it last had a request open.
 	activity *sessionActivity
+	// limits caps the sessions an initialize may open; nil: no cap.
+	limits *sessionLimits
 	// live returns the protocol version of a live 2025 session, and
 	// whether the session exists.
 	live func(id string) (version string, ok bool)
@@ -132,8 +134,32 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: no Mcp-Session-Id header; open a session with initialize, or send 2026-07-28 requests (Mcp-Protocol-Version and _meta)"}}`)
+	case r.Method == http.MethodPost && id == "" && msgs.initialize:
+		rt.openSession(w, r, msgs)
 	default:
 		rt.sessions.ServeHTTP(w, r)
+	}
+}
+
+// openSession serves an initialize that opens a 2025 session, within the
+// session caps: past one it is refused with a JSON-RPC error saying which.
+func (rt *generationRouter) openSession(w http.ResponseWriter, r *http.Request, msgs peeked) {
+	if rt.limits == nil {
+		rt.sessions.ServeHTTP(w, r)
+		return
+	}
+	key := tokenKey(r)
+	if status, refusal := rt.limits.reserve(key); status != 0 {
+		w.Header().Set("Retry-After", "60")
+		writeRPCStatus(w, status, msgs.firstID, rpcCodeUnavailable, refusal)
+		return
+	}
+	rt.sessions.ServeHTTP(w, r)
+	if id := w.Header().Get(headerSessionID); id != "" {
+		rt.limits.opened(key, id)
+		rt.activity.started(id, time.Now())
+	} else {
+		rt.limits.cancel(key)
 	}
 }
 
@@ -150,13 +176,18 @@ func isSessionless(r *http.Request, msgs peeked) bool {
 // writeRPCError answers a request with a JSON-RPC error and 400; id is
 // the request's id as JSON.
 func writeRPCError(w http.ResponseWriter, id string, code int64, message string) {
+	writeRPCStatus(w, http.StatusBadRequest, id, code, message)
+}
+
+// writeRPCStatus answers a request with a JSON-RPC error and HTTP status.
+func writeRPCStatus(w http.ResponseWriter, status int, id string, code int64, message string) {
 	data, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   *jsonrpc.Error  `json:"error"`
 	}{"2.0", json.RawMessage(id), &jsonrpc.Error{Code: code, Message: message}})
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
+	w.WriteHeader(status)
 	w.Write(data)
 }
 
@@ -280,6 +311,7 @@ type sessionActivity struct {
 type activity struct {
 	open int
 	last time.Time
+	used bool // a request came after initialize
 }
 
 // open records a request of session id, returning the func that records
@@ -293,6 +325,7 @@ func (a *sessionActivity) open(id string) (done func()) {
 		a.sessions[id] = s
 	}
 	s.open++
+	s.used = true
 	return func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
@@ -301,10 +334,20 @@ func (a *sessionActivity) open(id string) (done func()) {
 	}
 }
 
+// started records that session id was opened by an initialize at now.
+func (a *sessionActivity) started(id string, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.sessions[id] == nil {
+		a.sessions[id] = &activity{last: now}
+	}
+}
+
 // idle returns, among live, the sessions with nothing open for longer than
-// timeout, and forgets sessions no longer live. A session seen for the
-// first time counts as active now.
-func (a *sessionActivity) idle(live []string, timeout time.Duration, now time.Time) []string {
+// timeout, or with no request at all within startTimeout after initialize,
+// and forgets sessions no longer live. A session seen for the first time
+// counts as started now.
+func (a *sessionActivity) idle(live []string, timeout, startTimeout time.Duration, now time.Time) []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	alive := make(map[string]bool, len(live))
@@ -315,7 +358,8 @@ func (a *sessionActivity) idle(live []string, timeout time.Duration, now time.Ti
 		switch {
 		case s == nil:
 			a.sessions[id] = &activity{last: now}
-		case s.open == 0 && now.Sub(s.last) > timeout:
+		case s.open == 0 && now.Sub(s.last) > timeout,
+			!s.used && now.Sub(s.last) > startTimeout:
 			idle = append(idle, id)
 		}
 	}

@@ -144,19 +144,37 @@ func TestSessionActivity(t *testing.T) {
 	t0 := time.Now()
 	const timeout = time.Minute
 	// First sight counts as activity.
-	if idle := a.idle([]string{"quiet", "streaming"}, timeout, t0); len(idle) != 0 {
+	if idle := a.idle([]string{"quiet", "streaming"}, timeout, timeout, t0); len(idle) != 0 {
 		t.Fatalf("idle at first sight: %v", idle)
 	}
 	done := a.open("streaming") // a GET event stream stays open
-	if idle := a.idle([]string{"quiet", "streaming"}, timeout, t0.Add(2*timeout)); len(idle) != 1 || idle[0] != "quiet" {
+	if idle := a.idle([]string{"quiet", "streaming"}, timeout, timeout, t0.Add(2*timeout)); len(idle) != 1 || idle[0] != "quiet" {
 		t.Fatalf("idle = %v, want [quiet]: an open stream keeps its session", idle)
 	}
 	done()
-	if idle := a.idle([]string{"streaming"}, timeout, time.Now().Add(2*timeout)); len(idle) != 1 || idle[0] != "streaming" {
+	if idle := a.idle([]string{"streaming"}, timeout, timeout, time.Now().Add(2*timeout)); len(idle) != 1 || idle[0] != "streaming" {
 		t.Fatalf("idle = %v, want [streaming] once its stream ended long ago", idle)
 	}
 	if _, ok := a.sessions["quiet"]; ok {
 		t.Error("a session no longer live is still tracked")
+	}
+}
+
+// A session that makes no request after its initialize is closed after
+// the start timeout, long before the idle timeout; one that did is not.
+func TestSessionActivitySilentAfterInitialize(t *testing.T) {
+	a := &sessionActivity{sessions: map[string]*activity{}}
+	t0 := time.Now()
+	const idleTimeout, startTimeout = time.Hour, time.Minute
+	a.started("silent", t0)
+	a.started("talking", t0)
+	a.open("talking")()
+	live := []string{"silent", "talking"}
+	if idle := a.idle(live, idleTimeout, startTimeout, t0.Add(startTimeout/2)); len(idle) != 0 {
+		t.Fatalf("idle before the start timeout: %v", idle)
+	}
+	if idle := a.idle(live, idleTimeout, startTimeout, t0.Add(2*startTimeout)); len(idle) != 1 || idle[0] != "silent" {
+		t.Fatalf("idle = %v, want [silent]", idle)
 	}
 }
 

@@ -24,8 +24,13 @@ type Options struct {
 	// LockTimeout bounds a write's wait for another writer of the same
 	// memory; 0 is 60 s, as for the memory file lock (docs/design.md §6).
 	LockTimeout time.Duration
-	// QueryTimeout bounds a View's queries, which take no context; 0 is 30 s.
+	// QueryTimeout bounds a View's queries, which take no context, and
+	// finding a memory (DB.Memory); 0 is 30 s.
 	QueryTimeout time.Duration
+	// WriteTimeout bounds a whole write (Update), whatever its context
+	// allows; 0 is LockTimeout, so a write ends within the time a write to
+	// a memory file may wait for its lock.
+	WriteTimeout time.Duration
 	// Logf reports notices; nil logs to stderr.
 	Logf func(format string, args ...any)
 }
@@ -47,6 +52,9 @@ func Connect(ctx context.Context, url string, opts Options) (*DB, error) {
 	if opts.QueryTimeout <= 0 {
 		opts.QueryTimeout = 30 * time.Second
 	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = opts.LockTimeout
+	}
 	if opts.Logf == nil {
 		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
 	}
@@ -62,8 +70,11 @@ func Connect(ctx context.Context, url string, opts Options) (*DB, error) {
 	if rp["application_name"] == "" {
 		rp["application_name"] = "mcp-server-memory"
 	}
-	// Set per connection, so a write costs no extra round trip for it.
-	rp["lock_timeout"] = strconv.FormatInt(opts.LockTimeout.Milliseconds(), 10)
+	// Set per connection, so a write costs no extra round trip for it. A
+	// little under the write's deadline (when that is the lock timeout, as
+	// by default), so that a write behind another writer fails as a lock
+	// timeout, which it is, rather than as a database that did not answer.
+	rp["lock_timeout"] = strconv.FormatInt(rowLockTimeout(opts).Milliseconds(), 10)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to PostgreSQL: %w", err)
@@ -77,6 +88,17 @@ func Connect(ctx context.Context, url string, opts Options) (*DB, error) {
 	return db, nil
 }
 
+// rowLockTimeout is how long a write waits for the memory's row lock: the
+// lock timeout, less a margin for the rest of the write when the write's
+// deadline is no later (at most 2 s: 58 s by default). Never 0, which
+// PostgreSQL takes for no limit.
+func rowLockTimeout(opts Options) time.Duration {
+	if opts.WriteTimeout > opts.LockTimeout {
+		return max(opts.LockTimeout, time.Millisecond)
+	}
+	return max(opts.LockTimeout-min(opts.LockTimeout/2, 2*time.Second), time.Millisecond)
+}
+
 // Close stops the Watches' listening and closes the pool. Stores of the DB
 // must not be used afterwards.
 func (db *DB) Close() {
@@ -84,19 +106,24 @@ func (db *DB) Close() {
 	db.pool.Close()
 }
 
-// Memory returns the Store for the named memory, creating the memory if the
-// database has none of that name. Names follow access.ValidName.
+// Memory returns the Store for the named memory. A memory the database has
+// no row for reads as empty, and its row is created by its first write
+// that changes something (or by Import): reading names creates nothing.
+// Finding the row is bounded by Options.QueryTimeout. Names follow
+// access.ValidName.
 func (db *DB) Memory(ctx context.Context, name string) (*Store, error) {
 	if err := access.ValidName(name); err != nil {
 		return nil, err
 	}
-	id, err := db.memoryID(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("opening memory %q in PostgreSQL: %w", name, err)
-	}
 	var origin [8]byte
 	rand.Read(origin[:])
-	return &Store{db: db, name: name, id: id, origin: hex.EncodeToString(origin[:])}, nil
+	s := &Store{db: db, name: name, origin: hex.EncodeToString(origin[:]), writing: make(chan struct{}, 1)}
+	ctx, cancel := context.WithTimeout(ctx, db.opts.QueryTimeout)
+	defer cancel()
+	if _, err := s.lookup(ctx); err != nil {
+		return nil, s.fail("opening", err)
+	}
+	return s, nil
 }
 
 func (db *DB) memoryID(ctx context.Context, name string) (int64, error) {
@@ -135,13 +162,24 @@ func (db *DB) Memories(ctx context.Context) ([]string, error) {
 }
 
 // Open connects to the database at url and returns the Store of the named
-// memory; closing the Store closes the connection pool.
+// memory, creating its row if it has none; closing the Store closes the
+// connection pool.
 func Open(ctx context.Context, url, memory string, opts Options) (*Store, error) {
 	db, err := Connect(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}
 	s, err := db.Memory(ctx, memory)
+	if err == nil && !s.Exists() {
+		// The one memory a server or command works on: it exists from
+		// the start, as a memory file's directory does.
+		var id int64
+		if id, err = db.memoryID(ctx, memory); err == nil {
+			s.id.CompareAndSwap(0, id)
+		} else {
+			err = s.fail("opening", err)
+		}
+	}
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -26,7 +26,7 @@ type delta struct {
 // readDelta reads the changes between revisions from and rev.
 func (s *Store) readDelta(ctx context.Context, tx pgx.Tx, from, rev int64) (*delta, error) {
 	d := &delta{from: from, rev: rev}
-	rows, err := tx.Query(ctx, "SELECT kind, seq FROM memory_removed WHERE memory_id = $1 AND rev > $2", s.id, from)
+	rows, err := tx.Query(ctx, "SELECT kind, seq FROM memory_removed WHERE memory_id = $1 AND rev > $2", s.id.Load(), from)
 	if err != nil {
 		return nil, err
 	}
@@ -46,10 +46,10 @@ func (s *Store) readDelta(ctx context.Context, tx pgx.Tx, from, rev int64) (*del
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if err := d.ents.readSince(ctx, tx, "memory_entities", s.id, from); err != nil {
+	if err := d.ents.readSince(ctx, tx, "memory_entities", s.id.Load(), from); err != nil {
 		return nil, err
 	}
-	if err := d.rels.readSince(ctx, tx, "memory_relations", s.id, from); err != nil {
+	if err := d.rels.readSince(ctx, tx, "memory_relations", s.id.Load(), from); err != nil {
 		return nil, err
 	}
 	d.ents.order()

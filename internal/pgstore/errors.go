@@ -8,6 +8,12 @@ var (
 	// reports true, as the memory file's lock timeout does, so a caller
 	// serving either store (the web page) needs to know neither.
 	ErrLockTimeout error = lockTimeout("timed out waiting for the memory's lock in PostgreSQL")
+	// ErrTimeout: the database did not answer within Options.QueryTimeout
+	// (a read) or Options.WriteTimeout (a write). A write's error says
+	// whether it may have been saved: "nothing was written" when its
+	// COMMIT was never sent, "unknown" when the COMMIT got no answer.
+	// Its Timeout method reports true.
+	ErrTimeout error = lockTimeout("the database did not answer in time")
 	// ErrSchemaTooNew: the database was migrated by a newer release.
 	ErrSchemaTooNew = errors.New("the database schema is newer than this server")
 	// ErrNotEmpty: Import without replace into a memory that holds something.

@@ -50,7 +50,7 @@ func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
 		var lines lineSink
 		var bounds []int
 		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable"} {
-			if err := lines.read(ctx, tx, table, s.id); err != nil {
+			if err := lines.read(ctx, tx, table, s.id.Load()); err != nil {
 				return err
 			}
 			bounds = append(bounds, len(lines.seqs))

@@ -27,15 +27,15 @@ import (
 type Store struct {
 	db     *DB
 	name   string
-	id     int64  // memories.id
-	origin string // names this Store's writes in notifications
+	id     atomic.Int64 // memories.id; 0 until the memory's row exists
+	origin string       // names this Store's writes in notifications
 	ownsDB bool
 
 	lastOwn atomic.Int64 // the revision of this Store's last write
 
 	wholeReads, deltaReads atomic.Int64 // how the Store caught up, for tests
 
-	writeMu sync.Mutex // one writer of this Store at a time
+	writing chan struct{} // holds a token while a write of this Store runs
 
 	mu     sync.RWMutex // guards the fields below
 	cur    *state       // nil: read the memory first
@@ -63,9 +63,39 @@ func (s *Store) Close() {
 	}
 }
 
+// Exists reports whether the memory has its row in the database, as this
+// Store last saw: a memory nobody wrote has none, and reads of it create
+// none.
+func (s *Store) Exists() bool { return s.id.Load() != 0 }
+
+// lookup returns the memory's row id, looking it up by name while the
+// Store knows none; 0 when the memory has no row.
+func (s *Store) lookup(ctx context.Context) (int64, error) {
+	if id := s.id.Load(); id != 0 {
+		return id, nil
+	}
+	return s.findRow(ctx)
+}
+
+// findRow looks the memory's row up by name, as committed, and returns its
+// id, 0 when there is none.
+func (s *Store) findRow(ctx context.Context) (int64, error) {
+	var id int64
+	err := s.db.pool.QueryRow(ctx, "SELECT id FROM memories WHERE name = $1", s.name).Scan(&id)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	s.id.CompareAndSwap(0, id)
+	return s.id.Load(), nil
+}
+
 // View runs fn on the latest committed graph: it asks the database for the
 // memory's revision and reads the memory again only if it moved. fn must
-// not modify the graph or keep it after returning. View's queries are
+// not modify the graph or keep it after returning. A memory that has no
+// row yet reads as empty, and the read creates nothing. View's queries are
 // bounded by Options.QueryTimeout.
 func (s *Store) View(fn func(*graph.Graph)) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.db.opts.QueryTimeout)
@@ -75,10 +105,22 @@ func (s *Store) View(fn func(*graph.Graph)) error {
 
 // ViewContext is View bounded by ctx.
 func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
-	var rev int64
-	err := s.db.pool.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id).Scan(&rev)
+	id, err := s.lookup(ctx)
 	if err != nil {
-		return s.fail("reading", err)
+		return s.failCtx(ctx, "reading", err)
+	}
+	var rev int64
+	if id != 0 {
+		err = s.db.pool.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", id).Scan(&rev)
+	}
+	if id == 0 || errors.Is(err, pgx.ErrNoRows) {
+		// No row, or the row a first write of this Store is creating and
+		// has not committed yet: the memory is empty.
+		fn(graph.New())
+		return nil
+	}
+	if err != nil {
+		return s.failCtx(ctx, "reading", err)
 	}
 	s.mu.RLock()
 	if s.loaded && s.cur.rev >= rev {
@@ -103,7 +145,7 @@ func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
 		err = pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 			func(tx pgx.Tx) (err error) { c, err = s.catchUp(ctx, tx, from); return err })
 		if err != nil {
-			return s.fail("reading", err)
+			return s.failCtx(ctx, "reading", err)
 		}
 		s.mu.Lock()
 		if s.installLocked(base, c) {
@@ -135,7 +177,7 @@ type catchUp struct {
 // every removal since then, else the whole memory.
 func (s *Store) catchUp(ctx context.Context, tx pgx.Tx, from int64) (catchUp, error) {
 	var rev, since int64
-	if err := tx.QueryRow(ctx, "SELECT revision, removed_since FROM memories WHERE id = $1", s.id).Scan(&rev, &since); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT revision, removed_since FROM memories WHERE id = $1", s.id.Load()).Scan(&rev, &since); err != nil {
 		return catchUp{}, err
 	}
 	if from >= 0 && from >= since && from <= rev {
@@ -179,20 +221,59 @@ func (s *Store) installLocked(base *state, c catchUp) bool {
 // it changes anything: when it returns an error nothing is written and the
 // error is returned as it is. Other errors: ErrLockTimeout, or a database
 // error after which nothing was written (the transaction rolled back), or
-// whose commit was cut off (the error says so).
+// whose commit was cut off (the error says so). The whole write, its wait
+// for an earlier write of this Store included, is bounded by
+// Options.WriteTimeout; a write that runs out of time fails with ErrTimeout
+// and says whether it may have been saved. The first write that changes a
+// memory with no row creates the row, in the same transaction.
 func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, s.db.opts.WriteTimeout)
+	defer cancel()
+	select {
+	case s.writing <- struct{}{}:
+		defer func() { <-s.writing }()
+	case <-ctx.Done():
+		return false, s.fail("writing", ctx.Err())
+	}
+	id, err := s.lookup(ctx)
+	if err != nil {
+		return false, s.failCtx(ctx, "writing", err)
+	}
 	tx, err := s.db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
-		return false, s.fail("writing", err)
+		return false, s.failCtx(ctx, "writing", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) // after Commit: a no-op
+	committed := false
+	defer func() {
+		if !committed {
+			// Bounded too: a database that hangs must not hold the write.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.db.opts.QueryTimeout)
+			defer cancel()
+			tx.Rollback(rctx)
+		}
+	}()
+	if id == 0 {
+		// The memory's first write: its row, which a rollback takes away
+		// again. Another replica creating it at once makes this wait for
+		// that one's commit, and then use its row.
+		if _, err := tx.Exec(ctx, "INSERT INTO memories (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", s.name); err != nil {
+			return false, s.failCtx(ctx, "writing", err)
+		}
+		if err := tx.QueryRow(ctx, "SELECT id FROM memories WHERE name = $1", s.name).Scan(&id); err != nil {
+			return false, s.failCtx(ctx, "writing", err)
+		}
+		s.id.Store(id)
+		defer func() {
+			if !committed {
+				s.id.CompareAndSwap(id, 0) // lookup finds it, if another replica made it
+			}
+		}()
+	}
 
 	var rev, next int64
-	err = tx.QueryRow(ctx, "SELECT revision, next_seq FROM memories WHERE id = $1 FOR UPDATE", s.id).Scan(&rev, &next)
+	err = tx.QueryRow(ctx, "SELECT revision, next_seq FROM memories WHERE id = $1 FOR UPDATE", id).Scan(&rev, &next)
 	if err != nil {
-		return false, s.fail("writing", err)
+		return false, s.failCtx(ctx, "writing", err)
 	}
 	// Under the row lock every other writer waits, so reading in this
 	// transaction (read committed) gives exactly revision rev.
@@ -202,14 +283,14 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	var c catchUp
 	if from != rev {
 		if c, err = s.catchUp(ctx, tx, from); err != nil {
-			return false, s.fail("writing", err)
+			return false, s.failCtx(ctx, "writing", err)
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if from != rev && !s.installLocked(base, c) {
 		if c, err = s.catchUp(ctx, tx, -1); err != nil {
-			return false, s.fail("writing", err)
+			return false, s.failCtx(ctx, "writing", err)
 		}
 		s.installLocked(nil, c)
 	}
@@ -222,39 +303,63 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 		return false, err
 	}
 	if g.Version() == before {
-		return false, nil
+		return false, nil // and a row just created is rolled back
 	}
 	// From here on the graph is ahead of the database until COMMIT.
 	s.loaded = false
 	b := &pgx.Batch{}
 	rev++
-	queueChanges(b, "memory_entities", 'e', s.id, rev, syncTable(&s.cur.ents, g.Entities(), entityRows, &next))
-	queueChanges(b, "memory_relations", 'r', s.id, rev, syncTable(&s.cur.rels, g.Relations(), relationRows, &next))
-	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id, rev, next)
+	queueChanges(b, "memory_entities", 'e', s.id.Load(), rev, syncTable(&s.cur.ents, g.Entities(), entityRows, &next))
+	queueChanges(b, "memory_relations", 'r', s.id.Load(), rev, syncTable(&s.cur.rels, g.Relations(), relationRows, &next))
+	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id.Load(), rev, next)
 	if rev%removedPruneEvery == 0 && rev > removedKept {
-		b.Queue("DELETE FROM memory_removed WHERE memory_id = $1 AND rev <= $2", s.id, rev-removedKept)
-		b.Queue("UPDATE memories SET removed_since = greatest(removed_since, $2) WHERE id = $1", s.id, rev-removedKept)
+		b.Queue("DELETE FROM memory_removed WHERE memory_id = $1 AND rev <= $2", s.id.Load(), rev-removedKept)
+		b.Queue("UPDATE memories SET removed_since = greatest(removed_since, $2) WHERE id = $1", s.id.Load(), rev-removedKept)
 	}
-	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{s.id, rev, s.origin}.String())
+	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{s.id.Load(), rev, s.origin}.String())
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return false, s.fail("writing", err)
+		return false, s.failCtx(ctx, "writing", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Not ErrTimeout, whose Timeout says nothing was written.
+			err = fmt.Errorf("%v (limit %v)", ErrTimeout, s.db.opts.WriteTimeout)
+		}
 		return false, fmt.Errorf("committing memory %q to PostgreSQL: %w (whether the change was saved is unknown; read the memory to see)", s.name, databaseError{err})
 	}
+	committed = true
 	s.cur.rev, s.loaded = rev, true
 	s.lastOwn.Store(rev)
 	return true, nil
+}
+
+// failCtx is fail for a call bounded by ctx: when ctx's deadline passed,
+// the error is that deadline, whatever shape the driver gave it (a
+// network timeout, a closed connection), unless the database itself
+// answered with an error.
+func (s *Store) failCtx(ctx context.Context, doing string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.As(err, &pgErr) {
+		err = context.DeadlineExceeded
+	}
+	return s.fail(doing, err)
 }
 
 // fail wraps a database error with what was being done and to which memory.
 func (s *Store) fail(doing string, err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
-		return fmt.Errorf("%w: memory %q, after %v; nothing was written", ErrLockTimeout, s.name, s.db.opts.LockTimeout)
+		return fmt.Errorf("%w: memory %q, after %v; nothing was written", ErrLockTimeout, s.name, rowLockTimeout(s.db.opts))
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = errors.New("the memory no longer exists in the database")
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		limit := s.db.opts.QueryTimeout
+		if doing == "writing" {
+			limit = s.db.opts.WriteTimeout
+		}
+		err = fmt.Errorf("%w (limit %v)", ErrTimeout, limit)
 	}
 	msg := fmt.Sprintf("%s memory %q in PostgreSQL", doing, s.name)
 	var after string
@@ -262,10 +367,9 @@ func (s *Store) fail(doing string, err error) error {
 		after = "; nothing was written"
 	}
 	if connectionFailed(err) {
-		// The pool's other idle connections went down with this one (a
-		// restarted or failed-over server ends them all), and the pool
-		// would hand them out one call at a time; dropping them keeps the
-		// promise that the next call connects again.
+		// The pool's other connections most likely went with this one (a
+		// restart, a network cut): drop them all, so that the next call
+		// does connect again rather than find another dead one.
 		s.db.pool.Reset()
 		after += "; the connection to the database failed, and the next call connects again"
 	}
@@ -296,15 +400,15 @@ func connectionFailed(err error) bool {
 // order, decoded as a memory file of entity lines then relation lines.
 func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	st := &state{}
-	if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id).Scan(&st.rev); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id.Load()).Scan(&st.rev); err != nil {
 		return nil, err
 	}
 	var lines lineSink
-	if err := lines.read(ctx, tx, "memory_entities", s.id); err != nil {
+	if err := lines.read(ctx, tx, "memory_entities", s.id.Load()); err != nil {
 		return nil, err
 	}
 	nents := len(lines.seqs)
-	if err := lines.read(ctx, tx, "memory_relations", s.id); err != nil {
+	if err := lines.read(ctx, tx, "memory_relations", s.id.Load()); err != nil {
 		return nil, err
 	}
 	lines.order(nents)

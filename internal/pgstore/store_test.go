@@ -414,8 +414,12 @@ func TestMemoriesAreSeparateAndNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(names, one) || !slices.Contains(names, two) {
-		t.Fatalf("Memories() = %v, missing %s or %s", names, one, two)
+	if !slices.Contains(names, one) {
+		t.Fatalf("Memories() = %v, missing %s", names, one)
+	}
+	// Two was only read: a memory nobody wrote gets no row.
+	if slices.Contains(names, two) {
+		t.Fatalf("Memories() = %v: reading %s created it", names, two)
 	}
 }
 
@@ -585,5 +589,101 @@ func TestWatchesShareAConnection(t *testing.T) {
 	}
 	if n := listeners(); n != 1 {
 		t.Errorf("%d connections listen for 3 watches, want 1", n)
+	}
+}
+
+// A memory nobody wrote has no row: reading it, and a write that changes
+// nothing, create none; the first write that changes it does, and another
+// replica's Store of that name then reads it, and its Watch hears it.
+func TestFirstWriteCreatesTheRow(t *testing.T) {
+	name := pgtest.MemoryName(t)
+	db, err := pgstore.Connect(ctx, pgtest.URL(t), pgstore.Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := pgstore.Connect(ctx, pgtest.URL(t), pgstore.Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	hasRow := func() bool {
+		t.Helper()
+		var n int
+		if err := admin(t).QueryRow(ctx, "SELECT count(*) FROM memories WHERE name = $1", name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	s, err := db.Memory(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, s); got != "" || s.Exists() || hasRow() {
+		t.Fatalf("a memory nobody wrote: %q, Exists %v, row %v", got, s.Exists(), hasRow())
+	}
+	if _, err := s.Update(ctx, func(g *graph.Graph) error { g.DeleteEntities([]string{"nobody"}); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if s.Exists() || hasRow() {
+		t.Fatal("a write that changed nothing created the memory's row")
+	}
+	// The other replica's Store, opened before the row exists, watches.
+	o, err := other.Memory(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heard := make(chan struct{}, 1)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go o.Watch(wctx, 50*time.Millisecond, func() {
+		select {
+		case heard <- struct{}{}:
+		default:
+		}
+	})
+	if _, err := s.Update(ctx, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "first", EntityType: "t", Observations: []string{}}})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Exists() || !hasRow() {
+		t.Fatal("the first write did not create the memory's row")
+	}
+	<-heard
+	if got := dump(t, o); !strings.Contains(got, `"first"`) {
+		t.Fatalf("the other replica reads %q", got)
+	}
+}
+
+// A write is bounded as a whole by WriteTimeout, here shorter than the
+// lock timeout: behind a row lock held elsewhere it fails with ErrTimeout,
+// says nothing was written, and nothing is.
+func TestWriteTimeout(t *testing.T) {
+	name := pgtest.MemoryName(t)
+	s, err := pgstore.Open(ctx, pgtest.URL(t), name, pgstore.Options{LockTimeout: time.Minute, WriteTimeout: 300 * time.Millisecond, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tx, err := admin(t).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT 1 FROM memories WHERE name = $1 FOR UPDATE", name); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Update(ctx, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "late", EntityType: "t", Observations: []string{}}})
+		return nil
+	})
+	if !errors.Is(err, pgstore.ErrTimeout) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("a write past its deadline: %v; want ErrTimeout saying nothing was written", err)
+	}
+	tx.Rollback(ctx)
+	if got := dump(t, s); got != "" {
+		t.Fatalf("a timed-out write left\n%s", got)
 	}
 }

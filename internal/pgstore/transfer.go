@@ -16,18 +16,25 @@ import (
 // returns ErrNotEmpty. Together with Export it moves a memory between a
 // file and the database losslessly.
 func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte, replace bool) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	s.writing <- struct{}{}
+	defer func() { <-s.writing }()
+	if s.id.Load() == 0 {
+		id, err := s.db.memoryID(ctx, s.name)
+		if err != nil {
+			return s.fail("importing into", err)
+		}
+		s.id.CompareAndSwap(0, id)
+	}
 	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
 		var rev int64
-		if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1 FOR UPDATE", s.id).Scan(&rev); err != nil {
+		if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1 FOR UPDATE", s.id.Load()).Scan(&rev); err != nil {
 			return err
 		}
 		if !replace {
 			var used bool
 			err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memory_entities WHERE memory_id = $1)
 				OR EXISTS (SELECT 1 FROM memory_relations WHERE memory_id = $1)
-				OR EXISTS (SELECT 1 FROM memory_unreadable WHERE memory_id = $1)`, s.id).Scan(&used)
+				OR EXISTS (SELECT 1 FROM memory_unreadable WHERE memory_id = $1)`, s.id.Load()).Scan(&used)
 			if err != nil {
 				return err
 			}
@@ -36,7 +43,7 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 			}
 		}
 		for _, table := range []string{"memory_entities", "memory_relations", "memory_unreadable", "memory_removed"} {
-			if _, err := tx.Exec(ctx, "DELETE FROM "+table+" WHERE memory_id = $1", s.id); err != nil {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+table+" WHERE memory_id = $1", s.id.Load()); err != nil {
 				return err
 			}
 		}
@@ -45,12 +52,12 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 		rev++
 		seq := int64(1)
 		ents, rels := g.Entities(), g.Relations()
-		if err := copyLines(ctx, tx, "memory_entities", s.id, rev, len(ents), &seq, func(i int) ([]byte, []byte) {
+		if err := copyLines(ctx, tx, "memory_entities", s.id.Load(), rev, len(ents), &seq, func(i int) ([]byte, []byte) {
 			return hashEntity(ents[i].Name), entityLine(ents[i])
 		}); err != nil {
 			return err
 		}
-		if err := copyLines(ctx, tx, "memory_relations", s.id, rev, len(rels), &seq, func(i int) ([]byte, []byte) {
+		if err := copyLines(ctx, tx, "memory_relations", s.id.Load(), rev, len(rels), &seq, func(i int) ([]byte, []byte) {
 			return hashRelation(relationKeyOf(rels[i])), relationLine(rels[i])
 		}); err != nil {
 			return err
@@ -59,15 +66,15 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"memory_unreadable"}, []string{"memory_id", "seq", "line"},
 			pgx.CopyFromSlice(len(unreadable), func(i int) ([]any, error) {
 				useq++
-				return []any{s.id, useq - 1, unreadable[i]}, nil
+				return []any{s.id.Load(), useq - 1, unreadable[i]}, nil
 			}))
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE memories SET revision = $2, next_seq = $3, removed_since = $2 WHERE id = $1", s.id, rev, seq); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE memories SET revision = $2, next_seq = $3, removed_since = $2 WHERE id = $1", s.id.Load(), rev, seq); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", notifyChannel, notice{s.id, rev, s.origin}.String())
+		_, err = tx.Exec(ctx, "SELECT pg_notify($1, $2)", notifyChannel, notice{s.id.Load(), rev, s.origin}.String())
 		return err
 	})
 	if err != nil {

@@ -42,16 +42,39 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	if interval <= 0 {
 		interval = time.Second
 	}
-	w := &watcher{memory: s.id, origin: s.origin, wake: make(chan struct{}, 1)}
+	seen := int64(-1) // the latest revision known; -1: none
+	var waited *watcher
+	if !s.Exists() {
+		var ok bool
+		if waited, seen, ok = s.awaitRow(ctx, interval); !ok {
+			return
+		}
+		// Another replica created the memory, or wrote after this Store's
+		// own first write: a change to report. (A foreign write followed
+		// by one of this Store's own goes unreported here, but the parts
+		// of a shared store hear that own write, which carries it.)
+		if own := s.lastOwn.Load(); own == 0 || seen > own {
+			onChange()
+		}
+	}
+	w := &watcher{memory: s.id.Load(), origin: s.origin, wake: make(chan struct{}, 1)}
 	s.db.hub.subscribe(w, interval)
 	defer s.db.hub.unsubscribe(w)
-	seen := int64(-1) // the latest revision known; -1: none
 	revision := func() (int64, bool) {
+		qctx, cancel := context.WithTimeout(ctx, s.db.opts.QueryTimeout)
+		defer cancel()
 		var rev int64
-		err := s.db.pool.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id).Scan(&rev)
+		err := s.db.pool.QueryRow(qctx, "SELECT revision FROM memories WHERE id = $1", s.id.Load()).Scan(&rev)
 		return rev, err == nil
 	}
-	if rev, ok := revision(); ok {
+	if waited != nil {
+		// Only now does awaitRow's watcher let go, so the hub listened
+		// throughout; compare the revision once for a write made between
+		// finding the row and subscribing.
+		s.db.hub.unsubscribe(waited)
+		w.resync.Store(true)
+		w.poke()
+	} else if rev, ok := revision(); ok {
 		seen = rev
 	}
 	for {
@@ -77,9 +100,39 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	}
 }
 
+// awaitRow waits until the memory has its row (its first write, here or
+// in another replica) and returns the watcher it waited with, still
+// subscribed (so that the hub goes on listening until the caller's own
+// watcher is), and the revision it found; or reports false when ctx ended
+// first. It looks the row up after every notification of any memory, and
+// every interval in case a notification was missed.
+func (s *Store) awaitRow(ctx context.Context, interval time.Duration) (w *watcher, rev int64, ok bool) {
+	w = &watcher{memory: 0, wake: make(chan struct{}, 1)}
+	s.db.hub.subscribe(w, interval)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		lctx, cancel := context.WithTimeout(ctx, s.db.opts.QueryTimeout)
+		var id int64
+		err := s.db.pool.QueryRow(lctx, "SELECT id, revision FROM memories WHERE name = $1", s.name).Scan(&id, &rev)
+		cancel()
+		if err == nil {
+			s.id.CompareAndSwap(0, id)
+			return w, rev, true
+		}
+		select {
+		case <-ctx.Done():
+			s.db.hub.unsubscribe(w)
+			return nil, 0, false
+		case <-w.wake:
+		case <-t.C:
+		}
+	}
+}
+
 // watcher is one Watch waiting for the hub.
 type watcher struct {
-	memory  int64
+	memory  int64 // 0: a memory with no row yet, woken by every notice
 	origin  string
 	wake    chan struct{} // capacity 1: wake-ups coalesce
 	foreign atomic.Bool   // another Store wrote the memory
@@ -186,6 +239,9 @@ func (h *hub) listen(ctx context.Context) error {
 				w.foreign.Store(true)
 				w.poke()
 			}
+		}
+		for w := range h.subs[0] {
+			w.poke() // a memory with no row yet: was it created?
 		}
 		h.mu.Unlock()
 	}
