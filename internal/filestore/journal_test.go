@@ -247,3 +247,113 @@ func TestJournalModel(t *testing.T) {
 		}
 	}
 }
+
+// waitFor polls cond for up to 30 s (compactions run in the background)
+// and reports whether it came true.
+func waitFor(cond func() bool) bool {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// A journaled write leaves the memory file as it was and is seen by every
+// reader; Close folds it into the file and removes the journal.
+func TestJournaledWriteIsReadAndCompactedAtClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	before := `{"type":"entity","name":"A","entityType":"t","observations":[],"color":"blue"}` + "\n" + "not json\n"
+	os.WriteFile(path, []byte(before), 0o644)
+	s := journalStore(path)
+	if _, err := s.Update(context.Background(), func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "A", Contents: []string{"x"}}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != before {
+		t.Errorf("a journaled write rewrote the file:\n%s", data)
+	}
+	if !exists(path + journalSuffix) {
+		t.Fatal("no journal after a journaled write")
+	}
+	if got := entityNames(t, journalStore(path)); !slices.Equal(got, []string{"A"}) {
+		t.Errorf("another reader sees %v", got)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"entity","name":"A","entityType":"t","observations":["x"],"color":"blue"}` + "\n" + "not json\n"
+	if data, _ := os.ReadFile(path); string(data) != want {
+		t.Errorf("after Close the file holds\n%s\nwant\n%s", data, want)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("the file's mode after compaction: %v", fi.Mode().Perm())
+	}
+	if exists(path + journalSuffix) {
+		t.Error("the journal is left after Close")
+	}
+}
+
+// Compaction comes by itself: after the idle time, and at once when the
+// journal outgrows its share of the file.
+func TestJournalCompactsWhenIdleAndWhenBig(t *testing.T) {
+	t.Run("idle", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "memory.jsonl")
+		s := Open(path, Options{Logf: func(string, ...any) {}, Journal: true, CompactIdle: time.Millisecond})
+		defer s.Close()
+		if err := create(s, "A"); err != nil {
+			t.Fatal(err)
+		}
+		if !waitFor(func() bool { return !exists(path+journalSuffix) && exists(path) }) {
+			t.Fatal("no compaction after the idle time")
+		}
+	})
+	t.Run("big", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "memory.jsonl")
+		s := journalStore(path) // idle for an hour: only the size can trigger it
+		defer s.Close()
+		big := strings.Repeat("x", 64<<10)
+		for i := range 5 {
+			if _, err := s.Update(context.Background(), func(g *graph.Graph) error {
+				g.CreateEntities([]graph.Entity{{Name: fmt.Sprint(i), EntityType: "t", Observations: []string{big}}})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !waitFor(func() bool { return exists(path) }) {
+			t.Fatal("a journal past its limit was not compacted")
+		}
+	})
+}
+
+// A Store without Options.Journal (the commands) rewrites the file on every
+// write and so folds in, and retires, the journal a server left.
+func TestSaveRetiresTheJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	server := journalStore(path)
+	if err := create(server, "A"); err != nil {
+		t.Fatal(err)
+	}
+	command := quietStore(path)
+	if err := create(command, "B"); err != nil {
+		t.Fatal(err)
+	}
+	if exists(path + journalSuffix) {
+		t.Error("the journal is left after a full save")
+	}
+	data, _ := os.ReadFile(path)
+	if got := modelOf(jsonl.Decode(data).Graph).String(); got != "E A [\"t\"]\nE B [\"t\"]" {
+		t.Errorf("the file holds\n%s", got)
+	}
+	if got := entityNames(t, server); !slices.Equal(got, []string{"A", "B"}) {
+		t.Errorf("the server sees %v", got)
+	}
+}

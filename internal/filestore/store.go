@@ -56,7 +56,9 @@ type Store struct {
 	g          *graph.Graph
 	unreadable [][]byte // lines kept verbatim, written back after the relations
 	stamp      stamp    // the file g was read from or saved as
-	sum        fileSum  // that file's content
+	sum        fileSum  // that file's content, once sumOK
+	sumOK      bool
+	raw        []byte // that file's bytes, until sum is taken
 	journal    journalStamp
 	records    int // records in the journal
 	// mustCompact: the journal does not apply to the memory file as its
@@ -227,7 +229,7 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 			s.loaded = false
 			return false, s.explain(err)
 		}
-		s.armCompaction(s.journal.end > max(minCompactBytes, s.sum.Size/4) || s.records >= maxJournalRecords)
+		s.armCompaction(s.journal.end > max(minCompactBytes, s.stamp.size/4) || s.records >= maxJournalRecords)
 		return true, nil
 	}
 	if err := s.compactLocked(lock); err != nil {
@@ -306,6 +308,8 @@ func (s *Store) catchUpLocked() (bool, error) {
 		if r.changes != nil {
 			s.g.Apply(r.changes)
 			s.records++
+			// Compact at exit what another process may never compact.
+			s.dirty = s.dirty || s.opts.Journal
 		}
 	}
 	s.journal.size, s.journal.end = fi.Size(), p.end
@@ -344,20 +348,24 @@ func (s *Store) loadOnce(last bool) (settled bool, err error) {
 	} else if now != st && !last {
 		return false, nil
 	}
-	sum := sumOf(data)
 	// Decode keeps references into data (strings, cached lines): data is
 	// never reused or modified.
 	file := jsonl.Decode(data)
 	for _, p := range file.Problems {
 		s.opts.Logf("%s: line %d: %s", s.path, p.Line, p.Reason)
 	}
-	s.g, s.unreadable, s.stamp, s.sum, s.loaded = file.Graph, file.Unreadable, st, sum, true
+	s.g, s.unreadable, s.stamp, s.loaded = file.Graph, file.Unreadable, st, true
+	// The sum costs a pass over the file: take it only when a journal
+	// needs it. The graph keeps data alive anyway (its strings point into
+	// it).
+	s.sum, s.sumOK, s.raw = fileSum{}, false, data
 	s.journal, s.records, s.mustCompact = j, 0, false
 	if !j.exists {
 		return true, nil
 	}
 	p := parseJournal(jdata, 0, s.opts.Logf, s.journalPath())
 	s.journal.end = p.end
+	sum := s.fileSum()
 	// The records to apply: those after the last compaction that wrote
 	// this very file, else all of them on the file they were written
 	// against, else (another program replaced the file) all of them again,
@@ -389,7 +397,9 @@ func (s *Store) loadOnce(last bool) (settled bool, err error) {
 			s.path, s.journalPath(), applied, skipped)
 	}
 	if applied > 0 && s.opts.Journal {
-		// Left by a process that ended without compacting: compact when idle.
+		// Left by a process that ended without compacting, or still
+		// another's: compact when idle, and at exit.
+		s.dirty = true
 		s.armCompaction(false)
 	}
 	return true, nil
@@ -465,7 +475,7 @@ func (s *Store) appendLocked(lock *Lock, changes []graph.Change) error {
 	}
 	var buf []byte
 	if s.journal.end == 0 {
-		buf = appendHeader(buf, s.sum)
+		buf = appendHeader(buf, s.fileSum())
 	}
 	buf = appendRecord(buf, changes, time.Now())
 	end, id, err := s.writeJournalLocked(buf)
@@ -496,6 +506,15 @@ func (s *Store) writeJournalLocked(buf []byte) (end int64, id uint64, err error)
 		return 0, 0, err
 	}
 	created := !s.journal.exists
+	if created {
+		// A new journal follows a compaction: clear what killed savers
+		// left, as a save does.
+		dir, base := filepath.Split(s.path)
+		if dir == "" {
+			dir = "."
+		}
+		removeStaleTemps(dir, base)
+	}
 	if fi.Size() != s.journal.end {
 		if err := f.Truncate(s.journal.end); err != nil {
 			return 0, 0, err
@@ -558,7 +577,7 @@ func (s *Store) compactLocked(lock *Lock) error {
 	if err != nil {
 		return err
 	}
-	s.stamp, s.sum = st, sw.sum()
+	s.stamp, s.sum, s.sumOK, s.raw = st, sw.sum(), true, nil
 	s.journal, s.records, s.mustCompact, s.dirty = journalStamp{}, 0, false, false
 	s.saved = watchStamp{file: st}
 	return nil
@@ -567,6 +586,14 @@ func (s *Store) compactLocked(lock *Lock) error {
 // crashAt lets tests stop a compaction at a named stage, leaving the files
 // as a process killed there leaves them; the Store is then thrown away.
 var crashAt = func(stage string) error { return nil }
+
+// fileSum returns the sum of the memory file g was read from or saved as.
+func (s *Store) fileSum() fileSum {
+	if !s.sumOK {
+		s.sum, s.sumOK, s.raw = sumOf(s.raw), true, nil
+	}
+	return s.sum
+}
 
 // armCompaction schedules a compaction: after the idle time, or at once.
 func (s *Store) armCompaction(now bool) {
@@ -633,8 +660,8 @@ func (s *Store) Compact(ctx context.Context) error {
 	return nil
 }
 
-// Close stops background compaction and, when this Store journaled writes
-// that are not yet compacted, compacts, so that after a clean exit the
+// Close stops background compaction and, when this Store journaled writes,
+// or read records, that are not yet compacted, compacts, so that after a clean exit the
 // memory file is the whole memory.
 func (s *Store) Close() error {
 	s.bgMu.Lock()

@@ -254,8 +254,14 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 }
 
 func TestWatchReportsOnlyOtherWriters(t *testing.T) {
+	for name, open := range map[string]func(string) *Store{"saves": quietStore, "journal": journalStore} {
+		t.Run(name, func(t *testing.T) { testWatchReportsOnlyOtherWriters(t, open) })
+	}
+}
+
+func testWatchReportsOnlyOtherWriters(t *testing.T, open func(string) *Store) {
 	path := filepath.Join(t.TempDir(), "memory.jsonl")
-	s, other := quietStore(path), quietStore(path)
+	s, other := open(path), open(path)
 	changes := make(chan struct{}, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
