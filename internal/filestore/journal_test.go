@@ -357,3 +357,32 @@ func TestSaveRetiresTheJournal(t *testing.T) {
 		t.Errorf("the server sees %v", got)
 	}
 }
+
+// A reader that holds the memory applies another process's writes from
+// the journal, without reading the memory file again: its catch-up costs
+// what the writes changed.
+func TestReadersCatchUpFromTheJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	w := journalStore(path)
+	if err := create(w, "A"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := journalStore(path)
+	entityNames(t, r)
+	held := r.g
+	for i, name := range []string{"B", "C", "D"} {
+		if err := create(w, name); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"A", "B", "C", "D"}[:i+2]
+		if got := entityNames(t, r); !slices.Equal(got, want) {
+			t.Fatalf("the reader sees %v, want %v", got, want)
+		}
+		if r.g != held {
+			t.Fatalf("write %s: the reader read the whole memory again", name)
+		}
+	}
+}

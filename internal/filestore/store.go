@@ -271,8 +271,9 @@ func (s *Store) refreshLocked() error {
 	if s.current(st, j) {
 		return nil
 	}
-	// Only the journal grew: apply what was appended since.
-	if s.loaded && s.stamp == st && j.exists && s.journal.exists && j.id == s.journal.id && j.size >= s.journal.end {
+	// Only the journal grew, or appeared: apply what was appended since.
+	if s.loaded && s.stamp == st && j.exists && !s.mustCompact &&
+		(!s.journal.exists || j.id == s.journal.id && j.size >= s.journal.end) {
 		if ok, err := s.catchUpLocked(); ok || err != nil {
 			return err
 		}
@@ -296,6 +297,10 @@ func (s *Store) catchUpLocked() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("reading the journal: %w", err)
 	}
+	fresh := !s.journal.exists
+	if fresh {
+		s.journal = journalStamp{exists: true, id: fileID(fi)}
+	}
 	if fileID(fi) != s.journal.id || fi.Size() < s.journal.end {
 		return false, nil
 	}
@@ -304,6 +309,12 @@ func (s *Store) catchUpLocked() (bool, error) {
 		return false, fmt.Errorf("reading the journal: %w", err)
 	}
 	p := parseJournal(data, s.journal.end, s.opts.Logf, s.journalPath())
+	if fresh && (p.base == nil || *p.base != s.fileSum()) {
+		// Not a journal begun on the file we hold: read it all the
+		// careful way.
+		s.journal = journalStamp{}
+		return false, nil
+	}
 	for _, r := range p.records {
 		if r.changes != nil {
 			s.g.Apply(r.changes)

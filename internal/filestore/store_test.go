@@ -267,8 +267,9 @@ func testWatchReportsOnlyOtherWriters(t *testing.T, open func(string) *Store) {
 	defer cancel()
 	go s.Watch(ctx, 10*time.Millisecond, func() { changes <- struct{}{} })
 	// Wait until the watcher runs: it reports a first foreign save.
-	for waited := false; !waited; {
-		if err := create(other, "first"); err != nil {
+	for i, waited := 0, false; !waited; i++ {
+		// A new name each time: creating an existing one writes nothing.
+		if err := create(other, fmt.Sprintf("first%d", i)); err != nil {
 			t.Fatal(err)
 		}
 		select {
