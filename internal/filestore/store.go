@@ -183,8 +183,11 @@ func (s *Store) View(fn func(*graph.Graph)) error {
 }
 
 // Update runs the mutation fn as a read-modify-write under the memory file's
-// lock: it reloads the file if another process changed it, runs fn, and
-// saves if fn changed the graph, which it reports. fn must validate before it
+// lock: it reloads the file and the journal if another process changed
+// them, runs fn, and, if fn changed the graph, which it reports, makes the
+// change durable: with Options.Journal, by appending what the write tools
+// changed to the journal; otherwise, or for any other change, by saving the
+// whole graph. fn must validate before it
 // changes anything: when it returns an error nothing is saved. Update returns
 // fn's error, a lock error (errors.Is ErrLockTimeout after the lock timeout),
 // or a save error, after which the file is as it was.
@@ -532,9 +535,11 @@ func (s *Store) writeJournalLocked(buf []byte) (end int64, id uint64, err error)
 		}
 	}
 	if _, err := f.WriteAt(buf, s.journal.end); err != nil {
+		f.Truncate(s.journal.end) // no reader may take an unacknowledged write as landed
 		return 0, 0, err
 	}
 	if err := f.Sync(); err != nil {
+		f.Truncate(s.journal.end)
 		return 0, 0, err
 	}
 	if created {
