@@ -596,3 +596,36 @@ func receivedWithin(ch <-chan string, d time.Duration) bool {
 		return false
 	}
 }
+
+// TestSharingExportGivesTheCurrentMemory: while a server holds writes that
+// are only in its journal, and after it is killed with them there, the
+// memory file alone is behind but export gives every write.
+func TestSharingExportGivesTheCurrentMemory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "memory.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
+	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", "in the journal")))
+
+	export := func(when string) {
+		t.Helper()
+		cmd := serverCmd(file)
+		cmd.Args = append(cmd.Args, "export")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: export: %v", when, err)
+		}
+		want := `{"type":"entity","name":"Alice","entityType":"person","observations":["in the journal"]}` + "\n"
+		if string(out) != want {
+			t.Errorf("%s: export gave %q, want %q", when, out, want)
+		}
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Fatal("the write reached the memory file at once: the test no longer tests the journal")
+	}
+	export("while the server runs")
+	srv.cmd.Process.Kill()
+	srv.close()
+	export("after the server was killed")
+}
