@@ -385,4 +385,28 @@ func TestReadersCatchUpFromTheJournal(t *testing.T) {
 			t.Fatalf("write %s: the reader read the whole memory again", name)
 		}
 	}
+	// Another process's compaction writes what the reader holds: it
+	// compares, and keeps its graph.
+	if err := w.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := create(w, "E"); err != nil {
+		t.Fatal(err)
+	}
+	if got := entityNames(t, r); !slices.Equal(got, []string{"A", "B", "C", "D", "E"}) {
+		t.Fatalf("after a compaction and a write the reader sees %v", got)
+	}
+	if r.g != held {
+		t.Fatal("after another process's compaction the reader read the whole memory again")
+	}
+	// A compaction of writes the reader has not seen is read in full.
+	if err := create(w, "F"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := entityNames(t, r); !slices.Equal(got, []string{"A", "B", "C", "D", "E", "F"}) {
+		t.Fatalf("after a compaction of an unseen write the reader sees %v", got)
+	}
 }

@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -274,6 +275,17 @@ func (s *Store) refreshLocked() error {
 	if s.current(st, j) {
 		return nil
 	}
+	// Another process compacted the journal we had applied (and may have
+	// begun a new one since).
+	if s.loaded && s.stamp != st && s.journal.exists && !s.mustCompact {
+		ok, err := s.adoptCompactedLocked(st)
+		if err != nil {
+			return err
+		}
+		if ok && s.current(st, j) {
+			return nil
+		}
+	}
 	// Only the journal grew, or appeared: apply what was appended since.
 	if s.loaded && s.stamp == st && j.exists && !s.mustCompact &&
 		(!s.journal.exists || j.id == s.journal.id && j.size >= s.journal.end) {
@@ -283,6 +295,43 @@ func (s *Store) refreshLocked() error {
 	}
 	return s.loadLocked()
 }
+
+// adoptCompactedLocked takes the memory file at stamp st as the one g was
+// read from when it holds exactly what g would be saved as: another
+// process compacted the journal that g already holds. Comparing costs a
+// pass over the file, where reading it again would cost a parse and a new
+// graph. It reports false when the file holds anything else.
+func (s *Store) adoptCompactedLocked(st stamp) (bool, error) {
+	data, got, err := readMemoryFile(s.path)
+	if err != nil || got != st {
+		return false, err
+	}
+	cmp := &comparingWriter{want: data}
+	sw := newSummingWriter(cmp)
+	if err := jsonl.Write(sw, s.g, s.unreadable); err != nil || !cmp.equal() {
+		return false, nil
+	}
+	s.stamp, s.sum, s.sumOK, s.raw = st, sw.sum(), true, nil
+	s.journal, s.records = journalStamp{}, 0
+	return true, nil
+}
+
+// comparingWriter tells whether what is written to it is want.
+type comparingWriter struct {
+	want     []byte
+	off      int
+	mismatch bool
+}
+
+func (c *comparingWriter) Write(p []byte) (int, error) {
+	if !c.mismatch && (c.off+len(p) > len(c.want) || !bytes.Equal(c.want[c.off:c.off+len(p)], p)) {
+		c.mismatch = true
+	}
+	c.off += len(p)
+	return len(p), nil
+}
+
+func (c *comparingWriter) equal() bool { return !c.mismatch && c.off == len(c.want) }
 
 // catchUpLocked applies the journal's lines after those already applied.
 // It reports false when the journal is not the one g was read with after
