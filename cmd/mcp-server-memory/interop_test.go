@@ -185,3 +185,56 @@ func TestInteropWeReadReferenceFile(t *testing.T) {
 	ref = startReference(t, file)
 	assertSameGraph(t, "the reference's read_graph after our server wrote", ref.readGraph(ctx, t), want)
 }
+
+// TestInteropReferenceAfterACrash kills our server while its writes are
+// only in the journal, lets the reference (which knows only the memory
+// file) write the file meanwhile, and restarts ours: it serves our writes
+// and the reference's, and after its clean exit the reference reads them
+// all from the file.
+func TestInteropReferenceAfterACrash(t *testing.T) {
+	requireReference(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "memory.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	// A first write, compacted at a clean exit: the journal's base.
+	first := startServer(t, file, sharingVersion, nil)
+	first.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", trickyTexts[:2]...), entityArg("Bob", "person")))
+	first.close()
+
+	// No compaction before the kill: these writes are in the journal only.
+	ours := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
+	ours.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg(trickyName, "тип <type>", trickyTexts[2:6]...)))
+	ours.mustCall(ctx, t, "add_observations", addObservationsArgs("Alice", trickyTexts[6:]...))
+	ours.mustCall(ctx, t, "create_relations", map[string]any{"relations": []map[string]any{relationArg("Alice", trickyName, "knows \"well\"")}})
+	ours.mustCall(ctx, t, "delete_entities", map[string]any{"entityNames": []string{"Bob"}})
+	ours.cmd.Process.Kill()
+	ours.close()
+	if _, err := os.Stat(file + ".journal"); err != nil {
+		t.Fatalf("no journal after the kill (%v): the test no longer tests recovery", err)
+	}
+
+	ref := startReference(t, file)
+	ref.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Carol", "person", "written by the reference")))
+	ref.close()
+
+	restarted := startServer(t, file, sharingVersion, nil)
+	want := restarted.readGraph(ctx, t)
+	g := typedGraph(t, want)
+	var names []string
+	for _, e := range g.Entities {
+		names = append(names, e.Name)
+	}
+	// The journal's writes are applied again after what the file holds.
+	if strings.Join(names, "|") != "Alice|Carol|"+trickyName || len(g.Relations) != 1 {
+		t.Errorf("after the crash and the reference's write, our server serves %q and %d relations; want Alice, Carol, %q and 1", names, len(g.Relations), trickyName)
+	}
+	restarted.close()
+	if l := leftovers(t, dir); len(l) > 0 {
+		t.Errorf("files left beside the memory file after a clean exit: %q", l)
+	}
+
+	ref = startReference(t, file)
+	assertSameGraph(t, "the reference's read_graph after our recovery", ref.readGraph(ctx, t), want)
+}

@@ -219,7 +219,20 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		if problem := filestore.CheckPath(path); problem != nil {
 			logger.Printf("warning: %v", problem)
 		}
-		store, where, hide = filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts}), "memory file "+path, hiddenPaths(path)
+		idle, err := compactIdle()
+		if err != nil {
+			logger.Print(err)
+			return 2
+		}
+		fstore := filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts, Journal: true, CompactIdle: idle})
+		// At a clean exit the journal is folded into the memory file, so
+		// the file alone is the whole memory again.
+		defer func() {
+			if err := fstore.Close(); err != nil {
+				logger.Printf("compacting the memory file at exit: %v", err)
+			}
+		}()
+		store, where, hide = fstore, "memory file "+path, hiddenPaths(path)
 	}
 	var page graph.Store
 	if *httpAddr != "" {
@@ -432,6 +445,21 @@ func tuning() (filestore.LockOptions, time.Duration, error) {
 		*k.dst = d
 	}
 	return lock, watch, nil
+}
+
+// compactIdle reads MCP_SERVER_MEMORY_COMPACT_IDLE, the internal knob that
+// tests use to put compactions of the journal close after writes. Unset
+// means the file store's default.
+func compactIdle() (time.Duration, error) {
+	v := os.Getenv("MCP_SERVER_MEMORY_COMPACT_IDLE")
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("MCP_SERVER_MEMORY_COMPACT_IDLE=%q: want a positive duration such as 500ms", v)
+	}
+	return d, nil
 }
 
 // answerLimit reads MEMORY_ANSWER_LIMIT (docs/design.md §8).

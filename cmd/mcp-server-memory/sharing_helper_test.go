@@ -277,6 +277,21 @@ func decodeMemoryFile(t *testing.T, path string) []fileLine {
 	return lines
 }
 
+// waitForFile waits, up to 30 s, for the memory file to hold want (a
+// server compacts its journal into it when idle), and returns what it
+// holds at the end.
+func waitForFile(t *testing.T, path, want string) []byte {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil && string(data) == want || time.Now().After(deadline) {
+			return data
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // entitiesIn maps entity names to their observations.
 func entitiesIn(lines []fileLine) map[string][]string {
 	m := map[string][]string{}
@@ -288,7 +303,7 @@ func entitiesIn(lines []fileLine) map[string][]string {
 	return m
 }
 
-// leftovers lists lock, break and temporary files in dir.
+// leftovers lists lock, break, temporary and journal files in dir.
 func leftovers(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -298,7 +313,7 @@ func leftovers(t *testing.T, dir string) []string {
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasSuffix(n, ".lock") || strings.HasSuffix(n, ".break") || strings.HasSuffix(n, ".tmp") {
+		if strings.HasSuffix(n, ".lock") || strings.HasSuffix(n, ".break") || strings.HasSuffix(n, ".tmp") || strings.HasSuffix(n, ".journal") {
 			names = append(names, n)
 		}
 	}

@@ -24,24 +24,34 @@ import (
 const breakingMessage = "Breaking stale memory file lock"
 
 // TestSharingConcurrentWritersLoseNothing runs four processes on one file,
-// each with fifty concurrent writers.
+// each with fifty concurrent writers. The writes go through the journal;
+// two of the processes compact it after a millisecond of quiet, so
+// compactions run among the writes of the others.
 func TestSharingConcurrentWritersLoseNothing(t *testing.T) {
 	const processes, writers = 4, 50
 	dir := t.TempDir()
 	file := filepath.Join(dir, "memory.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	// Every compaction replaces the file; the mode the user chose must
+	// survive.
+	if err := os.WriteFile(file, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(file, 0o640); err != nil {
+		t.Fatal(err)
+	}
 
 	servers := make([]*serverProcess, processes)
 	for i := range servers {
-		servers[i] = startServer(t, file, sharingVersion, nil)
+		idle := "MCP_SERVER_MEMORY_COMPACT_IDLE=1ms"
+		if i%2 == 1 {
+			idle = "MCP_SERVER_MEMORY_COMPACT_IDLE=1h"
+		}
+		servers[i] = startServer(t, file, sharingVersion, nil, idle)
 	}
 	if !servers[0].mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("shared", "board"))) {
 		t.FailNow()
-	}
-	// Every save replaces the file; the mode the user chose must survive.
-	if err := os.Chmod(file, 0o640); err != nil {
-		t.Fatal(err)
 	}
 
 	var wg sync.WaitGroup
@@ -57,6 +67,15 @@ func TestSharingConcurrentWritersLoseNothing(t *testing.T) {
 	wg.Wait()
 	if t.Failed() {
 		t.FailNow()
+	}
+	// Every process sees every write.
+	want := servers[0].readGraph(ctx, t)
+	for i, srv := range servers[1:] {
+		assertSameGraph(t, fmt.Sprintf("read_graph of process %d", i+1), srv.readGraph(ctx, t), want)
+	}
+	// After a clean exit the memory file alone holds them all.
+	for _, srv := range servers {
+		srv.close()
 	}
 
 	got := entitiesIn(decodeMemoryFile(t, file))
@@ -86,11 +105,6 @@ func TestSharingConcurrentWritersLoseNothing(t *testing.T) {
 	}
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o640 {
 		t.Errorf("the memory file's mode after the writes: %v (err %v); want -rw-r----- as the user set it", fi.Mode(), err)
-	}
-	// Every process sees the same file.
-	want := servers[0].readGraph(ctx, t)
-	for i, srv := range servers[1:] {
-		assertSameGraph(t, fmt.Sprintf("read_graph of process %d", i+1), srv.readGraph(ctx, t), want)
 	}
 }
 
@@ -303,8 +317,10 @@ func TestSharingOneBreakerAtATime(t *testing.T) {
 	const rounds = 5
 	dir := t.TempDir()
 	file := filepath.Join(dir, "memory.jsonl")
-	a := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_LOCK_TIMEOUT=20s")
-	b := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_LOCK_TIMEOUT=20s")
+	// No compaction between the rounds: the test writes the lock file
+	// itself, which must never be while a server holds it.
+	a := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_LOCK_TIMEOUT=20s", "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
+	b := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_LOCK_TIMEOUT=20s", "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -331,6 +347,8 @@ func TestSharingOneBreakerAtATime(t *testing.T) {
 			t.FailNow()
 		}
 	}
+	a.close()
+	b.close()
 	got := entitiesIn(decodeMemoryFile(t, file))
 	for _, name := range want {
 		if _, ok := got[name]; !ok {
@@ -340,8 +358,6 @@ func TestSharingOneBreakerAtATime(t *testing.T) {
 	if l := leftovers(t, dir); len(l) > 0 {
 		t.Errorf("files left beside the memory file: %q", l)
 	}
-	a.close()
-	b.close()
 	breaks := strings.Count(a.stderr.String(), breakingMessage) + strings.Count(b.stderr.String(), breakingMessage)
 	if breaks != rounds {
 		t.Errorf("%q logged %d times over %d stale locks; want exactly once per lock", breakingMessage, breaks, rounds)
@@ -354,8 +370,11 @@ func TestSharingOneBreakerAtATime(t *testing.T) {
 }
 
 // TestSharingSurvivesSIGKILL kills a server in the middle of a stream of
-// writes, a few times over: every acknowledged write is in the file, the
-// file stays valid JSONL, and a new server writes to it at once.
+// writes, a few times over: the file stays valid JSONL, a new server sees
+// every acknowledged write and writes at once, and after its clean exit
+// the file alone holds them all. The killed server compacts its journal
+// after a millisecond or so of quiet, so the kill falls before, during or
+// after compactions.
 func TestSharingSurvivesSIGKILL(t *testing.T) {
 	const rounds = 3
 	seed := uint64(time.Now().UnixNano())
@@ -369,7 +388,8 @@ func TestSharingSurvivesSIGKILL(t *testing.T) {
 
 	for round := range rounds {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		srv := startServer(t, file, sharingVersion, nil)
+		idle := []string{"500us", "2ms", "10ms"}[round%3]
+		srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE="+idle)
 		killAfter := 20 + rng.IntN(41)
 		killDelay := time.Duration(rng.IntN(3000)) * time.Microsecond
 		reached := make(chan struct{})
@@ -406,12 +426,9 @@ func TestSharingSurvivesSIGKILL(t *testing.T) {
 			t.Fatalf("round %d: the server failed after %d writes, before it was killed", round, n)
 		}
 
-		got := entitiesIn(decodeMemoryFile(t, file))
-		for _, name := range acked {
-			if _, ok := got[name]; !ok {
-				t.Errorf("acknowledged write %s is lost", name)
-			}
-		}
+		// Whatever the kill interrupted, the file is whole: every line is
+		// JSON. The newest writes may still be in the journal only.
+		decodeMemoryFile(t, file)
 		if l := leftovers(t, dir); len(l) > 0 {
 			t.Logf("round %d: the killed server left %q", round, l)
 		}
@@ -433,6 +450,15 @@ func TestSharingSurvivesSIGKILL(t *testing.T) {
 			if !seen[name] {
 				t.Errorf("acknowledged write %s is missing from the restarted server's read_graph", name)
 			}
+		}
+		got := entitiesIn(decodeMemoryFile(t, file))
+		for _, name := range acked {
+			if _, ok := got[name]; !ok {
+				t.Errorf("acknowledged write %s is not in the memory file after the restarted server's clean exit", name)
+			}
+		}
+		if _, err := os.Stat(file + ".journal"); err == nil {
+			t.Errorf("round %d: the journal is left after the restarted server's clean exit", round)
 		}
 		if _, err := os.Stat(file + ".lock"); err == nil {
 			t.Errorf("round %d: a lock file is left after the restarted server's write", round)
@@ -569,4 +595,37 @@ func receivedWithin(ch <-chan string, d time.Duration) bool {
 	case <-time.After(d):
 		return false
 	}
+}
+
+// TestSharingExportGivesTheCurrentMemory: while a server holds writes that
+// are only in its journal, and after it is killed with them there, the
+// memory file alone is behind but export gives every write.
+func TestSharingExportGivesTheCurrentMemory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "memory.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
+	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", "in the journal")))
+
+	export := func(when string) {
+		t.Helper()
+		cmd := serverCmd(file)
+		cmd.Args = append(cmd.Args, "export")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: export: %v", when, err)
+		}
+		want := `{"type":"entity","name":"Alice","entityType":"person","observations":["in the journal"]}` + "\n"
+		if string(out) != want {
+			t.Errorf("%s: export gave %q, want %q", when, out, want)
+		}
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Fatal("the write reached the memory file at once: the test no longer tests the journal")
+	}
+	export("while the server runs")
+	srv.cmd.Process.Kill()
+	srv.close()
+	export("after the server was killed")
 }

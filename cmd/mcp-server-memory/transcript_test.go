@@ -145,7 +145,12 @@ func runTranscript(t *testing.T, file string) {
 		}
 		got = append(got, l)
 	}
+	// A clean exit folds the journal into the memory file, which the
+	// after.jsonl section checks.
 	stdin.Close()
+	for range lines {
+	}
+	cmd.Wait()
 
 	var rendered bytes.Buffer
 	for _, m := range got {

@@ -8,8 +8,25 @@
 //     read (size, modification time, inode), so they always see the latest
 //     saved graph.
 //   - Update: a read-modify-write under the cross-process Lock. It reloads a
-//     changed file, runs the mutation (which validates before it changes
-//     anything), and saves.
+//     changed file, catches up with the journal, runs the mutation (which
+//     validates before it changes anything), and, with Options.Journal,
+//     appends the record of what the write tools changed to the journal
+//     and fsyncs it; any other change (the commands' edits) saves.
+//   - Journal: <file>.journal, the append-only record of writes not yet in
+//     the file (journal.go; the format is in docs/design.md §5, "The
+//     journal"). Its first line names the file it applies to (size and
+//     SHA-256); each record carries whole added and removed items, the
+//     time and the tool, so it can also serve as history. Readers apply it
+//     after the file and, once they hold the memory, read only what was
+//     appended since.
+//   - Compaction (Compact, and Close at a clean exit, and in the
+//     background after CompactIdle of quiet or when the journal outgrows a
+//     quarter of the file): a Save of the whole memory under the lock,
+//     preceded by a "compacting" line naming the file about to be renamed
+//     into place, then the journal's removal. After a kill at any point a
+//     reader tells from the file and those two lines which records still
+//     apply; a file some other program wrote gets them applied again as
+//     idempotent steps.
 //   - Lock: the exclusive <file>.lock of docs/design.md §6, compatible with
 //     reference servers that implement the same protocol.
 //   - CheckPath and PathError: what keeps a memory file path from working
@@ -25,8 +42,11 @@
 //     so the rename itself survives a crash. A reader sees the whole old
 //     file or the whole new one, never a mix.
 //
-// Caveats: the lock relies on exclusive create (O_EXCL), which local file
+// Caveats: while a Store has uncompacted writes, the memory file alone is
+// behind the memory (by about CompactIdle while it runs; after a crash,
+// until the next start or write); View always sees the whole memory. The
+// lock relies on exclusive create (O_EXCL), which local file
 // systems honour and some network file systems do not; sharing a file over
 // such a file system is not safe. The directory of the memory file must be
-// writable, since the lock and the temporary files live there.
+// writable, since the lock, the journal and the temporary files live there.
 package filestore

@@ -254,15 +254,22 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 }
 
 func TestWatchReportsOnlyOtherWriters(t *testing.T) {
+	for name, open := range map[string]func(string) *Store{"saves": quietStore, "journal": journalStore} {
+		t.Run(name, func(t *testing.T) { testWatchReportsOnlyOtherWriters(t, open) })
+	}
+}
+
+func testWatchReportsOnlyOtherWriters(t *testing.T, open func(string) *Store) {
 	path := filepath.Join(t.TempDir(), "memory.jsonl")
-	s, other := quietStore(path), quietStore(path)
+	s, other := open(path), open(path)
 	changes := make(chan struct{}, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Watch(ctx, 10*time.Millisecond, func() { changes <- struct{}{} })
 	// Wait until the watcher runs: it reports a first foreign save.
-	for waited := false; !waited; {
-		if err := create(other, "first"); err != nil {
+	for i, waited := 0, false; !waited; i++ {
+		// A new name each time: creating an existing one writes nothing.
+		if err := create(other, fmt.Sprintf("first%d", i)); err != nil {
 			t.Fatal(err)
 		}
 		select {

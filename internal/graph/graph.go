@@ -112,7 +112,8 @@ type Graph struct {
 	out       map[string][]*Relation // by From
 	in        map[string][]*Relation // by To
 	nextSeq   uint64
-	version   uint64 // counts changes
+	version   uint64     // counts changes
+	log       *changeLog // what the write tools change, while tracked
 
 	// searchMu lets searches run beside other readers: they fill the
 	// entities' folded-text cache, which only mutations otherwise touch.

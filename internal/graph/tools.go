@@ -69,6 +69,8 @@ func (r CreateEntitiesResult) Notice() string {
 // skipped whole (Skipped and Repeated). Repeated observations of one new
 // entity are stored once.
 func (g *Graph) CreateEntities(in []Entity) CreateEntitiesResult {
+	g.beginStep()
+	defer g.endStep()
 	res := CreateEntitiesResult{Entities: []Entity{}}
 	var created, reported map[string]bool // names this call created; names already in Skipped or Repeated
 	for _, e := range in {
@@ -78,6 +80,7 @@ func (g *Graph) CreateEntities(in []Entity) CreateEntitiesResult {
 				ne.addObservation(o)
 			}
 			res.Entities = append(res.Entities, ne.clone())
+			g.record(Change{Kind: EntityCreated, Entity: ne.clone()})
 			if created == nil {
 				created = map[string]bool{}
 			}
@@ -114,12 +117,16 @@ func (g *Graph) CreateRelations(in []Relation) (CreateRelationsResult, error) {
 			}
 		}
 	}
+	g.beginStep()
+	defer g.endStep()
 	res := CreateRelationsResult{Relations: []Relation{}}
 	for _, r := range in {
 		if g.relSet[r.key()] != nil {
 			continue
 		}
-		res.Relations = append(res.Relations, g.insertRelation(r).clone())
+		nr := g.insertRelation(r).clone()
+		res.Relations = append(res.Relations, nr)
+		g.record(Change{Kind: RelationCreated, Relation: nr})
 	}
 	return res, nil
 }
@@ -149,6 +156,8 @@ func (g *Graph) AddObservations(in []ObservationAddition) (AddObservationsResult
 			return AddObservationsResult{}, &NotFoundError{a.EntityName}
 		}
 	}
+	g.beginStep()
+	defer g.endStep()
 	res := AddObservationsResult{Results: make([]AddedObservations, 0, len(in))}
 	for _, a := range in {
 		e := g.byName[a.EntityName]
@@ -160,6 +169,7 @@ func (g *Graph) AddObservations(in []ObservationAddition) (AddObservationsResult
 		}
 		if len(added) > 0 {
 			g.entityChanged(e)
+			g.record(Change{Kind: ObservationsAdded, Entity: Entity{Name: e.Name, Observations: slices.Clone(added)}})
 		}
 		res.Results = append(res.Results, AddedObservations{EntityName: a.EntityName, AddedObservations: added})
 	}
@@ -179,6 +189,8 @@ type DeleteResult struct {
 // DeleteEntities removes the named entities and every relation from or to
 // them. Unknown names are no error; they are reported.
 func (g *Graph) DeleteEntities(names []string) DeleteResult {
+	g.beginStep()
+	defer g.endStep()
 	names = distinct(names)
 	var notFound []string
 	dead := make(map[*Entity]bool)
@@ -190,6 +202,7 @@ func (g *Graph) DeleteEntities(names []string) DeleteResult {
 			continue
 		}
 		dead[e] = true
+		g.record(Change{Kind: EntityDeleted, Entity: e.clone()})
 		delete(g.byName, name)
 		g.entityRemoved(e)
 		for _, r := range g.out[name] {
@@ -203,6 +216,7 @@ func (g *Graph) DeleteEntities(names []string) DeleteResult {
 		g.version++
 		g.entities = slices.DeleteFunc(g.entities, func(e *Entity) bool { return dead[e] })
 	}
+	g.recordRelationsDeleted(deadRel)
 	g.removeRelations(deadRel)
 	if len(notFound) == 0 {
 		return DeleteResult{Success: true, Message: "Entities deleted successfully"}
@@ -225,6 +239,8 @@ type ObservationDeletion struct {
 // observations are no error; the message tells how many were removed of how
 // many asked (each distinct entity and observation pair counts once).
 func (g *Graph) DeleteObservations(in []ObservationDeletion) DeleteResult {
+	g.beginStep()
+	defer g.endStep()
 	type pair struct{ entity, observation string }
 	asked := make(map[pair]bool)
 	var missing []string
@@ -253,6 +269,15 @@ func (g *Graph) DeleteObservations(in []ObservationDeletion) DeleteResult {
 		if len(drop) == 0 {
 			continue
 		}
+		if g.log != nil {
+			var removed []string
+			for _, o := range e.Observations {
+				if drop[o] {
+					removed = append(removed, o)
+				}
+			}
+			g.record(Change{Kind: ObservationsDeleted, Entity: Entity{Name: e.Name, Observations: removed}})
+		}
 		e.Observations = slices.DeleteFunc(e.Observations, func(o string) bool { return drop[o] })
 		if e.obsSet != nil {
 			for o := range drop {
@@ -277,6 +302,8 @@ func (g *Graph) DeleteObservations(in []ObservationDeletion) DeleteResult {
 // DeleteRelations removes the listed relations. Unknown relations are no
 // error; the message tells how many matched.
 func (g *Graph) DeleteRelations(in []Relation) DeleteResult {
+	g.beginStep()
+	defer g.endStep()
 	asked := make(map[relationKey]bool)
 	dead := make(map[*Relation]bool)
 	for _, r := range in {
@@ -289,6 +316,7 @@ func (g *Graph) DeleteRelations(in []Relation) DeleteResult {
 			dead[old] = true
 		}
 	}
+	g.recordRelationsDeleted(dead)
 	g.removeRelations(dead)
 	deleted := len(dead)
 	res := DeleteResult{Success: true, DeletedCount: &deleted}

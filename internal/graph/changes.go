@@ -1,0 +1,133 @@
+package graph
+
+import "slices"
+
+// ChangeKind says what one Change did.
+type ChangeKind uint8
+
+// The changes the six write tools make. Each carries whole items, so the
+// same record can redo the change (Apply) or, read backwards, undo it.
+const (
+	// EntityCreated: Entity is the new entity, observations included.
+	EntityCreated ChangeKind = iota + 1
+	// EntityDeleted: Entity is the entity as it was. The relations that
+	// went with it follow as RelationDeleted changes.
+	EntityDeleted
+	// ObservationsAdded: Entity.Name and the Observations appended, in order.
+	ObservationsAdded
+	// ObservationsDeleted: Entity.Name and the Observations removed.
+	ObservationsDeleted
+	// RelationCreated: Relation is the new relation.
+	RelationCreated
+	// RelationDeleted: Relation is the removed relation.
+	RelationDeleted
+)
+
+// Change is one step of a write, as TakeChanges reports it.
+type Change struct {
+	Kind     ChangeKind
+	Entity   Entity   // the entity kinds
+	Relation Relation // the relation kinds
+}
+
+// changeLog is what TrackChanges records. version is the graph's version
+// after the last recorded step: a change made by anything that does not
+// record (Rename, Merge, Import, a load) leaves the graph at another
+// version, and the log is then incomplete.
+type changeLog struct {
+	changes    []Change
+	version    uint64
+	incomplete bool
+}
+
+// TrackChanges starts recording the changes the write tools make, until
+// TakeChanges. Storage uses the record to write only what changed.
+func (g *Graph) TrackChanges() {
+	g.log = &changeLog{version: g.version}
+}
+
+// TakeChanges stops recording and returns the changes made since
+// TrackChanges, in order. complete is false when something changed the
+// graph that the record does not describe (the commands' edits, Rewrite):
+// the caller must then save the whole graph.
+func (g *Graph) TakeChanges() (changes []Change, complete bool) {
+	l := g.log
+	g.log = nil
+	if l == nil {
+		return nil, false
+	}
+	return l.changes, !l.incomplete && l.version == g.version
+}
+
+// beginStep and endStep bracket a recorded write tool.
+func (g *Graph) beginStep() {
+	if g.log != nil && g.log.version != g.version {
+		g.log.incomplete = true
+	}
+}
+
+func (g *Graph) endStep() {
+	if g.log != nil {
+		g.log.version = g.version
+	}
+}
+
+func (g *Graph) record(c Change) {
+	if g.log != nil {
+		g.log.changes = append(g.log.changes, c)
+	}
+}
+
+// recordRelationsDeleted records dead relations in graph order, so the
+// record does not depend on map order.
+func (g *Graph) recordRelationsDeleted(dead map[*Relation]bool) {
+	if g.log == nil || len(dead) == 0 {
+		return
+	}
+	list := make([]*Relation, 0, len(dead))
+	for r := range dead {
+		list = append(list, r)
+	}
+	slices.SortFunc(list, bySeq)
+	for _, r := range list {
+		g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
+	}
+}
+
+// Apply redoes recorded changes, in order, as idempotent steps: an entity
+// or relation already present is not created again, and removing what is
+// gone does nothing. Applied to the graph the changes were recorded on, it
+// gives the same graph, order included. It returns how many changes could
+// not apply (observations or relations of an entity that no longer
+// exists), which happens only on another graph.
+func (g *Graph) Apply(changes []Change) (skipped int) {
+	for _, c := range changes {
+		switch c.Kind {
+		case EntityCreated:
+			if g.byName[c.Entity.Name] != nil {
+				continue
+			}
+			ne := g.insertEntity(Entity{Name: c.Entity.Name, EntityType: c.Entity.EntityType, Extra: c.Entity.Extra})
+			for _, o := range c.Entity.Observations {
+				ne.addObservation(o)
+			}
+		case EntityDeleted:
+			g.DeleteEntities([]string{c.Entity.Name})
+		case ObservationsAdded:
+			if _, err := g.AddObservations([]ObservationAddition{{EntityName: c.Entity.Name, Contents: c.Entity.Observations}}); err != nil {
+				skipped++
+			}
+		case ObservationsDeleted:
+			g.DeleteObservations([]ObservationDeletion{{EntityName: c.Entity.Name, Observations: c.Entity.Observations}})
+		case RelationCreated:
+			if _, err := g.CreateRelations([]Relation{c.Relation}); err != nil {
+				skipped++
+			}
+		case RelationDeleted:
+			g.DeleteRelations([]Relation{c.Relation})
+		default:
+			skipped++
+		}
+	}
+	return skipped
+}
