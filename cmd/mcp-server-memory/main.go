@@ -17,21 +17,17 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"golang.org/x/term"
 
-	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/cli"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
-	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
@@ -144,22 +140,20 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	if fs.NArg() > 0 {
 		return usageError(stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
+	cfg := memoryconfig.FromOS()
 	if *httpAddr == "" {
 		if misplaced := httpOnlyFlags(fs); misplaced != "" {
 			return usageError(stderr, misplaced)
 		}
 	}
-	if problem := namedFlagsProblem(*httpAddr, *tokensFile, *memoriesDir, *tokenFile); problem != "" {
+	if problem := namedFlagsProblem(cfg, *httpAddr, *tokensFile, *memoriesDir, *tokenFile); problem != "" {
 		return usageError(stderr, problem)
 	}
-	if problem := memoryFlagProblem(*memoryName, *tokensFile); problem != "" {
+	if problem := memoryFlagProblem(cfg, *memoryName, *tokensFile); problem != "" {
 		return usageError(stderr, problem)
 	}
 	if problem := limitFlagsProblem(fs, *tokensFile, limits); problem != "" {
 		return usageError(stderr, problem)
-	}
-	if *memoryName == "" {
-		*memoryName = "default"
 	}
 	if *showVersion {
 		fmt.Fprintf(stdout, "mcp-server-memory %s\n", version())
@@ -167,73 +161,34 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	}
 
 	logger := log.New(stderr, "mcp-server-memory: ", log.LstdFlags)
-	lockOpts, watch, err := tuning()
-	if err != nil {
+	if err := cfg.Err(); err != nil {
 		logger.Print(err)
 		return 2
 	}
-	limit, err := answerLimit()
-	if err != nil {
-		logger.Print(err)
-		return 2
-	}
-	if err := limits.readTimings(); err != nil {
-		logger.Print(err)
-		return 2
-	}
+	limits.sessionStart, limits.memoryIdle = cfg.SessionStartTimeout, cfg.MemoryIdleTimeout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *tokensFile != "" {
 		return serveNamed(ctx, logger, namedConfig{
 			addr: *httpAddr, tokens: *tokensFile, memories: *memoriesDir, allowedHosts: *allowedHosts, maxBody: *maxBody,
-			lock: lockOpts, watch: watch, answerLimit: limit, limits: limits,
+			env: cfg, limits: limits,
 		})
 	}
 
-	var (
-		store graph.Store
-		where string   // the memory, for the log and the web page
-		hide  []string // the memory file, whose directories HTTP clients are not told
-	)
-	if dbURL := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")); dbURL != "" {
-		db, desc, status := openDatabase(ctx, dbURL, *memoryName, lockOpts.Timeout, logger)
-		if db == nil {
-			return status
-		}
-		defer db.Close()
-		store, where = db, desc
-		if os.Getenv("MEMORY_FILE_PATH") != "" {
-			logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
-		}
-	} else {
-		dir, err := filestore.ServerDir()
-		if err != nil {
-			logger.Print(err)
-			return 1
-		}
-		path, err := filestore.ResolvePath(os.Getenv("MEMORY_FILE_PATH"), dir, logger.Printf)
-		if err != nil {
-			logger.Print(err)
-			return 1
-		}
-		if problem := filestore.CheckPath(path); problem != nil {
+	m, err := cfg.Open(ctx, memoryconfig.Choice{Memory: *memoryName, Logf: logger.Printf, Journal: true})
+	if err != nil {
+		logger.Print(err)
+		return exitStatus(err)
+	}
+	defer m.Close()
+	if m.File != nil {
+		if problem := filestore.CheckPath(m.File.Path()); problem != nil {
 			logger.Printf("warning: %v", problem)
 		}
-		idle, err := compactIdle()
-		if err != nil {
-			logger.Print(err)
-			return 2
-		}
-		fstore := filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: lockOpts, Journal: true, CompactIdle: idle})
-		// At a clean exit the journal is folded into the memory file, so
-		// the file alone is the whole memory again.
-		defer func() {
-			if err := fstore.Close(); err != nil {
-				logger.Printf("compacting the memory file at exit: %v", err)
-			}
-		}()
-		store, where, hide = fstore, "memory file "+path, hiddenPaths(path)
+	} else if cfg.FilePath != "" {
+		logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
 	}
+	store, where, hide := m.Store, m.Where, m.HidePaths
 	var page graph.Store
 	if *httpAddr != "" {
 		// The MCP server and the web page share the store, each hearing
@@ -241,11 +196,16 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		shared := sharedstore.New(store)
 		store, page = shared.Part(), shared.Part()
 	}
-	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: watch, AnswerLimit: limit, HidePaths: hide})
+	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: cfg.WatchInterval, AnswerLimit: cfg.AnswerLimit, HidePaths: hide})
 
 	if *httpAddr != "" {
-		pageOpts := ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: watch, Logf: logger.Printf, HidePaths: hide}
-		return serveHTTP(ctx, srv, page, pageOpts, logger, where, *httpAddr, *tokenFile, *allowedHosts, *maxBody, limits)
+		token, err := httpserver.Token(cfg.HTTPToken, *tokenFile)
+		if err != nil {
+			logger.Print(err)
+			return 2
+		}
+		pageOpts := ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: cfg.WatchInterval, Logf: logger.Printf, HidePaths: hide}
+		return serveHTTP(ctx, srv, page, pageOpts, logger, where, *httpAddr, token, *allowedHosts, *maxBody, limits)
 	}
 	logger.Printf("serving MCP on stdio; %s", where)
 	if isTerminal(stdin) {
@@ -257,6 +217,16 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		return 1
 	}
 	return 0
+}
+
+// exitStatus is the exit status for a memory that cannot be opened: 2 for
+// a setting the user must change, 1 otherwise.
+func exitStatus(err error) int {
+	var setting *memoryconfig.SettingError
+	if errors.As(err, &setting) {
+		return 2
+	}
+	return 1
 }
 
 // usageError reports a command-line mistake in one line, with where to find
@@ -304,13 +274,9 @@ func terminalHint() string {
 }
 
 // serveHTTP serves srv on Streamable HTTP until ctx ends, and the web page
-// of the memory at / through page, where names the memory.
-func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOpts ui.Options, logger *log.Logger, where, addr, tokenFile, allowedHosts string, maxBody int64, limits httpLimits) int {
-	token, err := httpserver.Token(os.Getenv("MEMORY_HTTP_TOKEN"), tokenFile)
-	if err != nil {
-		logger.Print(err)
-		return 2
-	}
+// of the memory at / through page, where names the memory; token is the
+// bearer token clients must send, "" for none.
+func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOpts ui.Options, logger *log.Logger, where, addr, token, allowedHosts string, maxBody int64, limits httpLimits) int {
 	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hostList(allowedHosts), MaxBodyBytes: maxBody, Logf: logger.Printf,
 		// The web page at /, behind the same token, which the
 		// HTTP server checks and MayEdit reports on.
@@ -327,25 +293,6 @@ func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOp
 	}
 	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", ln.Addr(), auth, ln.Addr(), where)
 	return serveUntilDone(ctx, hs, ln, logger)
-}
-
-// hiddenPaths are the spellings of the memory file at path that error
-// messages to HTTP clients must not show: the path, and the file it
-// stands for once links are followed (in its directory's real place when
-// it does not exist yet).
-func hiddenPaths(path string) []string {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
-		if derr != nil {
-			return []string{path}
-		}
-		real = filepath.Join(dir, filepath.Base(path))
-	}
-	if real != path {
-		return []string{path, real}
-	}
-	return []string{path}
 }
 
 // hostList splits --http-allowed-hosts.
@@ -381,98 +328,6 @@ func serveUntilDone(ctx context.Context, hs *httpserver.Server, ln net.Listener,
 	}
 	logger.Print("stopped")
 	return 0
-}
-
-// openDatabase opens the memory name in the PostgreSQL database at url and
-// describes it for the log by host and database only, never the password.
-// On failure it logs one line and returns a nil Store and the exit status:
-// 2 for a malformed URL, 1 when the database cannot be used.
-func openDatabase(ctx context.Context, url, name string, lockTimeout time.Duration, logger *log.Logger) (*pgstore.Store, string, int) {
-	where, ok := describeDatabase(url, logger)
-	if !ok {
-		return nil, "", 2
-	}
-	desc := fmt.Sprintf("memory %q in %s", name, where)
-	opts, err := databaseOptions(lockTimeout, logger.Printf)
-	if err != nil {
-		logger.Print(err)
-		return nil, "", 2
-	}
-	store, err := pgstore.Open(ctx, url, name, opts)
-	if err != nil {
-		msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
-		logger.Printf("cannot use the %s: %s", desc, msg)
-		return nil, "", 1
-	}
-	return store, desc, 0
-}
-
-// describeDatabase names the database at url for the log by host and
-// database only, never the password. A malformed url is logged (without
-// quoting it) and reported as not ok.
-func describeDatabase(url string, logger *log.Logger) (string, bool) {
-	d, err := pgstore.Describe(url)
-	if err != nil {
-		logger.Print(err)
-		return "", false
-	}
-	return d, true
-}
-
-// tuning reads the internal timing knobs that tests use to shorten the
-// lock timeouts and the file watch interval. Unset means the defaults
-// (docs/design.md §6).
-func tuning() (filestore.LockOptions, time.Duration, error) {
-	var lock filestore.LockOptions
-	var watch time.Duration
-	for _, k := range []struct {
-		env string
-		dst *time.Duration
-	}{
-		{"MCP_SERVER_MEMORY_LOCK_TIMEOUT", &lock.Timeout},
-		{"MCP_SERVER_MEMORY_LOCK_STALE_AFTER", &lock.StaleAfter},
-		{"MCP_SERVER_MEMORY_LOCK_REFRESH", &lock.RefreshInterval},
-		{"MCP_SERVER_MEMORY_WATCH_INTERVAL", &watch},
-	} {
-		v := os.Getenv(k.env)
-		if v == "" {
-			continue
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return lock, 0, fmt.Errorf("%s=%q: want a positive duration such as 500ms", k.env, v)
-		}
-		*k.dst = d
-	}
-	return lock, watch, nil
-}
-
-// compactIdle reads MCP_SERVER_MEMORY_COMPACT_IDLE, the internal knob that
-// tests use to put compactions of the journal close after writes. Unset
-// means the file store's default.
-func compactIdle() (time.Duration, error) {
-	v := os.Getenv("MCP_SERVER_MEMORY_COMPACT_IDLE")
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("MCP_SERVER_MEMORY_COMPACT_IDLE=%q: want a positive duration such as 500ms", v)
-	}
-	return d, nil
-}
-
-// answerLimit reads MEMORY_ANSWER_LIMIT (docs/design.md §8).
-func answerLimit() (int, error) {
-	v := strings.TrimSpace(os.Getenv("MEMORY_ANSWER_LIMIT"))
-	if v == "" {
-		return answer.DefaultLimit, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || 0 < n && n < answer.MinLimit {
-		return 0, fmt.Errorf("MEMORY_ANSWER_LIMIT=%q: want 0 (no limit) or a number of bytes of at least %d, such as 60000", v, answer.MinLimit)
-	}
-	return n, nil
 }
 
 // Set at link time by the release scripts (scripts/release-lib.sh):

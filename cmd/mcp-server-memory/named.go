@@ -5,16 +5,13 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
-	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
-	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
@@ -27,8 +24,8 @@ import (
 
 // namedFlagsProblem checks how --tokens and --memories combine with the
 // other options, and returns the usage error, or "".
-func namedFlagsProblem(httpAddr, tokens, memories, tokenFile string) string {
-	database := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")) != ""
+func namedFlagsProblem(cfg memoryconfig.Config, httpAddr, tokens, memories, tokenFile string) string {
+	database := cfg.DatabaseURL != ""
 	switch {
 	case tokens == "" && memories == "":
 		return ""
@@ -36,7 +33,7 @@ func namedFlagsProblem(httpAddr, tokens, memories, tokenFile string) string {
 		return "--tokens and --memories only apply with --http ADDR"
 	case tokens == "":
 		return "--memories needs --tokens FILE: the tokens file says who may reach which memory"
-	case os.Getenv("MEMORY_HTTP_TOKEN") != "" || tokenFile != "":
+	case cfg.HTTPToken != "" || tokenFile != "":
 		return "--tokens replaces MEMORY_HTTP_TOKEN and --http-token-file; use one"
 	case memories != "" && database:
 		return "--memories and MEMORY_DATABASE_URL are both set; keep the memories in one place"
@@ -49,13 +46,13 @@ func namedFlagsProblem(httpAddr, tokens, memories, tokenFile string) string {
 // memoryFlagProblem says what is wrong with --memory NAME, or returns "".
 // It picks a memory in the database; a memory file is chosen by
 // MEMORY_FILE_PATH, and with --tokens every memory has its own URL.
-func memoryFlagProblem(name, tokens string) string {
+func memoryFlagProblem(cfg memoryconfig.Config, name, tokens string) string {
 	switch {
 	case name == "":
 		return ""
 	case tokens != "":
 		return "--memory does not apply with --tokens: memory NAME is served at /mcp/NAME"
-	case strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL")) == "":
+	case cfg.DatabaseURL == "":
 		return "--memory picks a memory in a database: set MEMORY_DATABASE_URL (for a memory file, set MEMORY_FILE_PATH)"
 	}
 	if err := access.ValidName(name); err != nil {
@@ -67,9 +64,7 @@ func memoryFlagProblem(name, tokens string) string {
 type namedConfig struct {
 	addr, tokens, memories, allowedHosts string
 	maxBody                              int64
-	lock                                 filestore.LockOptions
-	watch                                time.Duration
-	answerLimit                          int
+	env                                  memoryconfig.Config
 	limits                               httpLimits
 }
 
@@ -88,69 +83,35 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 	memory := func(store graph.Store, name string, hide []string) httpserver.Memory {
 		shared := sharedstore.New(store)
 		return httpserver.Memory{
-			Server: server.New(shared.Part(), server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: c.watch, AnswerLimit: c.answerLimit, Memory: name, HidePaths: hide}),
+			Server: server.New(shared.Part(), server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: c.env.WatchInterval, AnswerLimit: c.env.AnswerLimit, Memory: name, HidePaths: hide}),
 			// "memory NAME", not the file's path: the page is for the team,
 			// the server's directories are not.
-			Page: ui.NewHandler(shared.Part(), "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: c.watch, Logf: logger.Printf, HidePaths: hide}),
+			Page: ui.NewHandler(shared.Part(), "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: c.env.WatchInterval, Logf: logger.Printf, HidePaths: hide}),
 		}
 	}
-	var (
-		open  func(ctx context.Context, name string) (httpserver.Memory, error)
-		where string
-	)
-	if c.memories != "" {
-		dir, err := filepath.Abs(c.memories)
-		if err != nil {
-			logger.Print(err)
-			return 1
-		}
-		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-			logger.Printf("--memories %s is not a directory", dir)
-			return 1
-		}
-		if os.Getenv("MEMORY_FILE_PATH") != "" {
+	memories, err := c.env.OpenMemories(ctx, c.memories, logger.Printf)
+	if err != nil {
+		logger.Print(err)
+		return exitStatus(err)
+	}
+	defer memories.Close()
+	if c.env.FilePath != "" {
+		if c.memories != "" {
 			logger.Print("MEMORY_FILE_PATH is not used: --memories is set")
-		}
-		where = "memory files NAME.jsonl in " + dir
-		open = func(_ context.Context, name string) (httpserver.Memory, error) {
-			path := filepath.Join(dir, name+".jsonl")
-			m := memory(filestore.Open(path, filestore.Options{Logf: logger.Printf, Lock: c.lock}), name, hiddenPaths(path))
-			// A memory nobody wrote has no file, and is kept open only
-			// while it is used.
-			m.Exists = func() bool { _, err := os.Lstat(path); return err == nil }
-			return m, nil
-		}
-	} else {
-		url := strings.TrimSpace(os.Getenv("MEMORY_DATABASE_URL"))
-		desc, ok := describeDatabase(url, logger)
-		if !ok {
-			return 2
-		}
-		opts, err := databaseOptions(c.lock.Timeout, logger.Printf)
-		if err != nil {
-			logger.Print(err)
-			return 2
-		}
-		db, err := pgstore.Connect(ctx, url, opts)
-		if err != nil {
-			msg := strings.NewReplacer(":\n\t", ": ", "\n\t", "; ", "\n", "; ").Replace(err.Error())
-			logger.Printf("cannot use the %s: %s", desc, msg)
-			return 1
-		}
-		defer db.Close()
-		if os.Getenv("MEMORY_FILE_PATH") != "" {
+		} else {
 			logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
 		}
-		where = "memories in " + desc
-		open = func(ctx context.Context, name string) (httpserver.Memory, error) {
-			store, err := db.Memory(ctx, name)
-			if err != nil {
-				return httpserver.Memory{}, err
-			}
-			m := memory(store, name, nil)
-			m.Exists = store.Exists // a memory nobody wrote has no row
-			return m, nil
+	}
+	open := func(ctx context.Context, name string) (httpserver.Memory, error) {
+		m, err := memories.Open(ctx, name)
+		if err != nil {
+			return httpserver.Memory{}, err
 		}
+		hm := memory(m.Store, name, m.HidePaths)
+		// A memory nobody wrote has no file or row, and is kept open
+		// only while it is used.
+		hm.Exists = m.Exists
+		return hm, nil
 	}
 	cfg := httpserver.Config{Addr: c.addr, AllowedHosts: hostList(c.allowedHosts), MaxBodyBytes: c.maxBody, Logf: logger.Printf, Tokens: tokens, Memories: open}
 	c.limits.apply(&cfg)
@@ -178,6 +139,6 @@ func serveNamed(ctx context.Context, logger *log.Logger, c namedConfig) int {
 	}()
 
 	logger.Printf("serving named memories over MCP Streamable HTTP at http://%s/mcp/NAME (the memory %q at /mcp), memory NAME's page at http://%s/page/NAME/ (open /page/NAME/?token=TOKEN once); %d tokens from %s (SIGHUP reads it again); %s",
-		ln.Addr(), access.DefaultMemory, ln.Addr(), tokens.Len(), c.tokens, where)
+		ln.Addr(), access.DefaultMemory, ln.Addr(), tokens.Len(), c.tokens, memories.Where)
 	return serveUntilDone(ctx, hs, ln, logger)
 }

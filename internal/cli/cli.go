@@ -23,15 +23,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 )
 
 // Exit codes.
@@ -78,7 +76,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// 15 % faster).
 		debug.SetGCPercent(400)
 	}
-	c := &context_{cmd: cmd, stdin: stdin, stdout: stdout, stderr: stderr}
+	c := &context_{cmd: cmd, config: memoryconfig.FromOS(), stdin: stdin, stdout: stdout, stderr: stderr}
 	fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	c.flags = fs
@@ -151,6 +149,7 @@ Options:
 // the context package.)
 type context_ struct {
 	cmd            *command
+	config         memoryconfig.Config // the environment
 	flags          *flag.FlagSet
 	file           string
 	memory         string // --memory: the memory in the database
@@ -182,83 +181,8 @@ func (c *context_) parse(args []string) ([]string, error) {
 	}
 }
 
-// path resolves the memory file. MEMORY_FILE_PATH follows the server's
-// rule (a relative path is taken from the executable's directory), so a
-// command reaches the file the server uses. --file is a path typed on the
-// command line and, like import's FILE and export's --output, is taken
-// from the current directory.
-func (c *context_) path() (string, error) {
-	value := c.file
-	if value != "" && value != "~" && !strings.HasPrefix(value, "~/") && !strings.HasPrefix(value, `~\`) {
-		abs, err := filepath.Abs(value)
-		if err != nil {
-			return "", fmt.Errorf("--file %s: %w", value, err)
-		}
-		value = abs
-	}
-	if value == "" {
-		value = os.Getenv("MEMORY_FILE_PATH")
-	}
-	dir, err := filestore.ServerDir()
-	if err != nil {
-		return "", err
-	}
-	return filestore.ResolvePath(value, dir, c.logf)
-}
-
 func (c *context_) logf(format string, args ...any) {
 	fmt.Fprintf(c.stderr, "mcp-server-memory %s: %s\n", c.cmd.name, terminalSafe(fmt.Sprintf(format, args...)))
-}
-
-// store opens the memory file, for the commands that work on memory files
-// only. Unreadable lines are reported on stderr, as the server reports
-// them, unless quiet.
-func (c *context_) store(quiet bool) (*filestore.Store, error) {
-	if databaseURL() != "" {
-		return nil, usagef("%s works on memory files only; unset MEMORY_DATABASE_URL", c.cmd.name)
-	}
-	if c.memory != "" {
-		return nil, usagef("--memory applies to a database; set MEMORY_DATABASE_URL")
-	}
-	path, err := c.path()
-	if err != nil {
-		return nil, err
-	}
-	lock, err := lockOptions()
-	if err != nil {
-		return nil, err
-	}
-	logf := c.logf
-	if quiet {
-		logf = func(string, ...any) {}
-	}
-	lock.Logf = c.logf
-	return filestore.Open(path, filestore.Options{Logf: logf, Lock: lock}), nil
-}
-
-// lockOptions reads the timing knobs tests use to shorten the lock timings
-// of docs/design.md §6, as the server does. Unset means the defaults.
-func lockOptions() (filestore.LockOptions, error) {
-	var o filestore.LockOptions
-	for _, k := range []struct {
-		env string
-		dst *time.Duration
-	}{
-		{"MCP_SERVER_MEMORY_LOCK_TIMEOUT", &o.Timeout},
-		{"MCP_SERVER_MEMORY_LOCK_STALE_AFTER", &o.StaleAfter},
-		{"MCP_SERVER_MEMORY_LOCK_REFRESH", &o.RefreshInterval},
-	} {
-		v := os.Getenv(k.env)
-		if v == "" {
-			continue
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return o, fmt.Errorf("%s=%q: want a positive duration such as 500ms", k.env, v)
-		}
-		*k.dst = d
-	}
-	return o, nil
 }
 
 // interruptible returns a context that ends on Ctrl-C or SIGTERM.
