@@ -324,18 +324,9 @@ type sharedDatabase struct {
 // startSharedDatabase starts replicas A and B on one database and checks
 // that both say they use the database instead of their file.
 func startSharedDatabase(t *testing.T) *sharedDatabase {
-	db := &sharedDatabase{dbURL: pgtest.URL(t)}
-	if os.Getenv(pgtest.EnvURL) == "" {
-		// pgtest's own cluster trusts every connection, so a password in
-		// the URL is accepted and must never reach the log.
-		u, err := url.Parse(db.dbURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		db.secret = "e2e-password-not-for-logs"
-		u.User = url.UserPassword(u.User.Username(), db.secret)
-		db.dbURL = u.String()
-	}
+	db := &sharedDatabase{}
+	// A password in the URL must never reach the log.
+	db.dbURL, db.secret = pgtest.URLWithPassword(t, "e2e-password-not-for-logs")
 	db.bin = buildServer(t)
 	// Each replica is given a memory file of its own, which it must not
 	// use: through files they would not share a thing.
