@@ -23,6 +23,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgcluster"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
 
 const (
@@ -50,7 +51,7 @@ func mcpSession(t *testing.T, base, memory, version, token string) *mcp.ClientSe
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + memory, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
+	transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + memory, HTTPClient: testserver.BearerClient(token), MaxRetries: -1}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bounds", Version: "1"}, nil).Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("%s: %v", memory, err)

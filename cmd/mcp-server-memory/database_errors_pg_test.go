@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	neturl "net/url"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
 
 // dbProxy forwards TCP connections to a database until stop, after which
@@ -116,7 +116,7 @@ func databaseGone(t *testing.T, proxy *dbProxy, server *child, mcpURL, pageBase,
 	t.Helper()
 	_, port, _ := net.SplitHostPort(proxy.ln.Addr().String())
 	ctx := context.Background()
-	transport := &mcp.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
+	transport := &mcp.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: testserver.BearerClient(token), MaxRetries: -1}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "dberr", Version: "1"}, nil).Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)

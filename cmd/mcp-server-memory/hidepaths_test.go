@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
 
 // httpFailures makes every kind of request that fails on a broken memory
@@ -24,7 +25,7 @@ func httpFailures(t *testing.T, mcpURL, pageBase, token string) map[string]strin
 	ctx := context.Background()
 	told := map[string]string{}
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
-		transport := &mcp.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
+		transport := &mcp.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: testserver.BearerClient(token), MaxRetries: -1}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "paths", Version: "1"}, nil).Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
 			t.Fatalf("connecting at %s: %v", version, err)

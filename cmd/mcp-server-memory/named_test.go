@@ -18,16 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
-
-// bearerTransport adds the token to every request.
-type bearerTransport struct{ token string }
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // waitLog waits until the server's stderr matches re and returns the match.
 func waitLog(t *testing.T, stderr *testlog.Buffer, re *regexp.Regexp) []string {
@@ -103,7 +95,7 @@ func TestNamedMemoriesBinary(t *testing.T) {
 	ctx := context.Background()
 	session := func(memory, version, token string) *mcp.ClientSession {
 		t.Helper()
-		transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + memory, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
+		transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp/" + memory, HTTPClient: testserver.BearerClient(token), MaxRetries: -1}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "named", Version: "1"}, nil).Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
 			t.Fatalf("%s at %s with %s: %v", memory, version, token[:6], err)

@@ -33,30 +33,13 @@ func init() { runTests = pgtest.Main }
 // the test leaves alone).
 func databaseURL(t *testing.T) (url, password string) {
 	t.Helper()
-	url = pgtest.URL(t)
-	if os.Getenv(pgtest.EnvURL) != "" {
-		return url, ""
-	}
-	// pgtest's own cluster trusts every connection, so a password in the
-	// URL is accepted and must never be printed.
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	password = "page-password-not-for-output"
-	u.User = neturl.UserPassword(u.User.Username(), password)
-	return u.String(), password
+	return pgtest.URLWithPassword(t, "page-password-not-for-output")
 }
 
 // openDatabaseMemory opens memory name in the database, as another replica.
 func openDatabaseMemory(t *testing.T, url, name string) *pgstore.Store {
 	t.Helper()
-	s, err := pgstore.Open(context.Background(), url, name, pgstore.Options{Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	return pgtest.Open(t, url, name, pgstore.Options{})
 }
 
 // TestPageOnDatabaseBinary: with MEMORY_DATABASE_URL, --http serves the

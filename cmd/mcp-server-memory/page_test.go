@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
 
 // pageCall is one request to the page's API and its answer.
@@ -102,7 +104,7 @@ func pageAndMCPHearEachOther(t *testing.T, base, mcpURL, token, name string) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "page", Version: "1"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(context.Context, *mcp.ResourceUpdatedNotificationRequest) { updates <- struct{}{} },
 	})
-	transport := &mcp.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
+	transport := &mcp.StreamableClientTransport{Endpoint: mcpURL, HTTPClient: testserver.BearerClient(token), MaxRetries: -1}
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)

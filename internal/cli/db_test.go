@@ -3,8 +3,6 @@
 package cli
 
 import (
-	neturl "net/url"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,18 +19,9 @@ func init() { runTests = pgtest.Main }
 // MEMORY_FILE_PATH a file in the work directory, which the commands must
 // not touch.
 func TestDatabaseScripts(t *testing.T) {
-	url := pgtest.URL(t)
-	secret := "none"
-	if os.Getenv(pgtest.EnvURL) == "" {
-		// pgtest's own cluster trusts every connection, so a password in
-		// the URL is accepted and must never be printed.
-		u, err := neturl.Parse(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		secret = "cli-password-not-for-output"
-		u.User = neturl.UserPassword(u.User.Username(), secret)
-		url = u.String()
+	url, secret := pgtest.URLWithPassword(t, "cli-password-not-for-output")
+	if secret == "" {
+		secret = "none"
 	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/pgscript",

@@ -118,8 +118,8 @@ type Graph struct {
 	// searchMu lets searches run beside other readers: they fill the
 	// entities' folded-text cache, which only mutations otherwise touch.
 	searchMu sync.Mutex
-	idx      *searchIndex // built by the first search
-	words    *wordIndex   // built by the first ranked search
+	idx      lazyIndex[searchIndex, *searchIndex] // built by the first search
+	words    lazyIndex[wordIndex, *wordIndex]     // built by the first ranked search
 }
 
 // New returns an empty graph.

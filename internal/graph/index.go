@@ -13,20 +13,12 @@ import (
 // query's trigrams, so the candidates are a superset of the matches and the
 // verification (searchText.rank) decides.
 //
-// Entities get a fresh id each time they are (re)indexed, so posting lists
-// stay sorted by appending; the old id goes stale. Mutations only record what
-// changed (pending); the next search brings the index up to date, and
-// rebuilds it once stale ids outnumber live ones.
+// It lives the life of lazyindex.go: built by the first search, then kept
+// up to date by indexing changed entities again under fresh ids.
 type searchIndex struct {
-	byID     []*Entity // nil: stale id
+	idTable
 	postings map[uint32][]uint32
-	stale    int
-	pending  []*Entity // added or changed since the last search
 }
-
-// rebuildSlack is how many stale ids beyond half the index are tolerated
-// before a rebuild; a variable so tests can force rebuilds.
-var rebuildSlack = 1024
 
 // minIndexedQuery is the shortest query (in bytes of folded text) the index
 // can answer; shorter ones scan.
@@ -36,82 +28,12 @@ func trigram(s string, i int) uint32 {
 	return uint32(s[i])<<16 | uint32(s[i+1])<<8 | uint32(s[i+2])
 }
 
-// entityAdded and entityChanged keep the index in step with the graph; they
-// run under the caller's exclusive access, so they only record.
-func (g *Graph) entityAdded(e *Entity) {
-	if g.idx != nil {
-		g.idx.pending = append(g.idx.pending, e)
-	}
-	if g.words != nil {
-		g.wordsChanged(e)
-		// Relations loaded before their end existed now have that end's
-		// type as context.
-		for _, r := range g.out[e.Name] {
-			g.wordsChanged(g.byName[r.To])
-		}
-		for _, r := range g.in[e.Name] {
-			g.wordsChanged(g.byName[r.From])
-		}
-		g.adjacentChanged(e)
-	}
-}
+func (x *searchIndex) ids() *idTable          { return &x.idTable }
+func (x *searchIndex) idOf(e *Entity) *uint32 { return &e.sid }
+func (x *searchIndex) forget(e *Entity)       { x.release(&e.sid) }
 
-// adjacentChanged records that the entities next to e in graph order may
-// hold other text of e's now (see isEntry): e was added, changed or is
-// being removed (then they become each other's neighbours).
-func (g *Graph) adjacentChanged(e *Entity) {
-	if g.words != nil {
-		g.adjacent(e, g.wordsChanged)
-	}
-}
-
-func (g *Graph) entityChanged(e *Entity) {
-	e.touch()
-	g.version++
-	if g.idx != nil {
-		g.idx.forget(e)
-		g.idx.pending = append(g.idx.pending, e)
-	}
-	g.wordsChanged(e)
-	g.adjacentChanged(e)
-}
-
-// entityRemoved runs while e is still in g.entities, so its neighbours
-// can be found.
-func (g *Graph) entityRemoved(e *Entity) {
-	if g.idx != nil {
-		g.idx.forget(e)
-	}
-	if g.words != nil {
-		g.words.forget(e)
-		g.adjacentChanged(e)
-	}
-}
-
-func (x *searchIndex) forget(e *Entity) {
-	if e.sid != 0 {
-		x.byID[e.sid] = nil
-		e.sid = 0
-		x.stale++
-	}
-}
-
-// index brings the index up to date; it runs under searchMu.
-func (g *Graph) index() *searchIndex {
-	x := g.idx
-	if x == nil || x.stale > len(x.byID)/2+rebuildSlack {
-		x = g.buildIndex()
-		g.idx = x
-		return x
-	}
-	for _, e := range x.pending {
-		if e.sid == 0 && g.byName[e.Name] == e {
-			x.add(e)
-		}
-	}
-	x.pending = nil
-	return x
-}
+// index brings the trigram index up to date; it runs under searchMu.
+func (g *Graph) index() *searchIndex { return g.idx.upToDate(g, g.buildIndex) }
 
 // parallelBuildMin is the graph size from which a full build uses every
 // core; a variable so tests can exercise the parallel build on small graphs.
@@ -122,7 +44,7 @@ var parallelBuildMin = 8192
 // the parts' lists are joined in order, so every list stays sorted.
 func (g *Graph) buildIndex() *searchIndex {
 	n := len(g.entities)
-	x := &searchIndex{byID: make([]*Entity, n+1)}
+	x := &searchIndex{idTable: idTable{byID: make([]*Entity, n+1)}}
 	parts := 1
 	if n >= parallelBuildMin {
 		parts = min(runtime.GOMAXPROCS(0), 8)
@@ -159,7 +81,7 @@ func (g *Graph) buildIndex() *searchIndex {
 	return x
 }
 
-func (x *searchIndex) add(e *Entity) {
+func (x *searchIndex) add(_ *Graph, e *Entity) {
 	id := uint32(len(x.byID))
 	x.byID = append(x.byID, e)
 	e.sid = id

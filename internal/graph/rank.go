@@ -21,13 +21,10 @@ import (
 // name most, the context least), in the manner of BM25F: a term's weighted
 // count is saturated once, and the entity's weighted length normalises it.
 //
-// The lifecycle is the trigram index's: built by the first ranked search,
-// then kept up to date. A mutation only forgets the changed entities'
-// postings (their id goes stale) and records them; the next search indexes
-// them again under fresh ids, so posting lists stay sorted by appending.
-// Document frequencies count live ids only, so scores never depend on the
-// history of mutations; once stale ids outnumber live ones the index is
-// rebuilt.
+// It lives the life of lazyindex.go, as the trigram index does: built by
+// the first ranked search, then kept up to date by indexing changed
+// entities again under fresh ids. Document frequencies count live ids only,
+// so scores never depend on the history of writes.
 
 // Field weights, in units of half an occurrence: a word of the name counts
 // twice, a word of the type or an observation once, a word of the context
@@ -123,8 +120,8 @@ const DefaultSearchLimit = 10
 const stopTerm = ^uint32(0)
 
 type wordIndex struct {
-	byID   []*Entity // nil: stale id
-	docLen []uint32  // weighted length of each id's text, in units
+	idTable
+	docLen []uint32 // weighted length of each id's text, in units
 
 	lists   []postingList     // by term id
 	termIDs map[string]uint32 // term -> id
@@ -137,8 +134,6 @@ type wordIndex struct {
 
 	live     int    // ids not stale
 	totalLen uint64 // sum of docLen over live ids
-	stale    int
-	pending  []*Entity // to (re)index at the next search
 
 	counts  map[uint32]uint32 // scratch for add: units by term
 	scores  []float64         // scratch for scoring, by id
@@ -188,7 +183,7 @@ func (l *postingList) each(f func(id, units uint32)) {
 
 func newWordIndex() *wordIndex {
 	return &wordIndex{
-		byID:    []*Entity{nil}, // id 0 means "not indexed"
+		idTable: idTable{byID: []*Entity{nil}}, // id 0 means "not indexed"
 		docLen:  []uint32{0},
 		termIDs: make(map[string]uint32),
 		surface: make(map[string]uint32),
@@ -197,54 +192,18 @@ func newWordIndex() *wordIndex {
 	}
 }
 
-// wordsChanged records that e's text or context changed.
-func (g *Graph) wordsChanged(e *Entity) {
-	if x := g.words; x != nil && e != nil {
-		x.forget(e)
-		x.pending = append(x.pending, e)
-		if len(x.pending) > 2*len(x.byID)+rebuildSlack {
-			// Many writes and no search: building afresh when a search
-			// comes costs less than the records.
-			g.words = nil
-		}
-	}
-}
-
-// relationChanged records that r was added or removed: both ends' context
-// changed.
-func (g *Graph) relationChanged(r *Relation) {
-	if g.words != nil {
-		g.wordsChanged(g.byName[r.From])
-		g.wordsChanged(g.byName[r.To])
-	}
-}
+func (x *wordIndex) ids() *idTable          { return &x.idTable }
+func (x *wordIndex) idOf(e *Entity) *uint32 { return &e.wid }
 
 func (x *wordIndex) forget(e *Entity) {
-	if e.wid != 0 {
-		x.byID[e.wid] = nil
-		x.totalLen -= uint64(x.docLen[e.wid])
+	if id := x.release(&e.wid); id != 0 {
+		x.totalLen -= uint64(x.docLen[id])
 		x.live--
-		x.stale++
-		e.wid = 0
 	}
 }
 
 // wordIndex brings the word index up to date; it runs under searchMu.
-func (g *Graph) wordIndex() *wordIndex {
-	x := g.words
-	if x == nil || x.stale > len(x.byID)/2+rebuildSlack {
-		x = g.buildWordIndex()
-		g.words = x
-		return x
-	}
-	for _, e := range x.pending {
-		if e.wid == 0 && g.byName[e.Name] == e {
-			x.add(g, e)
-		}
-	}
-	x.pending = nil
-	return x
-}
+func (g *Graph) wordIndex() *wordIndex { return g.words.upToDate(g, g.buildWordIndex) }
 
 // buildWordIndex indexes every entity, entity i as id i+1. Like the trigram
 // index, a large graph is cut into one part per core; each part has terms

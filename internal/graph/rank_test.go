@@ -533,108 +533,253 @@ func cloneGraph(g *Graph) *Graph {
 	return c
 }
 
-// TestWordIndexIncremental mutates a graph at random between ranked
-// searches, so the word index is built (in parts, as a large graph is),
-// updated in place and rebuilt, and
-// checks every score against an index built from scratch on a copy (which
-// must agree to the bit) and against naiveScores (to rounding).
-func TestWordIndexIncremental(t *testing.T) {
-	rng := rand.New(rand.NewPCG(uint64(*quickSeed), 9))
+// trigramContents is what the trigram index holds, in terms a fresh build
+// must agree on: the live entities, and for every trigram the names of the
+// live entities posted under it. It fails t if a posting list is not in
+// ascending order of ids, which searches rely on.
+func trigramContents(t *testing.T, x *searchIndex) (live []string, postings map[uint32][]string) {
+	t.Helper()
+	for _, e := range x.byID {
+		if e != nil {
+			live = append(live, e.Name)
+		}
+	}
+	postings = make(map[uint32][]string)
+	for tri, ids := range x.postings {
+		if !slices.IsSorted(ids) {
+			t.Fatalf("the posting list of trigram %06x is out of order: %v", tri, ids)
+		}
+		for _, id := range ids {
+			if e := x.byID[id]; e != nil {
+				postings[tri] = append(postings[tri], e.Name)
+			}
+		}
+	}
+	for _, ns := range postings {
+		slices.Sort(ns)
+	}
+	slices.Sort(live)
+	return live, postings
+}
+
+// wordContents is what the word index holds, in terms a fresh build must
+// agree on: for every term, the live entities that have it and its weighted
+// count in each; every live entity's weighted length; their number and
+// total length. It fails t if a posting list is not in ascending order of
+// ids.
+type wordContents struct {
+	Postings map[string]map[string]uint32
+	DocLen   map[string]uint32
+	Live     int
+	TotalLen uint64
+}
+
+func wordIndexContents(t *testing.T, x *wordIndex) wordContents {
+	t.Helper()
+	c := wordContents{Postings: make(map[string]map[string]uint32), DocLen: make(map[string]uint32), Live: x.live, TotalLen: x.totalLen}
+	for id, e := range x.byID {
+		if e != nil {
+			c.DocLen[e.Name] = x.docLen[id]
+		}
+	}
+	for term, tid := range x.termIDs {
+		last := uint32(0)
+		x.lists[tid].each(func(id, units uint32) {
+			if id <= last && last != 0 {
+				t.Fatalf("the posting list of %q is out of order: %d after %d", term, id, last)
+			}
+			last = id
+			if e := x.byID[id]; e != nil {
+				if c.Postings[term] == nil {
+					c.Postings[term] = make(map[string]uint32)
+				}
+				c.Postings[term][e.Name] = units
+			}
+		})
+	}
+	return c
+}
+
+// checkIndexesFresh brings both search indexes of g up to date and checks
+// that they hold what indexes built from scratch on a copy of g hold.
+func checkIndexesFresh(t *testing.T, g *Graph, step int, history []string) {
+	t.Helper()
+	c := cloneGraph(g)
+	g.searchMu.Lock()
+	defer g.searchMu.Unlock()
+	gotLive, gotPostings := trigramContents(t, g.index())
+	wantLive, wantPostings := trigramContents(t, c.index())
+	if !reflect.DeepEqual(gotLive, wantLive) || !reflect.DeepEqual(gotPostings, wantPostings) {
+		t.Fatalf("step %d: the trigram index kept up to date holds\n%q\n%v\na fresh one\n%q\n%v\nhistory:\n%s", step, gotLive, gotPostings, wantLive, wantPostings, strings.Join(history, "\n"))
+	}
+	if got, want := wordIndexContents(t, g.wordIndex()), wordIndexContents(t, c.wordIndex()); !reflect.DeepEqual(got, want) {
+		t.Fatalf("step %d: the word index kept up to date holds\n%+v\na fresh one\n%+v\nhistory:\n%s", step, got, want, strings.Join(history, "\n"))
+	}
+}
+
+// randomWrites makes random writes of every kind to a small graph whose
+// names and texts share words.
+type randomWrites struct {
+	rng   *rand.Rand
+	vocab []string
+}
+
+func (w *randomWrites) text() string {
+	var parts []string
+	for range 1 + w.rng.IntN(3) {
+		parts = append(parts, w.vocab[w.rng.IntN(len(w.vocab))])
+	}
+	return strings.Join(parts, " ")
+}
+
+func (w *randomWrites) name() string {
+	return fmt.Sprintf("e%d %s", w.rng.IntN(40), w.vocab[w.rng.IntN(3)])
+}
+
+// write makes one write to g and says what it did ("" when nothing).
+func (w *randomWrites) write(t *testing.T, g *Graph) string {
+	switch op := w.rng.IntN(13); {
+	case op == 12:
+		// As a memory file may hold: a second line for an entity, merged
+		// into the first.
+		n := w.name()
+		g.LoadEntity(Entity{Name: n, EntityType: w.text(), Observations: []string{w.text()}})
+		return "load " + n
+	case op == 10:
+		// The commands' edits (edit.go) keep the indexes in step too.
+		from, to := w.name(), w.name()
+		defer checkConsistent(t, g)
+		if _, err := g.Rename(from, to); err == nil {
+			return "rename " + from + " to " + to
+		} else if _, err := g.Merge(to, from); err == nil {
+			return "merge " + from + " into " + to
+		}
+	case op == 11:
+		if e := g.Entity(w.name()); e != nil && len(e.Observations) > 0 {
+			if g.ReplaceObservation(e.Name, e.Observations[0], w.text()) == nil {
+				return "replace an observation of " + e.Name
+			}
+		}
+	case op < 3:
+		// Half are entries of one log, short and of one type, so the
+		// neighbours' words come and go as entries change around them.
+		e := Entity{Name: w.name(), EntityType: w.text(), Observations: []string{w.text(), w.text()}}
+		if w.rng.IntN(2) == 0 {
+			e.EntityType = "message"
+			for range w.rng.IntN(4) {
+				e.Observations = append(e.Observations, w.text())
+			}
+		}
+		g.CreateEntities([]Entity{e})
+		return "create " + e.Name
+	case op < 5:
+		r := Relation{From: w.name(), To: w.name(), RelationType: w.text()}
+		if w.rng.IntN(4) == 0 {
+			// As a memory file may hold: a relation whose end does not
+			// exist yet.
+			g.LoadRelation(r)
+			return "load relation " + describeRelations([]Relation{r})
+		} else if _, err := g.CreateRelations([]Relation{r}); err == nil {
+			return "relate " + describeRelations([]Relation{r})
+		}
+	case op < 6:
+		if rs := g.relations; len(rs) > 0 {
+			r := rs[w.rng.IntN(len(rs))].clone()
+			g.DeleteRelations([]Relation{r})
+			return "unrelate " + describeRelations([]Relation{r})
+		}
+	case op < 8:
+		n := w.name()
+		if g.Entity(n) != nil {
+			g.AddObservations([]ObservationAddition{{EntityName: n, Contents: []string{w.text()}}})
+			return "observe " + n
+		}
+	case op < 9:
+		if e := g.Entity(w.name()); e != nil && len(e.Observations) > 0 {
+			g.DeleteObservations([]ObservationDeletion{{EntityName: e.Name, Observations: []string{e.Observations[0]}}})
+			return "forget observation of " + e.Name
+		}
+	default:
+		n := w.name()
+		g.DeleteEntities([]string{n})
+		return "delete " + n
+	}
+	return ""
+}
+
+// checkScores checks every ranked score for query against an index built
+// from scratch on a copy of g (which must agree to the bit) and against
+// naiveScores (to rounding).
+func checkScores(t *testing.T, g *Graph, step int, query string, history []string) {
+	t.Helper()
+	got := indexScores(g, query)
+	fresh := indexScores(cloneGraph(g), query)
+	if !reflect.DeepEqual(got, fresh) {
+		t.Fatalf("step %d, query %q: incremental index scores\n%v\nfresh index scores\n%v\nhistory:\n%s", step, query, got, fresh, strings.Join(history, "\n"))
+	}
+	naive := naiveScores(g, query)
+	if len(naive) != len(got) {
+		t.Fatalf("step %d, query %q: index scores %v, naive %v", step, query, got, naive)
+	}
+	for e, s := range naive {
+		if math.Abs(got[e]-s) > 1e-9*s {
+			t.Fatalf("step %d, query %q: score of %s = %v, naive %v", step, query, e, got[e], s)
+		}
+	}
+}
+
+// indexLife records what a run did to an index: whether it ever held a
+// stale id, and whether it was ever replaced by a new build.
+type indexLife struct {
+	stale, rebuilt bool
+	last           any
+}
+
+func (l *indexLife) note(stale int, x any) {
+	l.stale = l.stale || stale > 0
+	l.rebuilt = l.rebuilt || l.last != nil && l.last != x
+	l.last = x
+}
+
+// TestSearchIndexesIncremental mutates a graph at random, with every kind
+// of write, between searches, so both search indexes are built (in parts,
+// as a large graph is), updated in place, rebuilt and dropped, and checks
+// after every few writes that each index holds what an index built from
+// scratch on a copy holds. Half the entities are entries of one log, so the
+// word index's re-indexing of an entry's neighbours is exercised. It also
+// checks the ranked scores (checkScores).
+func TestSearchIndexesIncremental(t *testing.T) {
 	defer func(slack, parallel int) { rebuildSlack, parallelBuildMin = slack, parallel }(rebuildSlack, parallelBuildMin)
 	rebuildSlack, parallelBuildMin = 16, 8
-	vocab := []string{"support group", "groups", "Caroline", "painting", "painted", "Москва", "москве", "группа", "東京都", "京都", "the", "when", "ｶﾀｶﾅ", "tea", "teas", "works_at", "knows"}
-	text := func() string {
-		var parts []string
-		for range 1 + rng.IntN(3) {
-			parts = append(parts, vocab[rng.IntN(len(vocab))])
-		}
-		return strings.Join(parts, " ")
+	w := &randomWrites{
+		rng:   rand.New(rand.NewPCG(uint64(*quickSeed), 9)),
+		vocab: []string{"support group", "groups", "Caroline", "painting", "painted", "Москва", "москве", "группа", "東京都", "京都", "the", "when", "ｶﾀｶﾅ", "tea", "teas", "works_at", "knows"},
 	}
-	name := func() string { return fmt.Sprintf("e%d %s", rng.IntN(40), vocab[rng.IntN(3)]) }
 	g := New()
 	var history []string
+	var trigrams, words indexLife
 	for step := range 2500 {
-		switch op := rng.IntN(12); {
-		case op == 10:
-			// The commands' edits (edit.go) keep the index in step too.
-			from, to := name(), name()
-			if _, err := g.Rename(from, to); err == nil {
-				history = append(history, "rename "+from+" to "+to)
-			} else if _, err := g.Merge(to, from); err == nil {
-				history = append(history, "merge "+from+" into "+to)
-			}
-			checkConsistent(t, g)
-		case op == 11:
-			if e := g.Entity(name()); e != nil && len(e.Observations) > 0 {
-				if g.ReplaceObservation(e.Name, e.Observations[0], text()) == nil {
-					history = append(history, "replace an observation of "+e.Name)
-				}
-			}
-		case op < 3:
-			// Half are entries of one log, short and of one type, so the
-			// neighbours' words come and go as entries change around them.
-			e := Entity{Name: name(), EntityType: text(), Observations: []string{text(), text()}}
-			if rng.IntN(2) == 0 {
-				e.EntityType = "message"
-				for range rng.IntN(4) {
-					e.Observations = append(e.Observations, text())
-				}
-			}
-			g.CreateEntities([]Entity{e})
-			history = append(history, "create "+e.Name)
-		case op < 5:
-			r := Relation{From: name(), To: name(), RelationType: text()}
-			if rng.IntN(4) == 0 {
-				// As a memory file may hold: a relation whose end does not
-				// exist yet.
-				g.LoadRelation(r)
-				history = append(history, "load relation "+describeRelations([]Relation{r}))
-			} else if _, err := g.CreateRelations([]Relation{r}); err == nil {
-				history = append(history, "relate "+describeRelations([]Relation{r}))
-			}
-		case op < 6:
-			if rs := g.relations; len(rs) > 0 {
-				r := rs[rng.IntN(len(rs))].clone()
-				g.DeleteRelations([]Relation{r})
-				history = append(history, "unrelate "+describeRelations([]Relation{r}))
-			}
-		case op < 8:
-			n := name()
-			if g.Entity(n) != nil {
-				g.AddObservations([]ObservationAddition{{EntityName: n, Contents: []string{text()}}})
-				history = append(history, "observe "+n)
-			}
-		case op < 9:
-			if e := g.Entity(name()); e != nil && len(e.Observations) > 0 {
-				g.DeleteObservations([]ObservationDeletion{{EntityName: e.Name, Observations: []string{e.Observations[0]}}})
-				history = append(history, "forget observation of "+e.Name)
-			}
-		default:
-			n := name()
-			g.DeleteEntities([]string{n})
-			history = append(history, "delete "+n)
+		if what := w.write(t, g); what != "" {
+			history = append(history, what)
 		}
 		if step%5 != 0 {
 			continue
 		}
-		query := text()
-		got := indexScores(g, query)
-		fresh := indexScores(cloneGraph(g), query)
-		if !reflect.DeepEqual(got, fresh) {
-			t.Fatalf("step %d, query %q: incremental index scores\n%v\nfresh index scores\n%v\nhistory:\n%s", step, query, got, fresh, strings.Join(history, "\n"))
-		}
-		naive := naiveScores(g, query)
-		if len(naive) != len(got) {
-			t.Fatalf("step %d, query %q: index scores %v, naive %v", step, query, got, naive)
-		}
-		for e, s := range naive {
-			if math.Abs(got[e]-s) > 1e-9*s {
-				t.Fatalf("step %d, query %q: score of %s = %v, naive %v", step, query, e, got[e], s)
-			}
-		}
+		checkIndexesFresh(t, g, step, history)
+		trigrams.note(g.idx.x.stale, g.idx.x)
+		words.note(g.words.x.stale, g.words.x)
+		checkScores(t, g, step, w.text(), history)
 	}
-	if g.words.stale == 0 || len(g.entities) == 0 {
-		t.Errorf("the run never left a stale id (%d) or ended empty (%d entities): it did not test updates", g.words.stale, len(g.entities))
+	if len(g.entities) == 0 {
+		t.Errorf("the run ended with an empty graph: it did not test updates")
+	}
+	for _, l := range []struct {
+		index string
+		indexLife
+	}{{"trigram", trigrams}, {"word", words}} {
+		if !l.stale || !l.rebuilt {
+			t.Errorf("the %s index never had a stale id (%v) or was never rebuilt (%v): the run did not test its life", l.index, l.stale, l.rebuilt)
+		}
 	}
 }
 
@@ -718,16 +863,23 @@ func TestSearchRankedConversation(t *testing.T) {
 	}
 }
 
-// Many writes with no search in between: the index stops recording them and
-// the next search builds it afresh, with the same scores.
+// Many writes with no search in between: the indexes stop recording them
+// and the next search builds them afresh, with the same answers.
 func TestWordIndexManyWritesNoSearch(t *testing.T) {
 	g := newGraph(t, []Entity{ent("A", "note", "green tea"), ent("B", "note", "black tea")}, nil)
 	g.SearchRanked("tea", 0)
+	searchNodes(g, "tea")
 	for i := range 3000 {
 		g.AddObservations([]ObservationAddition{{EntityName: "A", Contents: []string{fmt.Sprintf("cup %d of tea", i)}}})
 	}
-	if g.words != nil {
-		t.Fatalf("after 3000 writes the index still records %d pending entities", len(g.words.pending))
+	if g.words.built() {
+		t.Fatalf("after 3000 writes the word index still records %d pending entities", len(g.words.x.pending))
+	}
+	if g.idx.built() {
+		t.Fatalf("after 3000 writes the trigram index still records %d pending entities", len(g.idx.x.pending))
+	}
+	if got := names(searchNodes(g, "cup 2999").Entities); !slices.Equal(got, []string{"A"}) {
+		t.Errorf("SearchNodes after the rebuild: %q, want A", got)
 	}
 	if got, want := indexScores(g, "green tea cup"), naiveScores(g, "green tea cup"); len(got) != 2 || math.Abs(got["A"]-want["A"]) > 1e-9 || math.Abs(got["B"]-want["B"]) > 1e-9 {
 		t.Errorf("scores after the rebuild %v, naive %v", got, want)

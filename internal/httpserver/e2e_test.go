@@ -26,6 +26,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
@@ -66,33 +67,9 @@ func startServer(t *testing.T, cfg httpserver.Config, file string) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := hs.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ctx, ln) }()
-	var once sync.Once
-	var serveErr error
-	stop := func() error {
-		once.Do(func() { cancel(); serveErr = <-served })
-		return serveErr
-	}
-	t.Cleanup(func() { stop() })
-	base := "http://" + ln.Addr().String()
+	addr, stop := testserver.Serve(t, hs)
+	base := "http://" + addr
 	return &testServer{url: base + "/mcp", base: base, file: file, logs: logs, stop: stop}
-}
-
-// bearer adds an Authorization header to every request.
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b.token != "" {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 // connect opens a client session at the given protocol version: 2026-07-28
@@ -103,7 +80,7 @@ func connect(t *testing.T, url, version, token string, opts *mcp.ClientOptions) 
 	defer cancel()
 	transport := &mcp.StreamableClientTransport{
 		Endpoint:   url,
-		HTTPClient: &http.Client{Transport: bearer{token}},
+		HTTPClient: testserver.BearerClient(token),
 		MaxRetries: -1,
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "httpserver-test", Version: "1"}, opts).

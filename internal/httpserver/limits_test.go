@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
 
 // shortLimits shortens the connection limits for one test.
@@ -36,15 +36,8 @@ func serveForLimits(t *testing.T, token string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := hs.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-served })
-	return ln.Addr().String()
+	addr, _ := testserver.Serve(t, hs)
+	return addr
 }
 
 // Whatever a client sends, or fails to send, the server answers what can be

@@ -24,6 +24,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
@@ -103,20 +104,7 @@ func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, 
 		t.Fatal(err)
 	}
 	ns.hs = hs
-	ln, err := hs.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	ns.addr = ln.Addr().String()
+	ns.addr, _ = testserver.Serve(t, hs)
 	ns.base = "http://" + ns.addr
 	return ns
 }

@@ -71,21 +71,44 @@ var errDelta = errors.New("the changes do not fit the graph held")
 // rows must agree with the graph position by position, or apply fails; st
 // is then unusable.
 func (d *delta) apply(st *state) error {
-	g := st.g
+	ents, rels, err := d.decode()
+	if err != nil {
+		return err
+	}
+	renamedEnts := replacedSeqs(st.ents.rows, d.removedEnts, d.ents.seqs)
+	renamedRels := replacedSeqs(st.rels.rows, d.removedRels, d.rels.seqs)
+	d.applyRemovals(st, renamedEnts, renamedRels)
+	if err := d.applyRenames(st, ents, renamedEnts); err != nil {
+		return err
+	}
+	if err := d.applyEntities(st, ents); err != nil {
+		return err
+	}
+	if err := d.applyRelations(st, rels, renamedRels); err != nil {
+		return err
+	}
+	return st.checkRows()
+}
+
+// decode decodes the rows written: entities and relations, one per row.
+func (d *delta) decode() ([]*graph.Entity, []*graph.Relation, error) {
 	f := jsonl.Decode(d.ents.buf)
 	ents := f.Graph.Entities()
 	if len(ents) != len(d.ents.seqs) || len(f.Unreadable) > 0 {
-		return fmt.Errorf("%w: changed entity rows do not decode", errDelta)
+		return nil, nil, fmt.Errorf("%w: changed entity rows do not decode", errDelta)
 	}
 	f = jsonl.Decode(d.rels.buf)
 	rels := f.Graph.Relations()
 	if len(rels) != len(d.rels.seqs) || len(f.Unreadable) > 0 || len(f.Graph.Entities()) > 0 {
-		return fmt.Errorf("%w: changed relation rows do not decode", errDelta)
+		return nil, nil, fmt.Errorf("%w: changed relation rows do not decode", errDelta)
 	}
-	renamedEnts := replacedSeqs(st.ents.rows, d.removedEnts, d.ents.seqs)
-	renamedRels := replacedSeqs(st.rels.rows, d.removedRels, d.rels.seqs)
+	return ents, rels, nil
+}
 
-	// Removals.
+// applyRemovals deletes from the graph and from st the rows removed, except
+// those renamed in place.
+func (d *delta) applyRemovals(st *state, renamedEnts, renamedRels map[int64]bool) {
+	g := st.g
 	if gone := removeSeqs(&st.rels, d.removedRels, renamedRels); len(gone) > 0 {
 		rels := make([]graph.Relation, len(gone))
 		for i, k := range gone {
@@ -96,11 +119,14 @@ func (d *delta) apply(st *state) error {
 	if gone := removeSeqs(&st.ents, d.removedEnts, renamedEnts); len(gone) > 0 {
 		g.DeleteEntities(gone)
 	}
+}
 
-	// Renames, which carry the relations; the rows take the new keys (the
-	// entities' here, the relations' below). Several renames may pass
-	// names on (A to B, then C to A), so they go through names no entity
-	// has first.
+// applyRenames renames the entities whose rows were renamed in place, which
+// carries their relations; the rows take the new keys (the entities' here,
+// the relations' in applyRelations). Several renames may pass names on (A
+// to B, then C to A), so they go through names no entity has first.
+func (d *delta) applyRenames(st *state, ents []*graph.Entity, renamedEnts map[int64]bool) error {
+	g := st.g
 	var renames []rename
 	for i, e := range ents {
 		if renamedEnts[d.ents.seqs[i]] {
@@ -126,8 +152,12 @@ func (d *delta) apply(st *state) error {
 		}
 		rn.row.key = rn.to
 	}
+	return nil
+}
 
-	// Entities written: in place or new.
+// applyEntities applies the entity rows written: in place or new.
+func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
+	g := st.g
 	for i, e := range ents {
 		seq, line := d.ents.seqs[i], d.ents.line(i)
 		if j, ok := findSeq(st.ents.rows, seq); ok {
@@ -156,9 +186,14 @@ func (d *delta) apply(st *state) error {
 		ne.SetEncodedLine(line)
 		st.ents.rows = append(st.ents.rows, row[string]{e.Name, seq, line})
 	}
+	return nil
+}
 
-	// Relations written: renamed in place (above), or new (a relation
-	// never changes otherwise).
+// applyRelations applies the relation rows written: renamed in place (the
+// entities' renames carried them; here the rows take the new keys), or new
+// (a relation never changes otherwise).
+func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels map[int64]bool) error {
+	g := st.g
 	for i, r := range rels {
 		seq, line := d.rels.seqs[i], d.rels.line(i)
 		if renamedRels[seq] {
@@ -176,8 +211,13 @@ func (d *delta) apply(st *state) error {
 		nr.SetEncodedLine(line)
 		st.rels.rows = append(st.rels.rows, row[relationKey]{relationKeyOf(nr), seq, line})
 	}
+	return nil
+}
 
-	// The rows and the graph agree, position by position.
+// checkRows reports whether st's rows and its graph agree, position by
+// position.
+func (st *state) checkRows() error {
+	g := st.g
 	if gs := g.Entities(); len(gs) != len(st.ents.rows) {
 		return fmt.Errorf("%w: %d entities, %d rows", errDelta, len(gs), len(st.ents.rows))
 	}

@@ -300,454 +300,526 @@ func readGraph(t *testing.T, sessions ...*mcp.ClientSession) ([]e2eEntity, []e2e
 // with a clear tool error and reconnects; a replica killed mid-write loses
 // no acknowledged write.
 func TestReplicasShareTheDatabase(t *testing.T) {
-	dbURL := pgtest.URL(t)
-	secret := ""
-	if os.Getenv(pgtest.EnvURL) == "" {
-		// pgtest's own cluster trusts every connection, so a password in
-		// the URL is accepted and must never reach the log.
-		u, err := url.Parse(dbURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		secret = "e2e-password-not-for-logs"
-		u.User = url.UserPassword(u.User.Username(), secret)
-		dbURL = u.String()
-	}
-	bin := buildServer(t)
+	db := startSharedDatabase(t)
+	defer db.checkFilesUnused(t)
+	t.Run("subscriber on A hears a write through B", db.subscriberHearsWriteElsewhere)
+	t.Run("8 clients × 100 mixed writes through both lose nothing", db.mixedWritesLoseNothing)
+	t.Run("a stdio server shares it too", db.stdioServerShares)
+	t.Run("a replica whose connections die fails the call clearly and reconnects", db.connectionLoss)
+	t.Run("killing a replica mid-write loses no acknowledged write", db.killMidWrite)
+	db.checkSecretNotLogged(t)
+}
+
+// sharedDatabase is what the subtests of TestReplicasShareTheDatabase
+// share: the server binary, the database, and replicas A and B on it.
+type sharedDatabase struct {
+	bin          string
+	dbURL        string
+	secret       string // the password in dbURL that no log may show; "" if none
+	a, b         *replica
+	fileA, fileB string // the memory files A and B are given and must not use
+	run          string // names of this run start with it
+}
+
+// startSharedDatabase starts replicas A and B on one database and checks
+// that both say they use the database instead of their file.
+func startSharedDatabase(t *testing.T) *sharedDatabase {
+	db := &sharedDatabase{}
+	// A password in the URL must never reach the log.
+	db.dbURL, db.secret = pgtest.URLWithPassword(t, "e2e-password-not-for-logs")
+	db.bin = buildServer(t)
 	// Each replica is given a memory file of its own, which it must not
 	// use: through files they would not share a thing.
-	fileA, fileB := filepath.Join(t.TempDir(), "a.jsonl"), filepath.Join(t.TempDir(), "b.jsonl")
+	db.fileA, db.fileB = filepath.Join(t.TempDir(), "a.jsonl"), filepath.Join(t.TempDir(), "b.jsonl")
 	// A small answer limit makes every read_graph below come in parts.
-	a := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileA, "MEMORY_ANSWER_LIMIT=4000")
-	b := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileB, "MEMORY_ANSWER_LIMIT=4000")
-	defer func() {
-		for _, f := range []string{fileA, fileB} {
-			if _, err := os.Stat(f); err == nil {
-				t.Errorf("%s was written although MEMORY_DATABASE_URL is set", f)
-			}
-		}
-	}()
-	for _, r := range []*replica{a, b} {
+	db.a = startReplica(t, db.bin, "MEMORY_DATABASE_URL="+db.dbURL, "MEMORY_FILE_PATH="+db.fileA, "MEMORY_ANSWER_LIMIT=4000")
+	db.b = startReplica(t, db.bin, "MEMORY_DATABASE_URL="+db.dbURL, "MEMORY_FILE_PATH="+db.fileB, "MEMORY_ANSWER_LIMIT=4000")
+	for _, r := range []*replica{db.a, db.b} {
 		log := r.log()
 		if !strings.Contains(log, "in PostgreSQL database") || !strings.Contains(log, "MEMORY_FILE_PATH is not used") {
 			t.Errorf("replica %s does not say it uses the database instead of the file:\n%s", r.url, log)
 		}
 	}
-	run := fmt.Sprintf("e2e-%d", time.Now().UnixNano()) // names of this run
+	db.run = fmt.Sprintf("e2e-%d", time.Now().UnixNano())
+	return db
+}
 
-	t.Run("subscriber on A hears a write through B", func(t *testing.T) {
-		heard := make(chan struct{}, 1)
-		sub := connectReplica(t, a, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			if req.Params.URI == graphURI {
-				select {
-				case heard <- struct{}{}:
-				default:
-				}
-			}
-		}})
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		if err := sub.Subscribe(ctx, &mcp.SubscribeParams{URI: graphURI}); err != nil {
-			t.Fatal(err)
+// checkFilesUnused fails t if A or B wrote its memory file.
+func (db *sharedDatabase) checkFilesUnused(t *testing.T) {
+	for _, f := range []string{db.fileA, db.fileB} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s was written although MEMORY_DATABASE_URL is set", f)
 		}
-		writer := connectReplica(t, b, nil)
-		// The session's event stream opens in the background after
-		// initialize; a notification sent before it is up is not delivered,
-		// so write again until one is heard.
-		if writeUntilHeard(ctx, t, writer, run+"-notify", heard, 40, 250*time.Millisecond) < 0 {
-			t.Fatal("no notifications/resources/updated on A after 40 writes through B")
-		}
-		if graphNames(t, sub)[run+"-notify-0"] != 1 {
-			t.Errorf("A does not read the entity written through B")
-		}
-	})
+	}
+}
 
-	t.Run("8 clients × 100 mixed writes through both lose nothing", func(t *testing.T) {
-		// Each client has a session on A and one on B and alternates
-		// between them call by call, so every call depends on what the
-		// client's previous call wrote through the other replica. Client
-		// c's k-th entity (k a multiple of 5) is created with "made", gets
-		// "a1" and "a2" (and the shared hub an observation naming it),
-		// a relation to the hub and one from the entity before it, loses
-		// "a1", and then, by k, is deleted, loses its relation to the hub,
-		// or gains one from the hub.
-		const clients, writes = 8, 100
-		prefix := run + "-mix"
-		hub := prefix + "-hub"
-		if err := createNamed(context.Background(), connectReplica(t, a, nil), hub); err != nil {
-			t.Fatal(err)
+// checkSecretNotLogged fails t if A or B logged the database password.
+func (db *sharedDatabase) checkSecretNotLogged(t *testing.T) {
+	if db.secret == "" {
+		return
+	}
+	for _, r := range []*replica{db.a, db.b} {
+		if strings.Contains(r.log(), db.secret) {
+			t.Errorf("replica %s logged the database password:\n%s", r.url, r.log())
 		}
-		name := func(c, k int) string { return fmt.Sprintf("%s-%d-%02d", prefix, c, k) }
-		deleted := func(k int) bool { return k%20 == 5 }
-		type call struct {
-			tool string
-			args map[string]any
-		}
-		rel := func(from, relType, to string) map[string]any {
-			return map[string]any{"from": from, "to": to, "relationType": relType}
-		}
-		callFor := func(c, i int) call {
-			k := i - i%5
-			e := name(c, k)
-			switch i % 5 {
-			case 0:
-				return call{"create_entities", map[string]any{"entities": []any{
-					map[string]any{"name": e, "entityType": "e2e", "observations": []string{"made"}}}}}
-			case 1:
-				return call{"add_observations", map[string]any{"observations": []any{
-					map[string]any{"entityName": e, "contents": []string{"a1", "a2"}},
-					map[string]any{"entityName": hub, "contents": []string{e}}}}}
-			case 2:
-				rels := []any{rel(e, "belongs_to", hub)}
-				if k > 0 && !deleted(k-5) {
-					rels = append(rels, rel(name(c, k-5), "next", e))
-				}
-				return call{"create_relations", map[string]any{"relations": rels}}
-			case 3:
-				return call{"delete_observations", map[string]any{"deletions": []any{
-					map[string]any{"entityName": e, "observations": []string{"a1"}}}}}
-			default:
-				switch {
-				case deleted(k):
-					return call{"delete_entities", map[string]any{"entityNames": []string{e}}}
-				case k%10 == 0:
-					return call{"delete_relations", map[string]any{"relations": []any{rel(e, "belongs_to", hub)}}}
-				default:
-					return call{"create_relations", map[string]any{"relations": []any{rel(hub, "has", e)}}}
-				}
-			}
-		}
+	}
+}
 
-		// What the memory must hold afterwards.
-		wantEnts := map[string]string{}
-		wantRels := map[string]bool{}
-		var hubObs []string
-		for c := range clients {
-			for k := 0; k < writes; k += 5 {
-				e := name(c, k)
-				hubObs = append(hubObs, e)
-				if deleted(k) {
-					continue
-				}
-				wantEnts[e] = `["made" "a2"]`
-				if k%10 != 0 { // else its relation to the hub was deleted
-					wantRels[e+" belongs_to "+hub] = true
-					wantRels[hub+" has "+e] = true
-				}
-				if k > 0 && !deleted(k-5) {
-					wantRels[name(c, k-5)+" next "+e] = true
-				}
-			}
-		}
-		if deleted(0) || deleted(writes-5) {
-			t.Fatal("the plan deletes a first or last entity; the expectations above assume not")
-		}
-
-		sessions := make([][2]*mcp.ClientSession, clients)
-		for c := range sessions {
-			sessions[c] = [2]*mcp.ClientSession{connectReplica(t, a, nil), connectReplica(t, b, nil)}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-		defer cancel()
-		start := time.Now()
-		var wg sync.WaitGroup
-		errs := make(chan error, clients)
-		for c := range clients {
-			wg.Go(func() {
-				for i := range writes {
-					cl := callFor(c, i)
-					if _, err := callTool(ctx, sessions[c][(c+i)%2], cl.tool, cl.args); err != nil {
-						errs <- fmt.Errorf("client %d, call %d (%s through %s): %w", c, i, cl.tool, []string{"A", "B"}[(c+i)%2], err)
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
-		t.Logf("%d mixed writes by %d clients alternating between 2 replicas in %v", clients*writes, clients, time.Since(start).Round(time.Millisecond))
-
-		slices.Sort(hubObs)
-		for _, r := range []*replica{a, b} {
-			// Part by part, alternating between the replicas.
-			other := map[*replica]*replica{a: b, b: a}[r]
-			ents, rels := readGraph(t, connectReplica(t, r, nil), connectReplica(t, other, nil))
-			gotEnts := map[string]string{}
-			for _, e := range ents {
-				switch {
-				case e.Name == hub:
-					got := slices.Sorted(slices.Values(e.Observations))
-					got = slices.DeleteFunc(got, func(o string) bool { return o == "written through a replica" })
-					if !slices.Equal(got, hubObs) {
-						t.Errorf("through %s: the hub holds %d observations of the clients, want %d", r.url, len(got), len(hubObs))
-					}
-				case strings.HasPrefix(e.Name, prefix+"-"):
-					if _, twice := gotEnts[e.Name]; twice {
-						t.Errorf("through %s: %s appears twice", r.url, e.Name)
-					}
-					gotEnts[e.Name] = fmt.Sprintf("%q", e.Observations)
-				}
-			}
-			gotRels := map[string]bool{}
-			for _, rl := range rels {
-				if strings.HasPrefix(rl.From, prefix+"-") || strings.HasPrefix(rl.To, prefix+"-") {
-					gotRels[rl.From+" "+rl.RelationType+" "+rl.To] = true
-				}
-			}
-			if !maps.Equal(gotEnts, wantEnts) {
-				t.Errorf("through %s: %d entities of the clients, want %d:\n%v\nwant\n%v", r.url, len(gotEnts), len(wantEnts), gotEnts, wantEnts)
-			}
-			if !maps.Equal(gotRels, wantRels) {
-				t.Errorf("through %s: %d relations of the clients, want %d:\n%v\nwant\n%v", r.url, len(gotRels), len(wantRels), gotRels, wantRels)
-			}
-		}
-	})
-
-	t.Run("a stdio server shares it too", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		fileC := filepath.Join(t.TempDir(), "c.jsonl")
-		cmd := exec.Command(bin)
-		cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+fileC)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdio, err := mcp.NewClient(&mcp.Implementation{Name: "pgstore-e2e", Version: "1"}, nil).
-			Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: e2eProtocol})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := createNamed(ctx, stdio, run+"-stdio"); err != nil {
-			t.Error(err)
-		}
-		seen := graphNames(t, stdio)[run+"-notify-0"]
-		if err := stdio.Close(); err != nil {
-			t.Errorf("closing the stdio server: %v", err)
-		}
-		if seen != 1 {
-			t.Errorf("the stdio server does not read what the HTTP replicas wrote")
-		}
-		if graphNames(t, connectReplica(t, a, nil))[run+"-stdio"] != 1 {
-			t.Errorf("A does not read what the stdio server wrote")
-		}
-		if _, err := os.Stat(fileC); err == nil {
-			t.Errorf("the stdio server wrote %s although MEMORY_DATABASE_URL is set", fileC)
-		}
-		if !strings.Contains(stderr.String(), "serving MCP on stdio; memory \"default\" in PostgreSQL database") {
-			t.Errorf("the stdio server does not say it uses the database:\n%s", stderr.String())
-		}
-		if secret != "" && strings.Contains(stderr.String(), secret) {
-			t.Errorf("the stdio server logged the database password:\n%s", stderr.String())
-		}
-	})
-
-	t.Run("a replica whose connections die fails the call clearly and reconnects", func(t *testing.T) {
-		// Replica L names its connections, so the test can end every one
-		// of them (its pool's and the one listening for notifications) as
-		// a database restart or a network cut would.
-		const app = "e2e-connection-loss"
-		l := startReplica(t, bin, "MEMORY_DATABASE_URL="+withParam(t, dbURL, "application_name", app),
-			"MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "l.jsonl"))
-		adminConn, err := pgx.Connect(context.Background(), withParam(t, dbURL, "application_name", "e2e-admin"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer adminConn.Close(context.Background())
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		cut := func() {
-			t.Helper()
-			var n int
-			// Wait (up to 5 s each) until the backends have exited.
-			err := adminConn.QueryRow(ctx, `WITH l AS MATERIALIZED (SELECT pid FROM pg_stat_activity WHERE application_name = $1)
-				SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM l`, app).Scan(&n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n == 0 {
-				t.Fatal("replica L holds no connection to end")
-			}
-		}
-		heard := make(chan struct{}, 1)
-		sub := connectReplica(t, l, &mcp.ClientOptions{ResourceUpdatedHandler: func(context.Context, *mcp.ResourceUpdatedNotificationRequest) {
+// subscribe opens a session with r that signals on the channel returned
+// whenever a resource it subscribed to (and whose URI only accepts, if not
+// nil) is updated, and subscribes it to the graph.
+func subscribe(ctx context.Context, t *testing.T, r *replica, only func(uri string) bool) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	heard := make(chan struct{}, 1)
+	sub := connectReplica(t, r, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		if only == nil || only(req.Params.URI) {
 			select {
 			case heard <- struct{}{}:
 			default:
 			}
-		}})
-		if err := sub.Subscribe(ctx, &mcp.SubscribeParams{URI: graphURI}); err != nil {
-			t.Fatal(err)
 		}
-		viaL, viaB := connectReplica(t, l, nil), connectReplica(t, b, nil)
-		prefix := run + "-loss"
-		if err := createNamed(ctx, viaL, prefix+"-before"); err != nil {
-			t.Fatal(err)
-		}
+	}})
+	if err := sub.Subscribe(ctx, &mcp.SubscribeParams{URI: graphURI}); err != nil {
+		t.Fatal(err)
+	}
+	return sub, heard
+}
 
-		// A call may fail once, as a tool error that says the database
-		// failed and never shows the password; the next succeeds.
-		failures := 0
-		try := func(what string, call func() error) {
-			t.Helper()
-			for attempt := 0; ; attempt++ {
-				err := call()
-				if err == nil {
-					return
-				}
-				failures++
-				msg := err.Error()
-				t.Logf("%s after the connections died: %s", what, msg)
-				if !strings.Contains(msg, "in PostgreSQL") || !strings.Contains(msg, "the next call connects again") || strings.Contains(msg, "calling \"tools/call\"") {
-					t.Fatalf("%s failed without a clear tool error: %s", what, msg)
-				}
-				if secret != "" && strings.Contains(msg, secret) {
-					t.Fatalf("the error shows the database password: %s", msg)
-				}
-				if attempt == 1 {
-					t.Fatalf("%s failed twice; replica L does not reconnect", what)
-				}
-			}
-		}
-		cut()
-		try("a read", func() error {
-			text, err := callTool(ctx, viaL, "open_nodes", map[string]any{"names": []string{prefix + "-before"}})
-			if err == nil && !strings.Contains(text, prefix+"-before") {
-				t.Fatalf("after reconnecting, L does not show what it wrote before: %s", text)
-			}
-			return err
-		})
-		cut()
-		try("a write", func() error { return createNamed(ctx, viaL, prefix+"-after") })
-		if n := graphNames(t, viaB)[prefix+"-after"]; n != 1 {
-			t.Errorf("the write through L after the cut appears %d times through B, want once", n)
-		}
+func (db *sharedDatabase) subscriberHearsWriteElsewhere(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sub, heard := subscribe(ctx, t, db.a, func(uri string) bool { return uri == graphURI })
+	writer := connectReplica(t, db.b, nil)
+	// The session's event stream opens in the background after
+	// initialize; a notification sent before it is up is not delivered,
+	// so write again until one is heard.
+	if writeUntilHeard(ctx, t, writer, db.run+"-notify", heard, 40, 250*time.Millisecond) < 0 {
+		t.Fatal("no notifications/resources/updated on A after 40 writes through B")
+	}
+	if graphNames(t, sub)[db.run+"-notify-0"] != 1 {
+		t.Errorf("A does not read the entity written through B")
+	}
+}
 
-		// The subscriber on L hears writes through B again once L's
-		// listening connection is back; writes made while it was down are
-		// reported by the revision check, not lost.
-		for len(heard) > 0 {
-			<-heard
-		}
-		cut()
-		n := writeUntilHeard(ctx, t, viaB, prefix+"-notify", heard, 100, 100*time.Millisecond)
-		if n < 0 {
-			t.Fatal("the subscriber on L heard nothing of 100 writes through B after L's connections died")
-		}
-		t.Logf("heard on L after %d writes through B; %d calls failed in all", n, failures)
-	})
+// mixedPlan is the writes of the mixed-writes subtest. Each client has a
+// session on A and one on B and alternates between them call by call, so
+// every call depends on what the client's previous call wrote through the
+// other replica. Client c's k-th entity (k a multiple of 5) is created with
+// "made", gets "a1" and "a2" (and the shared hub an observation naming
+// it), a relation to the hub and one from the entity before it, loses
+// "a1", and then, by k, is deleted, loses its relation to the hub, or
+// gains one from the hub.
+type mixedPlan struct {
+	clients, writes int
+	prefix, hub     string
+}
 
-	t.Run("killing a replica mid-write loses no acknowledged write", func(t *testing.T) {
-		// Clients write through replica K without pause; K is killed with
-		// SIGKILL while they write. Every write whose answer arrived must
-		// be there through B, every write whole (both entities of a call,
-		// each with its three observations) or not at all, none twice.
-		k := startReplica(t, bin, "MEMORY_DATABASE_URL="+dbURL, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "k.jsonl"))
-		const clients = 4
-		prefix := run + "-kill"
-		obs := []string{"first", "second", "third"}
-		sessions := make([]*mcp.ClientSession, clients)
-		for c := range sessions {
-			sessions[c] = connectReplica(t, k, nil)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		var (
-			mu      sync.Mutex
-			acked   = map[string]bool{} // the calls whose answer arrived, by call name
-			tried   = map[string]bool{} // every call sent
-			failed  []string            // how each client's last call failed
-			enough  = make(chan struct{})
-			wg      sync.WaitGroup
-			started = time.Now()
-		)
-		for c, cs := range sessions {
-			wg.Go(func() {
-				for w := 0; ; w++ {
-					call := fmt.Sprintf("%s-%d-%d", prefix, c, w)
-					mu.Lock()
-					tried[call] = true
-					mu.Unlock()
-					_, err := callTool(ctx, cs, "create_entities", map[string]any{"entities": []any{
-						map[string]any{"name": call + "-a", "entityType": "e2e", "observations": obs},
-						map[string]any{"name": call + "-b", "entityType": "e2e", "observations": obs},
-					}})
-					mu.Lock()
-					if err != nil {
-						failed = append(failed, err.Error())
-						mu.Unlock()
-						return
-					}
-					acked[call] = true
-					if len(acked) == 150 {
-						close(enough)
-					}
-					mu.Unlock()
-				}
-			})
-		}
-		select {
-		case <-enough:
-		case <-time.After(10 * time.Second):
-			t.Fatal("150 writes through K did not succeed within 10 s")
-		}
-		k.kill(t)
-		killedAt := time.Since(started)
-		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		t.Logf("K killed after %v with %d writes acknowledged, %d sent; the clients' last calls failed with: %q",
-			killedAt.Round(time.Millisecond), len(acked), len(tried), failed)
-		if len(failed) != clients {
-			t.Errorf("%d of %d clients saw their write fail after the kill", len(failed), clients)
-		}
+// toolCall is one call of a tool with its arguments.
+type toolCall struct {
+	tool string
+	args map[string]any
+}
 
-		// B still writes: the killed replica holds no lock on the memory.
-		viaB := connectReplica(t, b, nil)
-		if err := createNamed(ctx, viaB, prefix+"-after"); err != nil {
-			t.Fatalf("writing through B after K was killed: %v", err)
+func (p mixedPlan) name(c, k int) string { return fmt.Sprintf("%s-%d-%02d", p.prefix, c, k) }
+func (p mixedPlan) deleted(k int) bool   { return k%20 == 5 }
+
+func relationArg(from, relType, to string) map[string]any {
+	return map[string]any{"from": from, "to": to, "relationType": relType}
+}
+
+// call is client c's i-th call.
+func (p mixedPlan) call(c, i int) toolCall {
+	k := i - i%5
+	e := p.name(c, k)
+	switch i % 5 {
+	case 0:
+		return toolCall{"create_entities", map[string]any{"entities": []any{
+			map[string]any{"name": e, "entityType": "e2e", "observations": []string{"made"}}}}}
+	case 1:
+		return toolCall{"add_observations", map[string]any{"observations": []any{
+			map[string]any{"entityName": e, "contents": []string{"a1", "a2"}},
+			map[string]any{"entityName": p.hub, "contents": []string{e}}}}}
+	case 2:
+		rels := []any{relationArg(e, "belongs_to", p.hub)}
+		if k > 0 && !p.deleted(k-5) {
+			rels = append(rels, relationArg(p.name(c, k-5), "next", e))
 		}
-		seen := map[string]int{}
-		ents, _ := readGraph(t, viaB)
-		for _, e := range ents {
-			if !strings.HasPrefix(e.Name, prefix+"-") {
+		return toolCall{"create_relations", map[string]any{"relations": rels}}
+	case 3:
+		return toolCall{"delete_observations", map[string]any{"deletions": []any{
+			map[string]any{"entityName": e, "observations": []string{"a1"}}}}}
+	default:
+		switch {
+		case p.deleted(k):
+			return toolCall{"delete_entities", map[string]any{"entityNames": []string{e}}}
+		case k%10 == 0:
+			return toolCall{"delete_relations", map[string]any{"relations": []any{relationArg(e, "belongs_to", p.hub)}}}
+		default:
+			return toolCall{"create_relations", map[string]any{"relations": []any{relationArg(p.hub, "has", e)}}}
+		}
+	}
+}
+
+// want is what the memory must hold afterwards: the clients' entities with
+// their observations, their relations, and the hub's observations, sorted.
+func (p mixedPlan) want(t *testing.T) (ents map[string]string, rels map[string]bool, hubObs []string) {
+	ents, rels = map[string]string{}, map[string]bool{}
+	for c := range p.clients {
+		for k := 0; k < p.writes; k += 5 {
+			e := p.name(c, k)
+			hubObs = append(hubObs, e)
+			if p.deleted(k) {
 				continue
 			}
-			seen[e.Name]++
-			if e.Name != prefix+"-after" && !slices.Equal(e.Observations, obs) {
-				t.Errorf("%s has observations %q, want %q", e.Name, e.Observations, obs)
+			ents[e] = `["made" "a2"]`
+			if k%10 != 0 { // else its relation to the hub was deleted
+				rels[e+" belongs_to "+p.hub] = true
+				rels[p.hub+" has "+e] = true
+			}
+			if k > 0 && !p.deleted(k-5) {
+				rels[p.name(c, k-5)+" next "+e] = true
 			}
 		}
-		if seen[prefix+"-after"] != 1 {
-			t.Errorf("the write through B after the kill appears %d times, want once", seen[prefix+"-after"])
-		}
-		delete(seen, prefix+"-after")
-		for name, n := range seen {
-			call := name[:len(name)-2]
-			if !tried[call] {
-				t.Errorf("%s is in the memory but was never written", name)
-			}
-			if n != 1 {
-				t.Errorf("%s appears %d times, want once", name, n)
-			}
-			if seen[call+"-a"] != seen[call+"-b"] {
-				t.Errorf("half of call %s is in the memory: -a %d times, -b %d times", call, seen[call+"-a"], seen[call+"-b"])
-			}
-		}
-		for call := range acked {
-			if seen[call+"-a"] != 1 || seen[call+"-b"] != 1 {
-				t.Errorf("acknowledged write %s is lost through B (-a %d, -b %d)", call, seen[call+"-a"], seen[call+"-b"])
-			}
-		}
-		t.Logf("through B: %d calls whole in the memory, %d acknowledged, %d sent", len(seen)/2, len(acked), len(tried))
-	})
+	}
+	if p.deleted(0) || p.deleted(p.writes-5) {
+		t.Fatal("the plan deletes a first or last entity; the expectations above assume not")
+	}
+	slices.Sort(hubObs)
+	return ents, rels, hubObs
+}
 
-	if secret != "" {
-		for _, r := range []*replica{a, b} {
-			if strings.Contains(r.log(), secret) {
-				t.Errorf("replica %s logged the database password:\n%s", r.url, r.log())
+func (db *sharedDatabase) mixedWritesLoseNothing(t *testing.T) {
+	plan := mixedPlan{clients: 8, writes: 100, prefix: db.run + "-mix"}
+	plan.hub = plan.prefix + "-hub"
+	if err := createNamed(context.Background(), connectReplica(t, db.a, nil), plan.hub); err != nil {
+		t.Fatal(err)
+	}
+	wantEnts, wantRels, hubObs := plan.want(t)
+	db.runMixedWrites(t, plan)
+	for _, r := range []*replica{db.a, db.b} {
+		// Part by part, alternating between the replicas.
+		other := map[*replica]*replica{db.a: db.b, db.b: db.a}[r]
+		ents, rels := readGraph(t, connectReplica(t, r, nil), connectReplica(t, other, nil))
+		gotEnts := map[string]string{}
+		for _, e := range ents {
+			switch {
+			case e.Name == plan.hub:
+				got := slices.Sorted(slices.Values(e.Observations))
+				got = slices.DeleteFunc(got, func(o string) bool { return o == "written through a replica" })
+				if !slices.Equal(got, hubObs) {
+					t.Errorf("through %s: the hub holds %d observations of the clients, want %d", r.url, len(got), len(hubObs))
+				}
+			case strings.HasPrefix(e.Name, plan.prefix+"-"):
+				if _, twice := gotEnts[e.Name]; twice {
+					t.Errorf("through %s: %s appears twice", r.url, e.Name)
+				}
+				gotEnts[e.Name] = fmt.Sprintf("%q", e.Observations)
 			}
+		}
+		gotRels := map[string]bool{}
+		for _, rl := range rels {
+			if strings.HasPrefix(rl.From, plan.prefix+"-") || strings.HasPrefix(rl.To, plan.prefix+"-") {
+				gotRels[rl.From+" "+rl.RelationType+" "+rl.To] = true
+			}
+		}
+		if !maps.Equal(gotEnts, wantEnts) {
+			t.Errorf("through %s: %d entities of the clients, want %d:\n%v\nwant\n%v", r.url, len(gotEnts), len(wantEnts), gotEnts, wantEnts)
+		}
+		if !maps.Equal(gotRels, wantRels) {
+			t.Errorf("through %s: %d relations of the clients, want %d:\n%v\nwant\n%v", r.url, len(gotRels), len(wantRels), gotRels, wantRels)
+		}
+	}
+}
+
+// runMixedWrites makes the plan's calls, its clients at once, each
+// alternating between A and B, and fails t for every call that fails.
+func (db *sharedDatabase) runMixedWrites(t *testing.T, plan mixedPlan) {
+	sessions := make([][2]*mcp.ClientSession, plan.clients)
+	for c := range sessions {
+		sessions[c] = [2]*mcp.ClientSession{connectReplica(t, db.a, nil), connectReplica(t, db.b, nil)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, plan.clients)
+	for c := range plan.clients {
+		wg.Go(func() {
+			for i := range plan.writes {
+				cl := plan.call(c, i)
+				if _, err := callTool(ctx, sessions[c][(c+i)%2], cl.tool, cl.args); err != nil {
+					errs <- fmt.Errorf("client %d, call %d (%s through %s): %w", c, i, cl.tool, []string{"A", "B"}[(c+i)%2], err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	t.Logf("%d mixed writes by %d clients alternating between 2 replicas in %v", plan.clients*plan.writes, plan.clients, time.Since(start).Round(time.Millisecond))
+}
+
+func (db *sharedDatabase) stdioServerShares(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	fileC := filepath.Join(t.TempDir(), "c.jsonl")
+	cmd := exec.Command(db.bin)
+	cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+db.dbURL, "MEMORY_FILE_PATH="+fileC)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdio, err := mcp.NewClient(&mcp.Implementation{Name: "pgstore-e2e", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: e2eProtocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := createNamed(ctx, stdio, db.run+"-stdio"); err != nil {
+		t.Error(err)
+	}
+	seen := graphNames(t, stdio)[db.run+"-notify-0"]
+	if err := stdio.Close(); err != nil {
+		t.Errorf("closing the stdio server: %v", err)
+	}
+	if seen != 1 {
+		t.Errorf("the stdio server does not read what the HTTP replicas wrote")
+	}
+	if graphNames(t, connectReplica(t, db.a, nil))[db.run+"-stdio"] != 1 {
+		t.Errorf("A does not read what the stdio server wrote")
+	}
+	if _, err := os.Stat(fileC); err == nil {
+		t.Errorf("the stdio server wrote %s although MEMORY_DATABASE_URL is set", fileC)
+	}
+	if !strings.Contains(stderr.String(), "serving MCP on stdio; memory \"default\" in PostgreSQL database") {
+		t.Errorf("the stdio server does not say it uses the database:\n%s", stderr.String())
+	}
+	if db.secret != "" && strings.Contains(stderr.String(), db.secret) {
+		t.Errorf("the stdio server logged the database password:\n%s", stderr.String())
+	}
+}
+
+// connectionCutter ends every database connection of the replica whose
+// connections carry application name app, as a database restart or a
+// network cut would.
+type connectionCutter struct {
+	admin *pgx.Conn
+	app   string
+}
+
+func (c connectionCutter) cut(ctx context.Context, t *testing.T) {
+	t.Helper()
+	var n int
+	// Wait (up to 5 s each) until the backends have exited.
+	err := c.admin.QueryRow(ctx, `WITH l AS MATERIALIZED (SELECT pid FROM pg_stat_activity WHERE application_name = $1)
+		SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM l`, c.app).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("replica L holds no connection to end")
+	}
+}
+
+// tryAfterCut makes a call that may fail once after the connections died,
+// as a tool error that says the database failed and never shows secret;
+// the next attempt must succeed. It returns how many attempts failed.
+func tryAfterCut(t *testing.T, secret, what string, call func() error) (failures int) {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		err := call()
+		if err == nil {
+			return failures
+		}
+		failures++
+		msg := err.Error()
+		t.Logf("%s after the connections died: %s", what, msg)
+		if !strings.Contains(msg, "in PostgreSQL") || !strings.Contains(msg, "the next call connects again") || strings.Contains(msg, "calling \"tools/call\"") {
+			t.Fatalf("%s failed without a clear tool error: %s", what, msg)
+		}
+		if secret != "" && strings.Contains(msg, secret) {
+			t.Fatalf("the error shows the database password: %s", msg)
+		}
+		if attempt == 1 {
+			t.Fatalf("%s failed twice; replica L does not reconnect", what)
+		}
+	}
+}
+
+func (db *sharedDatabase) connectionLoss(t *testing.T) {
+	// Replica L names its connections, so the test can end every one of
+	// them (its pool's and the one listening for notifications).
+	const app = "e2e-connection-loss"
+	l := startReplica(t, db.bin, "MEMORY_DATABASE_URL="+withParam(t, db.dbURL, "application_name", app),
+		"MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "l.jsonl"))
+	adminConn, err := pgx.Connect(context.Background(), withParam(t, db.dbURL, "application_name", "e2e-admin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adminConn.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cutter := connectionCutter{admin: adminConn, app: app}
+	_, heard := subscribe(ctx, t, l, nil)
+	viaL, viaB := connectReplica(t, l, nil), connectReplica(t, db.b, nil)
+	prefix := db.run + "-loss"
+	if err := createNamed(ctx, viaL, prefix+"-before"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A call may fail once, as a tool error that says the database
+	// failed and never shows the password; the next succeeds.
+	failures := 0
+	cutter.cut(ctx, t)
+	failures += tryAfterCut(t, db.secret, "a read", func() error {
+		text, err := callTool(ctx, viaL, "open_nodes", map[string]any{"names": []string{prefix + "-before"}})
+		if err == nil && !strings.Contains(text, prefix+"-before") {
+			t.Fatalf("after reconnecting, L does not show what it wrote before: %s", text)
+		}
+		return err
+	})
+	cutter.cut(ctx, t)
+	failures += tryAfterCut(t, db.secret, "a write", func() error { return createNamed(ctx, viaL, prefix+"-after") })
+	if n := graphNames(t, viaB)[prefix+"-after"]; n != 1 {
+		t.Errorf("the write through L after the cut appears %d times through B, want once", n)
+	}
+
+	// The subscriber on L hears writes through B again once L's
+	// listening connection is back; writes made while it was down are
+	// reported by the revision check, not lost.
+	for len(heard) > 0 {
+		<-heard
+	}
+	cutter.cut(ctx, t)
+	n := writeUntilHeard(ctx, t, viaB, prefix+"-notify", heard, 100, 100*time.Millisecond)
+	if n < 0 {
+		t.Fatal("the subscriber on L heard nothing of 100 writes through B after L's connections died")
+	}
+	t.Logf("heard on L after %d writes through B; %d calls failed in all", n, failures)
+}
+
+// writesUntilKill is what clients writing through a replica until it was
+// killed sent and heard back.
+type writesUntilKill struct {
+	acked  map[string]bool // the calls whose answer arrived, by call name
+	tried  map[string]bool // every call sent
+	failed []string        // how each client's last call failed
+}
+
+// writeUntilKilled has clients sessions write pairs of entities (PREFIX-c-w
+// -a and -b, each with observations obs) through k without pause, kills k
+// once 150 writes have succeeded, and returns what the clients sent and
+// heard once each has seen a call fail.
+func writeUntilKilled(ctx context.Context, t *testing.T, k *replica, clients int, prefix string, obs []string) *writesUntilKill {
+	sessions := make([]*mcp.ClientSession, clients)
+	for c := range sessions {
+		sessions[c] = connectReplica(t, k, nil)
+	}
+	var (
+		mu      sync.Mutex
+		w       = &writesUntilKill{acked: map[string]bool{}, tried: map[string]bool{}}
+		enough  = make(chan struct{})
+		wg      sync.WaitGroup
+		started = time.Now()
+	)
+	for c, cs := range sessions {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				call := fmt.Sprintf("%s-%d-%d", prefix, c, n)
+				mu.Lock()
+				w.tried[call] = true
+				mu.Unlock()
+				_, err := callTool(ctx, cs, "create_entities", map[string]any{"entities": []any{
+					map[string]any{"name": call + "-a", "entityType": "e2e", "observations": obs},
+					map[string]any{"name": call + "-b", "entityType": "e2e", "observations": obs},
+				}})
+				mu.Lock()
+				if err != nil {
+					w.failed = append(w.failed, err.Error())
+					mu.Unlock()
+					return
+				}
+				w.acked[call] = true
+				if len(w.acked) == 150 {
+					close(enough)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	select {
+	case <-enough:
+	case <-time.After(10 * time.Second):
+		t.Fatal("150 writes through K did not succeed within 10 s")
+	}
+	k.kill(t)
+	killedAt := time.Since(started)
+	wg.Wait()
+	t.Logf("K killed after %v with %d writes acknowledged, %d sent; the clients' last calls failed with: %q",
+		killedAt.Round(time.Millisecond), len(w.acked), len(w.tried), w.failed)
+	return w
+}
+
+func (db *sharedDatabase) killMidWrite(t *testing.T) {
+	// Clients write through replica K without pause; K is killed with
+	// SIGKILL while they write. Every write whose answer arrived must be
+	// there through B, every write whole (both entities of a call, each
+	// with its three observations) or not at all, none twice.
+	k := startReplica(t, db.bin, "MEMORY_DATABASE_URL="+db.dbURL, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "k.jsonl"))
+	const clients = 4
+	prefix := db.run + "-kill"
+	obs := []string{"first", "second", "third"}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	w := writeUntilKilled(ctx, t, k, clients, prefix, obs)
+	if len(w.failed) != clients {
+		t.Errorf("%d of %d clients saw their write fail after the kill", len(w.failed), clients)
+	}
+
+	// B still writes: the killed replica holds no lock on the memory.
+	viaB := connectReplica(t, db.b, nil)
+	if err := createNamed(ctx, viaB, prefix+"-after"); err != nil {
+		t.Fatalf("writing through B after K was killed: %v", err)
+	}
+	seen := map[string]int{}
+	ents, _ := readGraph(t, viaB)
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name, prefix+"-") {
+			continue
+		}
+		seen[e.Name]++
+		if e.Name != prefix+"-after" && !slices.Equal(e.Observations, obs) {
+			t.Errorf("%s has observations %q, want %q", e.Name, e.Observations, obs)
+		}
+	}
+	if seen[prefix+"-after"] != 1 {
+		t.Errorf("the write through B after the kill appears %d times, want once", seen[prefix+"-after"])
+	}
+	delete(seen, prefix+"-after")
+	checkWholeWrites(t, seen, w)
+	t.Logf("through B: %d calls whole in the memory, %d acknowledged, %d sent", len(seen)/2, len(w.acked), len(w.tried))
+}
+
+// checkWholeWrites checks the calls' entities seen in the memory (by name,
+// how often): each was sent, appears once, with the other half of its
+// call; and every acknowledged call is there.
+func checkWholeWrites(t *testing.T, seen map[string]int, w *writesUntilKill) {
+	t.Helper()
+	for name, n := range seen {
+		call := name[:len(name)-2]
+		if !w.tried[call] {
+			t.Errorf("%s is in the memory but was never written", name)
+		}
+		if n != 1 {
+			t.Errorf("%s appears %d times, want once", name, n)
+		}
+		if seen[call+"-a"] != seen[call+"-b"] {
+			t.Errorf("half of call %s is in the memory: -a %d times, -b %d times", call, seen[call+"-a"], seen[call+"-b"])
+		}
+	}
+	for call := range w.acked {
+		if seen[call+"-a"] != 1 || seen[call+"-b"] != 1 {
+			t.Errorf("acknowledged write %s is lost through B (-a %d, -b %d)", call, seen[call+"-a"], seen[call+"-b"])
 		}
 	}
 }

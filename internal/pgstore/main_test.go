@@ -1,7 +1,6 @@
 package pgstore_test
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -19,12 +18,7 @@ func openMemory(t *testing.T) func(t *testing.T) *pgstore.Store {
 	url, name := pgtest.URL(t), pgtest.MemoryName(t)
 	return func(t *testing.T) *pgstore.Store {
 		t.Helper()
-		s, err := pgstore.Open(context.Background(), url, name, pgstore.Options{Logf: t.Logf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		return s
+		return pgtest.Open(t, url, name, pgstore.Options{})
 	}
 }
 

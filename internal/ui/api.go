@@ -236,105 +236,138 @@ func lockTimedOut(err error) bool {
 	return errors.As(err, &t) && t.Timeout()
 }
 
+// editFunc checks req and returns the write that applies it, which leaves
+// what it did, for the page to show, in *message.
 func editFunc(req editRequest, message *string) (func(*graph.Graph) error, error) {
-	need := func(fields ...string) error {
-		for i := 0; i < len(fields); i += 2 {
-			if strings.TrimSpace(fields[i+1]) == "" {
-				return fmt.Errorf("%s is empty", fields[i])
-			}
-		}
-		return nil
+	op, ok := editOps[req.Op]
+	if !ok {
+		return nil, fmt.Errorf("unknown edit %q", req.Op)
 	}
-	switch req.Op {
-	case "createEntity":
-		if err := need("the name", req.Entity, "the type", req.EntityType); err != nil {
+	if op.required != nil {
+		if err := need(op.required(req)...); err != nil {
 			return nil, err
 		}
-		return func(g *graph.Graph) error {
-			if g.Entity(req.Entity) != nil {
-				return &graph.ExistsError{Name: req.Entity}
-			}
-			g.CreateEntities([]graph.Entity{{Name: req.Entity, EntityType: req.EntityType, Observations: []string{}}})
-			*message = fmt.Sprintf("Created %s.", req.Entity)
-			return nil
-		}, nil
-	case "addObservation":
-		if err := need("the observation", req.Observation); err != nil {
-			return nil, err
-		}
-		return func(g *graph.Graph) error {
-			res, err := g.AddObservations([]graph.ObservationAddition{{EntityName: req.Entity, Contents: []string{req.Observation}}})
-			if err == nil {
-				*message = "Observation added."
-				if len(res.Results[0].AddedObservations) == 0 {
-					*message = "The entity already has this observation."
-				}
-			}
-			return err
-		}, nil
-	case "changeObservation":
-		if err := need("the observation", req.Observation); err != nil {
-			return nil, err
-		}
-		return func(g *graph.Graph) error {
-			*message = "Observation changed."
-			return g.ReplaceObservation(req.Entity, req.Old, req.Observation)
-		}, nil
-	case "deleteObservation":
-		return func(g *graph.Graph) error {
-			if g.Entity(req.Entity) == nil {
-				return &graph.NotFoundError{Name: req.Entity}
-			}
-			res := g.DeleteObservations([]graph.ObservationDeletion{{EntityName: req.Entity, Observations: []string{req.Observation}}})
-			*message = "Observation deleted."
-			if *res.DeletedCount == 0 {
-				*message = "The observation was already gone."
-			}
-			return nil
-		}, nil
-	case "rename":
-		if err := need("the new name", req.NewName); err != nil {
-			return nil, err
-		}
-		return func(g *graph.Graph) error {
-			res, err := g.Rename(req.Entity, req.NewName)
-			*message = fmt.Sprintf("Renamed to %s; %s followed.", res.To, plural(res.Relations, "relation", "relations"))
-			return err
-		}, nil
-	case "deleteEntity":
-		return func(g *graph.Graph) error {
-			if g.Entity(req.Entity) == nil {
-				return &graph.NotFoundError{Name: req.Entity}
-			}
-			g.DeleteEntities([]string{req.Entity})
-			*message = fmt.Sprintf("Deleted %s and its relations.", req.Entity)
-			return nil
-		}, nil
-	case "addRelation":
-		if err := need("from", req.From, "to", req.To, "the relation type", req.RelationType); err != nil {
-			return nil, err
-		}
-		return func(g *graph.Graph) error {
-			res, err := g.CreateRelations([]graph.Relation{{From: req.From, To: req.To, RelationType: req.RelationType}})
-			if err == nil {
-				*message = "Relation added."
-				if len(res.Relations) == 0 {
-					*message = "The relation already exists."
-				}
-			}
-			return err
-		}, nil
-	case "deleteRelation":
-		return func(g *graph.Graph) error {
-			res := g.DeleteRelations([]graph.Relation{{From: req.From, To: req.To, RelationType: req.RelationType}})
-			*message = "Relation deleted."
-			if *res.DeletedCount == 0 {
-				*message = "The relation was already gone."
-			}
-			return nil
-		}, nil
 	}
-	return nil, fmt.Errorf("unknown edit %q", req.Op)
+	return func(g *graph.Graph) error {
+		m, err := op.apply(g, req)
+		*message = m
+		return err
+	}, nil
+}
+
+// editOp is one kind of edit the page makes.
+type editOp struct {
+	// required returns the fields that must not be blank, as pairs of
+	// what the page calls the field and its value; nil: none.
+	required func(req editRequest) []string
+	// apply makes the edit and says what it did.
+	apply func(g *graph.Graph, req editRequest) (message string, err error)
+}
+
+// editOps are the page's edits, by the name the page sends.
+var editOps = map[string]editOp{
+	"createEntity": {
+		required: func(req editRequest) []string { return []string{"the name", req.Entity, "the type", req.EntityType} },
+		apply:    createEntity,
+	},
+	"addObservation": {
+		required: func(req editRequest) []string { return []string{"the observation", req.Observation} },
+		apply:    addObservation,
+	},
+	"changeObservation": {
+		required: func(req editRequest) []string { return []string{"the observation", req.Observation} },
+		apply:    changeObservation,
+	},
+	"deleteObservation": {apply: deleteObservation},
+	"rename": {
+		required: func(req editRequest) []string { return []string{"the new name", req.NewName} },
+		apply:    renameEntity,
+	},
+	"deleteEntity": {apply: deleteEntity},
+	"addRelation": {
+		required: func(req editRequest) []string {
+			return []string{"from", req.From, "to", req.To, "the relation type", req.RelationType}
+		},
+		apply: addRelation,
+	},
+	"deleteRelation": {apply: deleteRelation},
+}
+
+// need fails for the first of fields (pairs of a field's name and value)
+// whose value is blank.
+func need(fields ...string) error {
+	for i := 0; i < len(fields); i += 2 {
+		if strings.TrimSpace(fields[i+1]) == "" {
+			return fmt.Errorf("%s is empty", fields[i])
+		}
+	}
+	return nil
+}
+
+func createEntity(g *graph.Graph, req editRequest) (string, error) {
+	if g.Entity(req.Entity) != nil {
+		return "", &graph.ExistsError{Name: req.Entity}
+	}
+	g.CreateEntities([]graph.Entity{{Name: req.Entity, EntityType: req.EntityType, Observations: []string{}}})
+	return fmt.Sprintf("Created %s.", req.Entity), nil
+}
+
+func addObservation(g *graph.Graph, req editRequest) (string, error) {
+	res, err := g.AddObservations([]graph.ObservationAddition{{EntityName: req.Entity, Contents: []string{req.Observation}}})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Results[0].AddedObservations) == 0 {
+		return "The entity already has this observation.", nil
+	}
+	return "Observation added.", nil
+}
+
+func changeObservation(g *graph.Graph, req editRequest) (string, error) {
+	return "Observation changed.", g.ReplaceObservation(req.Entity, req.Old, req.Observation)
+}
+
+func deleteObservation(g *graph.Graph, req editRequest) (string, error) {
+	if g.Entity(req.Entity) == nil {
+		return "", &graph.NotFoundError{Name: req.Entity}
+	}
+	res := g.DeleteObservations([]graph.ObservationDeletion{{EntityName: req.Entity, Observations: []string{req.Observation}}})
+	if *res.DeletedCount == 0 {
+		return "The observation was already gone.", nil
+	}
+	return "Observation deleted.", nil
+}
+
+func renameEntity(g *graph.Graph, req editRequest) (string, error) {
+	res, err := g.Rename(req.Entity, req.NewName)
+	return fmt.Sprintf("Renamed to %s; %s followed.", res.To, plural(res.Relations, "relation", "relations")), err
+}
+
+func deleteEntity(g *graph.Graph, req editRequest) (string, error) {
+	if g.Entity(req.Entity) == nil {
+		return "", &graph.NotFoundError{Name: req.Entity}
+	}
+	g.DeleteEntities([]string{req.Entity})
+	return fmt.Sprintf("Deleted %s and its relations.", req.Entity), nil
+}
+
+func addRelation(g *graph.Graph, req editRequest) (string, error) {
+	res, err := g.CreateRelations([]graph.Relation{{From: req.From, To: req.To, RelationType: req.RelationType}})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Relations) == 0 {
+		return "The relation already exists.", nil
+	}
+	return "Relation added.", nil
+}
+
+func deleteRelation(g *graph.Graph, req editRequest) (string, error) {
+	res := g.DeleteRelations([]graph.Relation{{From: req.From, To: req.To, RelationType: req.RelationType}})
+	if *res.DeletedCount == 0 {
+		return "The relation was already gone.", nil
+	}
+	return "Relation deleted.", nil
 }
 
 // plural says n thing or n things.

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
 
 // serveBehindToken serves a memory file (seeded with memory) and its page
@@ -35,18 +35,8 @@ func serveBehindToken(t *testing.T, memory, token string) (base, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := hs.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return "http://" + ln.Addr().String(), path
+	addr, _ := testserver.Serve(t, hs)
+	return "http://" + addr, path
 }
 
 // TestCookieOnAnotherPortCannotEdit: cookies have no port, so Chromium

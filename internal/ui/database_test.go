@@ -34,12 +34,7 @@ func databaseMemory(t *testing.T, memory string, lockTimeout time.Duration) func
 	url, name := pgtest.URL(t), pgtest.MemoryName(t)
 	open := func() *pgstore.Store {
 		t.Helper()
-		s, err := pgstore.Open(context.Background(), url, name, pgstore.Options{LockTimeout: lockTimeout, Logf: t.Logf})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.Close)
-		return s
+		return pgtest.Open(t, url, name, pgstore.Options{LockTimeout: lockTimeout})
 	}
 	if err := open().Import(context.Background(), jsonl.Decode([]byte(memory)).Graph, nil, false); err != nil {
 		t.Fatal(err)

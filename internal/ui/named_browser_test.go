@@ -19,6 +19,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
+	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
 
 const (
@@ -55,29 +56,8 @@ func serveTeam(t *testing.T, memory string) (base, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := hs.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serving: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().String(), path
-}
-
-// bearer adds a token to every request of an MCP client.
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
+	addr, _ := testserver.Serve(t, hs)
+	return "http://" + addr, path
 }
 
 // TestTeamPageInChromium opens a team memory's page as its writer and as
@@ -111,7 +91,7 @@ func TestTeamPageInChromium(t *testing.T) {
 	}
 
 	// An assistant writes through /mcp/team: the page shows it live.
-	transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp/team", HTTPClient: &http.Client{Transport: bearer(teamWriter)}, MaxRetries: -1}
+	transport := &mcp.StreamableClientTransport{Endpoint: base + "/mcp/team", HTTPClient: testserver.BearerClient(teamWriter), MaxRetries: -1}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "assistant", Version: "1"}, nil).Connect(context.Background(), transport, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,9 @@
 // The cluster comes from pgcluster, with durability off (Fast): test data
 // need not survive a crash.
 //
-// A test package calls Main from its TestMain and URL from each test. When
-// no PostgreSQL can be had, URL skips the test saying why, except under CI
+// A test package calls Main from its TestMain and URL (or URLWithPassword)
+// from each test, and Open for a memory in the database. When no
+// PostgreSQL can be had, URL skips the test saying why, except under CI
 // (CI=true), where it fails: CI must run these tests.
 package pgtest
 
@@ -16,9 +17,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	neturl "net/url"
 	"os"
 	"testing"
 
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgcluster"
 )
 
@@ -67,4 +70,38 @@ func MemoryName(t testing.TB) string {
 	var b [6]byte
 	rand.Read(b[:])
 	return "test-" + hex.EncodeToString(b[:])
+}
+
+// URLWithPassword returns the test database's URL carrying password, and
+// the password, which no output of the code under test may show. pgtest's
+// own cluster trusts every connection, so a password in the URL is
+// accepted; a database named by EnvURL is the caller's, and its URL is
+// returned as it is, with secret "".
+func URLWithPassword(t testing.TB, password string) (url, secret string) {
+	t.Helper()
+	url = URL(t)
+	if os.Getenv(EnvURL) != "" {
+		return url, ""
+	}
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = neturl.UserPassword(u.User.Username(), password)
+	return u.String(), password
+}
+
+// Open opens memory name in the database at url, as another replica would,
+// and closes it when t ends. opts.Logf defaults to t.Logf.
+func Open(t testing.TB, url, name string, opts pgstore.Options) *pgstore.Store {
+	t.Helper()
+	if opts.Logf == nil {
+		opts.Logf = t.Logf
+	}
+	s, err := pgstore.Open(context.Background(), url, name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
 }

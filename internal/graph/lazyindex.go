@@ -1,0 +1,172 @@
+package graph
+
+// Both search indexes, the trigram index behind SearchNodes (index.go) and
+// the word index behind SearchRanked (rank.go), live the same life, kept
+// here once:
+//
+//   - The first search that needs an index builds it from the whole graph,
+//     entity i as id i+1 (id 0 means "not indexed").
+//   - A write only records. Each entity whose indexed text changed loses its
+//     id (the id goes stale) and waits in pending. Writes run under the
+//     caller's exclusive access and do no indexing work.
+//   - The next search indexes the pending entities still in the graph under
+//     fresh ids, after every id given so far, so posting lists stay sorted
+//     by appending.
+//   - Once stale ids outnumber live ones, that search rebuilds the index
+//     instead; and when writes with no search between them record more
+//     entities than the index holds, the index is dropped and the next
+//     search builds it afresh, which costs less than the records.
+//
+// What counts as a change is each index's own: the trigram index holds an
+// entity's own text, the word index also its context (relations and the
+// entries next to it), so the graph's hooks (entityAdded and the others
+// below) say which entities changed for which index. Whatever the writes,
+// the index a search uses holds what a fresh build would:
+// TestSearchIndexesIncremental checks both.
+
+// rebuildSlack is how many stale ids beyond half an index are tolerated
+// before a rebuild, and how many pending entities beyond twice its ids before
+// it is dropped; a variable so tests can force both.
+var rebuildSlack = 1024
+
+// idTable is the part of an index the life cycle keeps: which entity holds
+// each id, and what changed since the last search.
+type idTable struct {
+	byID    []*Entity // by id; nil: a stale id (id 0 is never given)
+	stale   int       // how many ids of byID are stale
+	pending []*Entity // to (re)index at the next search
+}
+
+// release makes the id that *id holds stale and zeroes *id. It returns the
+// id released, or 0 if *id held none.
+func (t *idTable) release(id *uint32) uint32 {
+	old := *id
+	if old != 0 {
+		t.byID[old] = nil
+		t.stale++
+		*id = 0
+	}
+	return old
+}
+
+// incrementalIndex is an index the life cycle keeps up to date.
+type incrementalIndex interface {
+	ids() *idTable
+	// idOf returns where e keeps its id in this index.
+	idOf(e *Entity) *uint32
+	// forget makes e's id stale, as if e were not indexed.
+	forget(e *Entity)
+	// add indexes e, which has no id, under the next id.
+	add(g *Graph, e *Entity)
+}
+
+// lazyIndex holds an index of type *T, built by the first search that
+// needs it; the zero value holds none.
+type lazyIndex[T any, X interface {
+	*T
+	incrementalIndex
+}] struct {
+	x X // nil: not built, or dropped
+}
+
+// built reports whether an index is held.
+func (l *lazyIndex[T, X]) built() bool { return l.x != nil }
+
+// changed records that e's indexed text changed, or that e is new.
+func (l *lazyIndex[T, X]) changed(e *Entity) {
+	if l.x == nil || e == nil {
+		return
+	}
+	l.x.forget(e)
+	t := l.x.ids()
+	t.pending = append(t.pending, e)
+	if len(t.pending) > 2*len(t.byID)+rebuildSlack {
+		l.x = nil
+	}
+}
+
+// removed records that e is leaving the graph.
+func (l *lazyIndex[T, X]) removed(e *Entity) {
+	if l.x != nil {
+		l.x.forget(e)
+	}
+}
+
+// upToDate returns the index brought up to date with g, building it with
+// build when none is held or too many of its ids are stale. It runs under
+// searchMu.
+func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
+	if l.x == nil || l.x.ids().stale > len(l.x.ids().byID)/2+rebuildSlack {
+		l.x = build()
+		return l.x
+	}
+	t := l.x.ids()
+	for _, e := range t.pending {
+		// An entity recorded twice is indexed once; one removed since, or
+		// replaced by another of its name, not at all.
+		if *l.x.idOf(e) == 0 && g.byName[e.Name] == e {
+			l.x.add(g, e)
+		}
+	}
+	t.pending = nil
+	return l.x
+}
+
+// The hooks below keep both indexes in step with the graph; they run under
+// the caller's exclusive access, so they only record. The trigram index
+// changes with an entity's own text; the word index also with its
+// relations' other ends and the entities next to it.
+
+// entityAdded records that e is new.
+func (g *Graph) entityAdded(e *Entity) {
+	g.idx.changed(e)
+	if g.words.built() {
+		g.words.changed(e)
+		// Relations loaded before their end existed now have that end's
+		// type as context.
+		for _, r := range g.out[e.Name] {
+			g.words.changed(g.byName[r.To])
+		}
+		for _, r := range g.in[e.Name] {
+			g.words.changed(g.byName[r.From])
+		}
+		g.adjacentChanged(e)
+	}
+}
+
+// adjacentChanged records that the entities next to e in graph order may
+// hold other text of e's now (see isEntry): e was added, changed or is
+// being removed (then they become each other's neighbours).
+func (g *Graph) adjacentChanged(e *Entity) {
+	if g.words.built() {
+		g.adjacent(e, g.words.changed)
+	}
+}
+
+// entityChanged records that e's name, type or observations changed.
+func (g *Graph) entityChanged(e *Entity) {
+	e.touch()
+	g.version++
+	g.idx.changed(e)
+	g.words.changed(e)
+	g.adjacentChanged(e)
+}
+
+// entityRemoved runs while e is still in g.entities, so its neighbours
+// can be found.
+func (g *Graph) entityRemoved(e *Entity) {
+	g.idx.removed(e)
+	if g.words.built() {
+		g.words.removed(e)
+		g.adjacentChanged(e)
+	}
+}
+
+// relationChanged records that r was added or removed: both ends' context
+// changed.
+func (g *Graph) relationChanged(r *Relation) {
+	if g.words.built() {
+		g.words.changed(g.byName[r.From])
+		g.words.changed(g.byName[r.To])
+	}
+}
