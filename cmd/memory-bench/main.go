@@ -24,6 +24,16 @@
 //
 //	go run ./cmd/memory-bench --sizes 10000 --postgres auto --writes 0
 //
+// With --vs-load tools the second server is given the generated graph
+// through its own tools instead of MEMORY_FILE_PATH, for servers that keep
+// their memory elsewhere (a SQLite database under $HOME): each run gets a
+// fresh, empty HOME, and a process of the server loads the graph with
+// create_entities and create_relations calls, is checked with open_nodes,
+// and exits before anything is timed.
+//
+//	go run ./cmd/memory-bench --sizes 1000,10000 --skip read_graph,search,open_nodes \
+//	    --vs 'node .../@pepk/mcp-memory-sqlite/dist/index.js' --vs-load tools
+//
 // Without --cmd it builds ./cmd/mcp-server-memory into a temporary directory
 // and runs that. The table goes to stdout, or to stderr when --json or
 // --markdown put their output on stdout.
@@ -67,6 +77,20 @@ Examples:
   go run ./cmd/memory-bench --sizes 1000,10000 --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
   go run ./cmd/memory-bench --cmd 'npx -y @modelcontextprotocol/server-memory@2026.8.31' --sizes 1000
   go run ./cmd/memory-bench --sizes 10000 --postgres auto --writes 0
+  go run ./cmd/memory-bench --sizes 1000,10000 --skip read_graph,search,open_nodes \
+      --vs 'node PEER/dist/index.js' --vs-load tools
+
+--vs-load tools is for a second server that keeps its memory where
+MEMORY_FILE_PATH cannot point, such as a SQLite database under $HOME. Each
+of its runs gets a fresh directory as HOME (with MEMORY_FILE_PATH in it), so
+it starts from an empty memory; a process of that server then creates the
+generated graph through its own tools (create_entities, create_relations, in
+batches), must report every entity and relation created, is checked with
+open_nodes on a few entities, and exits; the timed run starts after. The
+notes under the table count what was loaded. Run the server with node rather
+than npx if you can (npx is given the caller's npm cache). Its answers to
+reads may differ in form from the reference's: compare the writes, start
+time and RSS, and skip the reads with --skip read_graph,search,open_nodes.
 
 Flags:
 `
@@ -111,6 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	skip := fs.String("skip", "", "comma-separated substrings of tool rows not to run, e.g. 'read_graph,common' for huge graphs whose full answers no client could take")
 	writes := fs.Int("writes", 10000, "after the tools, make this many one-entity writes and compare the server's RSS with a fresh server's on the file they left (0: skip)")
 	markdown := fs.Bool("markdown", false, "print a README-ready markdown section (to stdout, or stderr with --json)")
+	vsLoad := fs.String("vs-load", "file", "how the --vs server gets the generated graph: 'file' (a copy at MEMORY_FILE_PATH) or 'tools' (a fresh HOME, loaded through its own create_entities and create_relations; see above)")
 	postgresFlag := fs.String("postgres", "", "also run the server with its memory in PostgreSQL, beside the file, and print PostgreSQL/file ratios: 'auto' starts a private throwaway cluster, or a postgres:// URL of a server where the benchmark may create and drop databases (a new database per run, dropped after); --cmd, if set, must take MEMORY_DATABASE_URL as this server does")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -129,6 +154,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 {
 		fmt.Fprintln(stderr, "memory-bench: --iters, --min-iters and --starts must be at least 1, --warmups and --writes at least 0")
+		return 2
+	}
+	if *vsLoad != "file" && *vsLoad != "tools" {
+		fmt.Fprintf(stderr, "memory-bench: --vs-load: %q is neither 'file' nor 'tools'\n", *vsLoad)
+		return 2
+	}
+	if *vsLoad == "tools" && *vsFlag == "" {
+		fmt.Fprintln(stderr, "memory-bench: --vs-load tools needs --vs, the server to load")
 		return 2
 	}
 	postgres := ""
@@ -211,7 +244,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	servers := []*benchServer{{label: "ours", command: ours, built: oursBuilt, backend: fileBackend{}}}
 	if *vsFlag != "" {
-		servers = append(servers, &benchServer{label: "theirs", command: *vsFlag, backend: fileBackend{}})
+		var backend memoryBackend = fileBackend{}
+		if *vsLoad == "tools" {
+			backend = toolsBackend{command: *vsFlag, client: settings.client, timeout: settings.callTimeout}
+		}
+		servers = append(servers, &benchServer{label: "theirs", command: *vsFlag, backend: backend})
 	}
 	if pg != nil {
 		servers[0].label = "file"
