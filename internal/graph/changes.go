@@ -13,11 +13,13 @@ const (
 	// EntityDeleted: Entity is the entity as it was. The relations that
 	// went with it follow as RelationDeleted changes.
 	EntityDeleted
-	// ObservationsAdded: Entity.Name and the Observations appended, in order.
+	// ObservationsAdded: Entity.Name and the Observations appended, in
+	// order; Entity.Updated is when (the time the write recorded).
 	ObservationsAdded
-	// ObservationsDeleted: Entity.Name and the Observations removed.
+	// ObservationsDeleted: Entity.Name and the Observations removed;
+	// Entity.Updated is when.
 	ObservationsDeleted
-	// RelationCreated: Relation is the new relation.
+	// RelationCreated: Relation is the new relation, its time included.
 	RelationCreated
 	// RelationDeleted: Relation is the removed relation.
 	RelationDeleted
@@ -99,17 +101,26 @@ func (g *Graph) recordRelationsDeleted(dead map[*Relation]bool) {
 // gone does nothing. Applied to the graph the changes were recorded on, it
 // gives the same graph, order included. It returns how many changes could
 // not apply (observations or relations of an entity that no longer
-// exists), which happens only on another graph.
+// exists), which happens only on another graph. Each change keeps the
+// times it was recorded with.
 func (g *Graph) Apply(changes []Change) (skipped int) {
+	defer g.SetNow(g.now)
 	for _, c := range changes {
+		switch c.Kind {
+		case ObservationsAdded, ObservationsDeleted:
+			g.now = c.Entity.Updated
+		case RelationCreated:
+			g.now = c.Relation.Created
+		}
 		switch c.Kind {
 		case EntityCreated:
 			if g.byName[c.Entity.Name] != nil {
 				continue
 			}
-			ne := g.insertEntity(Entity{Name: c.Entity.Name, EntityType: c.Entity.EntityType, Extra: c.Entity.Extra})
-			for _, o := range c.Entity.Observations {
-				ne.addObservation(o)
+			ne := g.insertEntity(Entity{Name: c.Entity.Name, EntityType: c.Entity.EntityType, Extra: c.Entity.Extra,
+				Created: c.Entity.Created, Updated: c.Entity.Updated})
+			for i, o := range c.Entity.Observations {
+				ne.addObservation(o, c.Entity.ObservationTime(i))
 			}
 		case EntityDeleted:
 			g.DeleteEntities([]string{c.Entity.Name})

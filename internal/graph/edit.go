@@ -63,6 +63,7 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	waiting := g.touching([]*Entity{{Name: to}})
 	delete(g.byName, from)
 	e.Name = to
+	e.Updated = g.now
 	g.byName[to] = e
 	g.entityChanged(e)
 
@@ -150,14 +151,13 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 	if gone.EntityType != keep.EntityType {
 		res.TypeDropped = gone.EntityType
 	}
-	for _, o := range gone.Observations {
-		if keep.addObservation(o) {
+	for i, o := range gone.Observations {
+		if keep.addObservation(o, gone.ObservationTime(i)) {
 			res.AddedObservations = append(res.AddedObservations, o)
 		}
 	}
-	if len(res.AddedObservations) > 0 {
-		g.entityChanged(keep)
-	}
+	keep.Updated = g.now
+	g.entityChanged(keep)
 
 	// Decide every relation of the merged entity first, then apply.
 	rels := g.touching([]*Entity{gone})
@@ -250,6 +250,13 @@ func (g *Graph) ReplaceObservation(entity, old, new string) error {
 		return refused("%s already has the observation %q", entity, new)
 	}
 	e.Observations[i] = new
+	if g.now != 0 && e.ObservedAt == nil {
+		e.ObservedAt = make([]Time, len(e.Observations))
+	}
+	if e.ObservedAt != nil {
+		e.ObservedAt[i] = g.now
+	}
+	e.Updated = g.now
 	if e.obsSet != nil {
 		delete(e.obsSet, old)
 		e.obsSet[new] = struct{}{}
@@ -369,9 +376,9 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 	for _, e := range src.Entities {
 		old := g.byName[e.Name]
 		if old == nil {
-			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType, Extra: e.Extra})
-			for _, o := range e.Observations {
-				ne.addObservation(o)
+			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType, Extra: e.Extra, Created: e.Created, Updated: e.Updated})
+			for i, o := range e.Observations {
+				ne.addObservation(o, e.ObservationTime(i))
 			}
 			res.AddedEntities = append(res.AddedEntities, e.Name)
 			continue
@@ -380,14 +387,15 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 			res.TypesKept = append(res.TypesKept, TypeKept{e.Name, old.EntityType, e.EntityType})
 		}
 		added := []string{}
-		for _, o := range e.Observations {
-			if old.addObservation(o) {
+		for i, o := range e.Observations {
+			if old.addObservation(o, e.ObservationTime(i)) {
 				added = append(added, o)
 			} else {
 				res.SkippedObservations++
 			}
 		}
 		if len(added) > 0 {
+			old.Updated = g.now
 			g.entityChanged(old)
 			res.AddedObservations = append(res.AddedObservations, AddedObservations{EntityName: e.Name, AddedObservations: added})
 		}
@@ -397,7 +405,7 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 			res.SkippedRelations++
 			continue
 		}
-		res.AddedRelations = append(res.AddedRelations, g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra}).clone())
+		res.AddedRelations = append(res.AddedRelations, g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}).clone())
 	}
 	return res, nil
 }

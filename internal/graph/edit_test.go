@@ -230,7 +230,7 @@ func TestReplaceObservationLongList(t *testing.T) {
 	if !e.hasObservation("new") || e.hasObservation(obs[3]) {
 		t.Error("the observation set was not updated")
 	}
-	if e.addObservation(obs[3]) != true {
+	if e.addObservation(obs[3], 0) != true {
 		t.Error("the old text can no longer be added")
 	}
 }

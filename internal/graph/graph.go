@@ -72,6 +72,14 @@ type Entity struct {
 	// stored.
 	Extra []byte `json:"-"`
 
+	// Created is when the entity was first written, Updated when it last
+	// changed (its observations, name or merges); zero is unknown.
+	Created Time `json:"-"`
+	Updated Time `json:"-"`
+	// ObservedAt is nil, or holds when each observation was first written,
+	// index for index; a zero entry is unknown. ObservationTime reads it.
+	ObservedAt []Time `json:"-"`
+
 	seq    uint64 // creation order
 	sid    uint32 // id in the search index; 0: not indexed
 	wid    uint32 // id in the word index; 0: not indexed
@@ -87,6 +95,9 @@ type Relation struct {
 
 	// Extra: see Entity.Extra.
 	Extra []byte `json:"-"`
+
+	// Created is when the relation was first written; zero is unknown.
+	Created Time `json:"-"`
 
 	seq     uint64
 	encoded []byte
@@ -114,6 +125,7 @@ type Graph struct {
 	nextSeq   uint64
 	version   uint64     // counts changes
 	log       *changeLog // what the write tools change, while tracked
+	now       Time       // what writes record (SetNow)
 
 	// searchMu lets searches run beside other readers: they fill the
 	// entities' folded-text cache, which only mutations otherwise touch.
@@ -153,19 +165,23 @@ func (g *Graph) Relations() []*Relation { return g.relations }
 // LoadEntity adds an entity read from storage. A second entity with a name
 // already present is merged into the first: the first type stays and the
 // observations are united, in order. Repeated observations are stored once.
-// It returns the graph's entity and reports whether e was merged into it.
+// Times are kept as e holds them: the first entity's creation time stays,
+// the later of the two last changes is kept, and each observation keeps its
+// own time. It returns the graph's entity and reports whether e was merged
+// into it.
 func (g *Graph) LoadEntity(e Entity) (ge *Entity, merged bool) {
 	if old := g.byName[e.Name]; old != nil {
-		for _, o := range e.Observations {
-			old.addObservation(o)
+		for i, o := range e.Observations {
+			old.addObservation(o, e.ObservationTime(i))
 		}
+		old.Updated = max(old.Updated, e.Updated)
 		g.entityChanged(old)
 		return old, true
 	}
-	ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType, Extra: e.Extra})
+	ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType, Extra: e.Extra, Created: e.Created, Updated: e.Updated})
 	ne.Observations = make([]string, 0, len(e.Observations))
-	for _, o := range e.Observations {
-		ne.addObservation(o)
+	for i, o := range e.Observations {
+		ne.addObservation(o, e.ObservationTime(i))
 	}
 	return ne, false
 }
@@ -189,9 +205,14 @@ func (g *Graph) insertEntity(e Entity) *Entity {
 		EntityType:   e.EntityType,
 		Observations: make([]string, 0, len(e.Observations)),
 		Extra:        e.Extra,
+		Created:      e.Created,
+		Updated:      e.Updated,
 		seq:          g.nextSeq,
 	}
 	ne.Observations = append(ne.Observations, e.Observations...)
+	if e.HasObservationTimes() {
+		ne.ObservedAt = append(make([]Time, 0, len(e.Observations)), e.ObservedAt...)
+	}
 	g.entities = append(g.entities, ne)
 	g.byName[ne.Name] = ne
 	g.entityAdded(ne)
@@ -201,7 +222,7 @@ func (g *Graph) insertEntity(e Entity) *Entity {
 func (g *Graph) insertRelation(r Relation) *Relation {
 	g.version++
 	g.nextSeq++
-	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, seq: g.nextSeq}
+	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
 	g.relations = append(g.relations, nr)
 	g.relSet[nr.key()] = nr
 	g.out[nr.From] = append(g.out[nr.From], nr)
@@ -250,13 +271,19 @@ func (e *Entity) hasObservation(o string) bool {
 	return slices.Contains(e.Observations, o)
 }
 
-// addObservation appends o unless the entity has it; it reports whether it
-// was added.
-func (e *Entity) addObservation(o string) bool {
+// addObservation appends o, written at t, unless the entity has it; it
+// reports whether it was added.
+func (e *Entity) addObservation(o string, t Time) bool {
 	if e.hasObservation(o) {
 		return false
 	}
+	if t != 0 && e.ObservedAt == nil {
+		e.ObservedAt = make([]Time, len(e.Observations), cap(e.Observations)+1)
+	}
 	e.Observations = append(e.Observations, o)
+	if e.ObservedAt != nil {
+		e.ObservedAt = append(e.ObservedAt, t)
+	}
 	if e.obsSet != nil {
 		e.obsSet[o] = struct{}{}
 	} else if len(e.Observations) > obsIndexThreshold {
@@ -266,6 +293,31 @@ func (e *Entity) addObservation(o string) bool {
 		}
 	}
 	return true
+}
+
+// dropObservations removes the observations in drop, with their times.
+func (e *Entity) dropObservations(drop map[string]bool) {
+	j := 0
+	for i, o := range e.Observations {
+		if drop[o] {
+			continue
+		}
+		e.Observations[j] = o
+		if e.ObservedAt != nil {
+			e.ObservedAt[j] = e.ObservedAt[i]
+		}
+		j++
+	}
+	clear(e.Observations[j:])
+	e.Observations = e.Observations[:j]
+	if e.ObservedAt != nil {
+		e.ObservedAt = e.ObservedAt[:j]
+	}
+	if e.obsSet != nil {
+		for o := range drop {
+			delete(e.obsSet, o)
+		}
+	}
 }
 
 // touch forgets everything derived from the entity after it changed.
@@ -299,11 +351,12 @@ func (r *Relation) SetEncodedLine(line []byte) { r.encoded = line }
 
 // clone returns a copy that shares no mutable state with e.
 func (e *Entity) clone() Entity {
-	return Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations), Extra: e.Extra}
+	return Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations), Extra: e.Extra,
+		Created: e.Created, Updated: e.Updated, ObservedAt: slices.Clone(e.ObservedAt)}
 }
 
 func (r *Relation) clone() Relation {
-	return Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra}
+	return Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}
 }
 
 func bySeq[T interface{ order() uint64 }](a, b T) int { return cmp.Compare(a.order(), b.order()) }

@@ -75,9 +75,9 @@ func (g *Graph) CreateEntities(in []Entity) CreateEntitiesResult {
 	var created, reported map[string]bool // names this call created; names already in Skipped or Repeated
 	for _, e := range in {
 		if g.byName[e.Name] == nil {
-			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType})
+			ne := g.insertEntity(Entity{Name: e.Name, EntityType: e.EntityType, Created: g.now, Updated: g.now})
 			for _, o := range e.Observations {
-				ne.addObservation(o)
+				ne.addObservation(o, g.now)
 			}
 			res.Entities = append(res.Entities, ne.clone())
 			g.record(Change{Kind: EntityCreated, Entity: ne.clone()})
@@ -124,7 +124,7 @@ func (g *Graph) CreateRelations(in []Relation) (CreateRelationsResult, error) {
 		if g.relSet[r.key()] != nil {
 			continue
 		}
-		nr := g.insertRelation(r).clone()
+		nr := g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: g.now}).clone()
 		res.Relations = append(res.Relations, nr)
 		g.record(Change{Kind: RelationCreated, Relation: nr})
 	}
@@ -163,13 +163,14 @@ func (g *Graph) AddObservations(in []ObservationAddition) (AddObservationsResult
 		e := g.byName[a.EntityName]
 		added := []string{}
 		for _, c := range a.Contents {
-			if e.addObservation(c) {
+			if e.addObservation(c, g.now) {
 				added = append(added, c)
 			}
 		}
 		if len(added) > 0 {
+			e.Updated = g.now
 			g.entityChanged(e)
-			g.record(Change{Kind: ObservationsAdded, Entity: Entity{Name: e.Name, Observations: slices.Clone(added)}})
+			g.record(Change{Kind: ObservationsAdded, Entity: Entity{Name: e.Name, Observations: slices.Clone(added), Updated: g.now}})
 		}
 		res.Results = append(res.Results, AddedObservations{EntityName: a.EntityName, AddedObservations: added})
 	}
@@ -276,14 +277,10 @@ func (g *Graph) DeleteObservations(in []ObservationDeletion) DeleteResult {
 					removed = append(removed, o)
 				}
 			}
-			g.record(Change{Kind: ObservationsDeleted, Entity: Entity{Name: e.Name, Observations: removed}})
+			g.record(Change{Kind: ObservationsDeleted, Entity: Entity{Name: e.Name, Observations: removed, Updated: g.now}})
 		}
-		e.Observations = slices.DeleteFunc(e.Observations, func(o string) bool { return drop[o] })
-		if e.obsSet != nil {
-			for o := range drop {
-				delete(e.obsSet, o)
-			}
-		}
+		e.dropObservations(drop)
+		e.Updated = g.now
 		g.entityChanged(e)
 		deleted += len(drop)
 	}

@@ -1,0 +1,188 @@
+package graph
+
+import (
+	"slices"
+	"testing"
+)
+
+// times renders an entity's times: "created/updated [obs times]", with 0 for
+// unknown, in seconds.
+func entityTimes(e *Entity) (Time, Time, []Time) {
+	ts := make([]Time, len(e.Observations))
+	for i := range ts {
+		ts[i] = e.ObservationTime(i)
+	}
+	return e.Created, e.Updated, ts
+}
+
+func checkTimes(t *testing.T, g *Graph, name string, created, updated Time, obs ...Time) {
+	t.Helper()
+	e := g.Entity(name)
+	if e == nil {
+		t.Fatalf("%s: no such entity", name)
+	}
+	c, u, o := entityTimes(e)
+	if c != created || u != updated || !slices.Equal(o, obs) {
+		t.Errorf("%s: times created %d updated %d observations %v, want %d %d %v", name, c, u, o, created, updated, obs)
+	}
+}
+
+func TestTimesOfTheTools(t *testing.T) {
+	g := New()
+	g.SetNow(100)
+	g.CreateEntities([]Entity{ent("A", "t", "a1", "a2", "a1"), ent("B", "t")})
+	if _, err := g.CreateRelations([]Relation{rel("A", "knows", "B")}); err != nil {
+		t.Fatal(err)
+	}
+	checkTimes(t, g, "A", 100, 100, 100, 100)
+	checkTimes(t, g, "B", 100, 100)
+	if r := g.Relations()[0]; r.Created != 100 {
+		t.Errorf("relation created %d, want 100", r.Created)
+	}
+
+	g.SetNow(200)
+	g.AddObservations([]ObservationAddition{{EntityName: "A", Contents: []string{"a1", "a3"}}})
+	checkTimes(t, g, "A", 100, 200, 100, 100, 200)
+	// Adding only what it has changes nothing, not even the time.
+	g.SetNow(250)
+	g.AddObservations([]ObservationAddition{{EntityName: "A", Contents: []string{"a1"}}})
+	checkTimes(t, g, "A", 100, 200, 100, 100, 200)
+
+	g.SetNow(300)
+	g.DeleteObservations([]ObservationDeletion{{EntityName: "A", Observations: []string{"a2"}}})
+	checkTimes(t, g, "A", 100, 300, 100, 200)
+
+	g.SetNow(400)
+	if err := g.ReplaceObservation("A", "a1", "a1 corrected"); err != nil {
+		t.Fatal(err)
+	}
+	checkTimes(t, g, "A", 100, 400, 400, 200)
+
+	g.SetNow(500)
+	if _, err := g.Rename("A", "A2"); err != nil {
+		t.Fatal(err)
+	}
+	checkTimes(t, g, "A2", 100, 500, 400, 200)
+	if r := g.Relations()[0]; r.From != "A2" || r.Created != 100 {
+		t.Errorf("renamed relation %+v, want from A2 created 100", r)
+	}
+
+	// A snapshot carries the times.
+	snap := g.Open([]string{"A2"}).Snapshot()
+	if e := snap.Entities[0]; e.Created != 100 || e.Updated != 500 || !slices.Equal(e.ObservedAt, []Time{400, 200}) {
+		t.Errorf("snapshot times %d %d %v", e.Created, e.Updated, e.ObservedAt)
+	}
+}
+
+func TestTimesUnknownStayUnknown(t *testing.T) {
+	g := New()
+	// Loaded from a file without times.
+	g.LoadEntity(ent("Old", "t", "o1", "o2"))
+	g.LoadRelation(rel("Old", "r", "Old"))
+	checkTimes(t, g, "Old", 0, 0, 0, 0)
+
+	g.SetNow(700)
+	g.AddObservations([]ObservationAddition{{EntityName: "Old", Contents: []string{"o3"}}})
+	// The old observations keep "unknown"; the entity's creation stays
+	// unknown; the new observation and the change are known.
+	checkTimes(t, g, "Old", 0, 700, 0, 0, 700)
+	g.DeleteObservations([]ObservationDeletion{{EntityName: "Old", Observations: []string{"o1"}}})
+	checkTimes(t, g, "Old", 0, 700, 0, 700)
+	if r := g.Relations()[0]; r.Created != 0 {
+		t.Errorf("relation loaded without a time got %d", r.Created)
+	}
+
+	// A graph nobody told the time records unknown.
+	g.SetNow(0)
+	g.CreateEntities([]Entity{ent("New", "t", "n")})
+	checkTimes(t, g, "New", 0, 0, 0)
+	if g.Entity("New").ObservedAt != nil {
+		t.Error("a write without a time allocated observation times")
+	}
+}
+
+func TestTimesMergeAndImport(t *testing.T) {
+	g := New()
+	g.SetNow(100)
+	g.CreateEntities([]Entity{ent("Keep", "t", "k1"), ent("Gone", "t"), ent("C", "t")})
+	g.SetNow(150)
+	g.AddObservations([]ObservationAddition{{EntityName: "Gone", Contents: []string{"g1", "k1"}}})
+	g.CreateRelations([]Relation{rel("Gone", "r", "C")})
+	g.SetNow(300)
+	if _, err := g.Merge("Keep", "Gone"); err != nil {
+		t.Fatal(err)
+	}
+	checkTimes(t, g, "Keep", 100, 300, 100, 150)
+	if r := g.Relations()[0]; r.From != "Keep" || r.Created != 150 {
+		t.Errorf("moved relation %+v, want from Keep created 150", r)
+	}
+
+	src := Snapshot{
+		Entities: []Entity{
+			{Name: "Keep", EntityType: "t", Observations: []string{"k1", "i1", "i2"}, ObservedAt: []Time{50, 60, 0}, Created: 50, Updated: 60},
+			{Name: "New", EntityType: "t", Observations: []string{"x"}, ObservedAt: []Time{40}, Created: 40, Updated: 45},
+			{Name: "Bare", EntityType: "t", Observations: []string{"y"}},
+		},
+		Relations: []Relation{{From: "New", To: "Keep", RelationType: "r", Created: 42}, {From: "Bare", To: "Keep", RelationType: "r"}},
+	}
+	g.SetNow(900)
+	if _, err := g.Import(src); err != nil {
+		t.Fatal(err)
+	}
+	// The existing entity keeps its own times, gains the imported
+	// observations with theirs, and changed now.
+	checkTimes(t, g, "Keep", 100, 900, 100, 150, 60, 0)
+	checkTimes(t, g, "New", 40, 45, 40)
+	checkTimes(t, g, "Bare", 0, 0, 0)
+	for _, r := range g.Relations() {
+		want := map[string]Time{"New": 42, "Bare": 0, "Keep": 150}[r.From]
+		if r.Created != want {
+			t.Errorf("relation from %s created %d, want %d", r.From, r.Created, want)
+		}
+	}
+}
+
+func TestLoadEntityMergesTimes(t *testing.T) {
+	g := New()
+	g.LoadEntity(Entity{Name: "A", EntityType: "t", Observations: []string{"a", "b"}, ObservedAt: []Time{10, 20}, Created: 10, Updated: 20})
+	g.LoadEntity(Entity{Name: "A", EntityType: "t", Observations: []string{"b", "c", "d"}, ObservedAt: []Time{99, 30, 0}, Created: 5, Updated: 30})
+	checkTimes(t, g, "A", 10, 30, 10, 20, 30, 0)
+}
+
+func TestTimeString(t *testing.T) {
+	if got := Time(0).String(); got != "unknown" {
+		t.Errorf("zero: %q", got)
+	}
+	if got := Time(1796000000).String(); got != "2026-11-30T00:53:20Z" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// Changes recorded by the tools redo with their times.
+func TestApplyKeepsTimes(t *testing.T) {
+	g, h := New(), New()
+	g.TrackChanges()
+	g.SetNow(100)
+	g.CreateEntities([]Entity{ent("A", "t", "a1"), ent("B", "t")})
+	g.CreateRelations([]Relation{rel("A", "r", "B")})
+	g.SetNow(200)
+	g.AddObservations([]ObservationAddition{{EntityName: "A", Contents: []string{"a2"}}})
+	g.SetNow(300)
+	g.DeleteObservations([]ObservationDeletion{{EntityName: "A", Observations: []string{"a1"}}})
+	changes, complete := g.TakeChanges()
+	if !complete {
+		t.Fatal("record incomplete")
+	}
+	h.SetNow(999)
+	if skipped := h.Apply(changes); skipped != 0 {
+		t.Fatalf("%d skipped", skipped)
+	}
+	if h.Now() != 999 {
+		t.Errorf("Apply left the time at %d", h.Now())
+	}
+	checkTimes(t, h, "A", 100, 300, 200)
+	checkTimes(t, h, "B", 100, 100)
+	if r := h.Relations()[0]; r.Created != 100 {
+		t.Errorf("relation created %d", r.Created)
+	}
+}
