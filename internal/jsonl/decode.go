@@ -173,16 +173,24 @@ const (
 	keyFrom
 	keyTo
 	keyRelationType
+	keyCreatedAt
+	keyUpdatedAt
+	keyObservationTimes
+	keyObservationsHash
 	numKeys
 )
 
-var keyNames = [numKeys]string{"", "type", "name", "entityType", "observations", "from", "to", "relationType"}
+var keyNames = [numKeys]string{"", "type", "name", "entityType", "observations", "from", "to", "relationType",
+	"createdAt", "updatedAt", "observationTimes", "observationsHash"}
 
 // The members each kind of line knows; any other member is kept as Extra.
 const (
 	entityKeys   = 1<<keyType | 1<<keyName | 1<<keyEntityType | 1<<keyObservations
 	relationKeys = 1<<keyType | 1<<keyFrom | 1<<keyTo | 1<<keyRelationType
 )
+
+// The time members (see the package doc) are known too when they hold what
+// this server writes; readTimes tells which do.
 
 func lookupKey(k []byte) keyID {
 	switch string(k) { // compiles to a comparison, without allocating
@@ -200,6 +208,14 @@ func lookupKey(k []byte) keyID {
 		return keyTo
 	case "relationType":
 		return keyRelationType
+	case "createdAt":
+		return keyCreatedAt
+	case "updatedAt":
+		return keyUpdatedAt
+	case "observationTimes":
+		return keyObservationTimes
+	case "observationsHash":
+		return keyObservationsHash
 	}
 	return keyOther
 }
@@ -238,6 +254,7 @@ type decoder struct {
 	strs []string
 	text []byte     // the strings of a line that need decoding, end to end
 	cuts []stringAt // where each of them ends in text
+	tail []byte     // the time members a canonical line ends with
 }
 
 // stringAt says that strs[index] is a string decoded into text, up to end.
@@ -622,7 +639,8 @@ func (d *decoder) entity(b []byte) (e graph.Entity, canonical bool, reason strin
 	if reason := d.require(b, "entity", keyName, keyEntityType, keyObservations); reason != "" {
 		return graph.Entity{}, false, reason
 	}
-	extra, err := d.extra(b, entityKeys)
+	times := d.readTimes(b, true)
+	extra, err := d.extra(b, entityKeys|times.ours)
 	if err != nil {
 		return graph.Entity{}, false, err.Error()
 	}
@@ -637,7 +655,86 @@ func (d *decoder) entity(b []byte) (e graph.Entity, canonical bool, reason strin
 	}
 	d.cutStrings()
 	e = graph.Entity{Name: d.strs[k], EntityType: d.strs[k+1], Observations: d.strs[k+2 : len(d.strs) : len(d.strs)], Extra: extra}
-	return e, canonical && compactEntity(b, name, typ, elems), ""
+	d.setEntityTimes(&times, &e)
+	if canonical = canonical && extra == nil; canonical {
+		d.tail = append(appendEntityTimes(d.tail[:0], &e), '}')
+		canonical = compactEntity(b, name, typ, elems, d.tail)
+	}
+	return e, canonical, ""
+}
+
+// value returns the value of the line's last member with key k, or nil.
+func (d *decoder) value(b []byte, k keyID) []byte {
+	if j := d.last[k]; j >= 0 {
+		return b[d.members[j].start:d.members[j].end]
+	}
+	return nil
+}
+
+// lineTimes is what a line's time members hold.
+type lineTimes struct {
+	ours             uint16 // the time members that hold what this server writes (keys as bits)
+	created, updated graph.Time
+	hasUpdated       bool
+	observed         []graph.Time
+	hash             []byte // the value of "observationsHash", quotes included
+}
+
+// readTimes reads the line's time members (see the package doc); those
+// that do not hold what this server writes are left out of ours, and so
+// kept as Extra. entity: the line is an entity's, which has all four; a
+// relation's has "createdAt" only.
+func (d *decoder) readTimes(b []byte, entity bool) lineTimes {
+	var lt lineTimes
+	if v := d.value(b, keyCreatedAt); v != nil {
+		if t, ok := parseTime(v); ok {
+			lt.ours |= 1 << keyCreatedAt
+			lt.created = t
+		}
+	}
+	if !entity {
+		return lt
+	}
+	if v := d.value(b, keyUpdatedAt); v != nil {
+		if t, ok := parseTime(v); ok {
+			lt.ours |= 1 << keyUpdatedAt
+			lt.updated, lt.hasUpdated = t, true
+		}
+	}
+	v, h := d.value(b, keyObservationTimes), d.value(b, keyObservationsHash)
+	if v != nil && h != nil && isHash(h) {
+		if ts, ok := parseTimes(v); ok {
+			lt.ours |= 1<<keyObservationTimes | 1<<keyObservationsHash
+			lt.observed, lt.hash = ts, h
+		}
+	}
+	return lt
+}
+
+// setEntityTimes sets e's times from the line's: "updatedAt" absent is
+// "createdAt", and the observation times count only while the hash is the
+// observations list's.
+func (d *decoder) setEntityTimes(lt *lineTimes, e *graph.Entity) {
+	if lt.ours == 0 {
+		return
+	}
+	e.Created, e.Updated = lt.created, lt.created
+	if lt.hasUpdated {
+		e.Updated = lt.updated
+	}
+	if lt.hash == nil || len(lt.observed) != len(e.Observations) {
+		return
+	}
+	d.text = append(appendHash(append(d.text[:0], '"'), ObservationsHash(e.Observations)), '"')
+	if !bytes.Equal(lt.hash, d.text) {
+		return
+	}
+	for _, t := range lt.observed {
+		if t != 0 {
+			e.ObservedAt = lt.observed
+			break
+		}
+	}
 }
 
 // relation returns the relation of the line b and whether b is exactly what
@@ -646,7 +743,8 @@ func (d *decoder) relation(b []byte) (r graph.Relation, canonical bool, reason s
 	if reason := d.require(b, "relation", keyFrom, keyTo, keyRelationType); reason != "" {
 		return graph.Relation{}, false, reason
 	}
-	extra, err := d.extra(b, relationKeys)
+	times := d.readTimes(b, false)
+	extra, err := d.extra(b, relationKeys|times.ours)
 	if err != nil {
 		return graph.Relation{}, false, err.Error()
 	}
@@ -657,15 +755,22 @@ func (d *decoder) relation(b []byte) (r graph.Relation, canonical bool, reason s
 	canonical = d.str(b, typ, k+2) && canonical
 	d.cutStrings()
 	r = graph.Relation{From: d.strs[k], To: d.strs[k+1], RelationType: d.strs[k+2], Extra: extra}
-	return r, canonical && compactRelation(b, from, to, typ), ""
+	tail := "}"
+	if r.Created = times.created; r.Created != 0 {
+		d.tail = append(d.tail[:0], createdAt...)
+		d.tail = append(appendTime(d.tail, r.Created), '}')
+		tail = string(d.tail)
+	}
+	return r, canonical && extra == nil && compactRelation(b, from, to, typ, tail), ""
 }
 
 // compactEntity reports whether the entity line b is laid out as
 // AppendEntity lays out the strings found in it: the four known members
-// only, in its order, the type a plain "entity", no white space. The pieces
-// it checks cover the whole line, so a line with another member, or with a
-// key twice, fails.
-func compactEntity(b []byte, name, typ span, obs []span) bool {
+// only, in its order, the type a plain "entity", no white space, then tail
+// (the time members as AppendEntity writes them, and "}"). The pieces it
+// checks cover the whole line, so a line with another member, or with a key
+// twice, fails.
+func compactEntity(b []byte, name, typ span, obs []span, tail []byte) bool {
 	l := layout{b: b, ok: true}
 	l.text(entityName)
 	l.str(name)
@@ -678,12 +783,13 @@ func compactEntity(b []byte, name, typ span, obs []span) bool {
 		}
 		l.str(s)
 	}
-	l.text("]}")
+	l.text("]")
+	l.bytes(tail)
 	return l.done()
 }
 
-// compactRelation is compactEntity for a relation line.
-func compactRelation(b []byte, from, to, typ span) bool {
+// compactRelation is compactEntity for a relation line, tail its end.
+func compactRelation(b []byte, from, to, typ span, tail string) bool {
 	l := layout{b: b, ok: true}
 	l.text(relationFrom)
 	l.str(from)
@@ -691,7 +797,7 @@ func compactRelation(b []byte, from, to, typ span) bool {
 	l.str(to)
 	l.text(relationRelationType)
 	l.str(typ)
-	l.text("}")
+	l.text(tail)
 	return l.done()
 }
 
@@ -706,6 +812,13 @@ type layout struct {
 func (l *layout) text(s string) {
 	if l.ok = l.ok && len(l.b)-l.i >= len(s) && string(l.b[l.i:l.i+len(s)]) == s; l.ok {
 		l.i += len(s)
+	}
+}
+
+// bytes checks that the line goes on with t.
+func (l *layout) bytes(t []byte) {
+	if l.ok = l.ok && len(l.b)-l.i >= len(t) && bytes.Equal(l.b[l.i:l.i+len(t)], t); l.ok {
+		l.i += len(t)
 	}
 }
 

@@ -356,10 +356,10 @@ func canonicalOf(in string) string {
 func showSnapshot(s graph.Snapshot) string {
 	var b strings.Builder
 	for _, e := range s.Entities {
-		fmt.Fprintf(&b, "  entity %q %q %q extra %q\n", e.Name, e.EntityType, e.Observations, e.Extra)
+		fmt.Fprintf(&b, "  entity %q %q %q extra %q times %v %v %v\n", e.Name, e.EntityType, e.Observations, e.Extra, e.Created, e.Updated, e.ObservedAt)
 	}
 	for _, r := range s.Relations {
-		fmt.Fprintf(&b, "  relation %q -[%q]-> %q extra %q\n", r.From, r.RelationType, r.To, r.Extra)
+		fmt.Fprintf(&b, "  relation %q -[%q]-> %q extra %q created %v\n", r.From, r.RelationType, r.To, r.Extra, r.Created)
 	}
 	return b.String()
 }

@@ -24,10 +24,11 @@ func snapshot(g *graph.Graph) graph.Snapshot {
 	for _, e := range g.Entities() {
 		s.Entities = append(s.Entities, graph.Entity{
 			Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations), Extra: e.Extra,
+			Created: e.Created, Updated: e.Updated, ObservedAt: slices.Clone(e.ObservedAt),
 		})
 	}
 	for _, r := range g.Relations() {
-		s.Relations = append(s.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra})
+		s.Relations = append(s.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created})
 	}
 	return s
 }
@@ -35,8 +36,10 @@ func snapshot(g *graph.Graph) graph.Snapshot {
 func equalSnapshots(a, b graph.Snapshot) bool {
 	return slices.EqualFunc(a.Entities, b.Entities, func(x, y graph.Entity) bool {
 		return x.Name == y.Name && x.EntityType == y.EntityType &&
-			slices.Equal(x.Observations, y.Observations) && string(x.Extra) == string(y.Extra)
+			slices.Equal(x.Observations, y.Observations) && string(x.Extra) == string(y.Extra) &&
+			x.Created == y.Created && x.Updated == y.Updated && graph.SameTimes(x.ObservedAt, y.ObservedAt)
 	}) && slices.EqualFunc(a.Relations, b.Relations, func(x, y graph.Relation) bool {
-		return x.From == y.From && x.To == y.To && x.RelationType == y.RelationType && string(x.Extra) == string(y.Extra)
+		return x.From == y.From && x.To == y.To && x.RelationType == y.RelationType && string(x.Extra) == string(y.Extra) &&
+			x.Created == y.Created
 	})
 }

@@ -13,6 +13,35 @@
 // unchanged graph changes nothing; unlike the reference it ends every line,
 // the last one too, with "\n".
 //
+// Times. This server also records when it wrote each fact, in members the
+// reference ignores, after the reference's members and before any other
+// member the line has:
+//
+//	{"type":"entity","name":"Alice","entityType":"person","observations":["Works at Acme","Likes tea"],
+//	 "createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z",
+//	 "observationTimes":["2026-11-30T09:15:00Z","2026-12-01T10:00:00Z"],"observationsHash":"82f747e6"}
+//	{"type":"relation","from":"Alice","to":"Acme","relationType":"works_at","createdAt":"2026-11-30T09:15:00Z"}
+//
+// (one line each in the file). Times are UTC, RFC 3339, to the second. A
+// member that is absent means unknown, and so does null: a line without
+// times (the reference's, or an old one) has unknown times, and nothing is
+// ever made up for it. "updatedAt" is written only when it differs from
+// "createdAt" (absent: the same; null: unknown). A member of one of these
+// names that does not hold what this server writes (another tool's, say
+// "createdAt":"2024-05-01") is not a time: it is kept as it is, like any
+// member this server does not know, the time it would hold is unknown, and
+// this server does not write that member on that line. "observationTimes" is
+// written only when some observation's time is known; it holds one time or
+// null per observation, in order, and counts only while "observationsHash"
+// is the hash of the observations list it was written for (FNV-1a, 32 bits,
+// over each observation's UTF-8 bytes followed by the byte 0xFF, as eight
+// lowercase hex digits): a tool or a person that edits the list without
+// knowing about the times makes every observation time of that entity read
+// as unknown, never as another observation's (and the stale pair is dropped
+// on the next write). The reference
+// drops all of these when it rewrites the file: only times are lost, never
+// facts.
+//
 // The reader never fails and loses nothing: it accepts CRLF line ends, blank
 // lines and a UTF-8 byte order mark, keeps members it does not know
 // (Entity.Extra, Relation.Extra) and hands back every line it cannot use
@@ -173,10 +202,15 @@ const (
 	relationFrom         = `{"type":"relation","from":`
 	relationTo           = `,"to":`
 	relationRelationType = `,"relationType":`
+	createdAt            = `,"createdAt":`
+	updatedAt            = `,"updatedAt":`
+	observationTimes     = `,"observationTimes":[`
+	observationsHash     = `,"observationsHash":"`
 )
 
 // AppendEntity appends e's line of the memory file, without the line end:
-// the known members in the reference's order, then e.Extra.
+// the known members in the reference's order, then the times (see the
+// package doc), then e.Extra.
 func AppendEntity(buf []byte, e *graph.Entity) []byte {
 	buf = append(buf, entityName...)
 	buf = AppendString(buf, e.Name)
@@ -190,12 +224,14 @@ func AppendEntity(buf []byte, e *graph.Entity) []byte {
 		buf = AppendString(buf, o)
 	}
 	buf = append(buf, ']')
+	buf = appendEntityTimes(buf, e)
 	buf = append(buf, e.Extra...)
 	return append(buf, '}')
 }
 
 // AppendRelation appends r's line of the memory file, without the line end:
-// the known members in the reference's order, then r.Extra.
+// the known members in the reference's order, then "createdAt" when
+// known, then r.Extra.
 func AppendRelation(buf []byte, r *graph.Relation) []byte {
 	buf = append(buf, relationFrom...)
 	buf = AppendString(buf, r.From)
@@ -203,6 +239,10 @@ func AppendRelation(buf []byte, r *graph.Relation) []byte {
 	buf = AppendString(buf, r.To)
 	buf = append(buf, relationRelationType...)
 	buf = AppendString(buf, r.RelationType)
+	if r.Created != 0 && !hasExtraKey(r.Extra, createdAt) {
+		buf = append(buf, createdAt...)
+		buf = appendTime(buf, r.Created)
+	}
 	buf = append(buf, r.Extra...)
 	return append(buf, '}')
 }
