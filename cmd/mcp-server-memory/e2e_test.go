@@ -132,14 +132,16 @@ func TestToolsInEveryGeneration(t *testing.T) {
 				t.Errorf("resource: %+v", c)
 			}
 
-			wantFile := `{"type":"entity","name":"Alice","entityType":"person","observations":["Speaks fluent Spanish","東京に住んでいる"]}
-{"type":"entity","name":"Anthropic","entityType":"organization","observations":[]}
-{"type":"relation","from":"Alice","to":"Anthropic","relationType":"works_at"}
+			// Every write records when: the entity created, each
+			// observation, the relation. The writes went to the journal;
+			// the server compacts it into the memory file once it has been
+			// idle for a moment.
+			wantFile := `{"type":"entity","name":"Alice","entityType":"person","observations":["Speaks fluent Spanish","東京に住んでいる"],"createdAt":"T","observationTimes":["T","T"],"observationsHash":"b2f0de02"}
+{"type":"entity","name":"Anthropic","entityType":"organization","observations":[],"createdAt":"T"}
+{"type":"relation","from":"Alice","to":"Anthropic","relationType":"works_at","createdAt":"T"}
 `
-			// The writes went to the journal; the server compacts it into
-			// the memory file once it has been idle for a moment.
 			data := waitForFile(t, file, wantFile)
-			if string(data) != wantFile {
+			if string(stampTimes(data)) != wantFile {
 				t.Errorf("memory file:\n%s\nwant:\n%s", data, wantFile)
 			}
 			fi, _ := os.Stat(file)
@@ -257,7 +259,7 @@ func TestRequestsBeforeEOFAreServed(t *testing.T) {
 		t.Errorf("answers (id: has result) %v, want results for 1 and 2; output:\n%s", answered, out)
 	}
 	data, err := os.ReadFile(file)
-	if want := `{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"]}` + "\n"; err != nil || string(data) != want {
+	if want := `{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"],"createdAt":"T","observationTimes":["T"],"observationsHash":"8dcbdfba"}` + "\n"; err != nil || string(stampTimes(data)) != want {
 		t.Errorf("memory file %q, %v; want %q", data, err, want)
 	}
 }

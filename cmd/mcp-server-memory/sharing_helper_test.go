@@ -278,14 +278,15 @@ func decodeMemoryFile(t *testing.T, path string) []fileLine {
 }
 
 // waitForFile waits, up to 30 s, for the memory file to hold want (a
-// server compacts its journal into it when idle), and returns what it
+// server compacts its journal into it when idle; times written by the
+// test's calls count as "T", see stampTimes), and returns what it
 // holds at the end.
 func waitForFile(t *testing.T, path, want string) []byte {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		data, err := os.ReadFile(path)
-		if err == nil && string(data) == want || time.Now().After(deadline) {
+		if err == nil && string(stampTimes(data)) == want || time.Now().After(deadline) {
 			return data
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -40,8 +42,32 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"livelock": livelock,
+			"cmptimes": cmpTimes,
 		},
 	})
+}
+
+// timeValue is a time as the memory file holds it.
+var timeValue = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"`)
+
+// cmptimes FILE WANT: FILE (or stdout) is WANT once every time in it that
+// is within a day of now (written by the commands the script ran) is
+// written "T": the members that say when facts were written are where WANT
+// has them, whatever the clock said, and older times are as WANT has them.
+func cmpTimes(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cmptimes FILE|stdout WANT")
+	}
+	got := timeValue.ReplaceAllStringFunc(ts.ReadFile(args[0]), func(v string) string {
+		t, err := time.Parse(time.RFC3339, v[1:len(v)-1])
+		if err == nil && time.Since(t).Abs() < 24*time.Hour {
+			return `"T"`
+		}
+		return v
+	})
+	if want := ts.ReadFile(args[1]); got != want {
+		ts.Fatalf("%s (times as T) and %s differ:\n%s\nwant\n%s", args[0], args[1], got, want)
+	}
 }
 
 // copyReference puts the reference server's file for a graph of hard cases

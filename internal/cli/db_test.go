@@ -32,8 +32,10 @@ func TestDatabaseScripts(t *testing.T) {
 			env.Setenv("MEMORY", pgtest.MemoryName(t))
 			env.Setenv("OTHER", pgtest.MemoryName(t))
 			env.Setenv("THIRD", pgtest.MemoryName(t))
+			env.Setenv("FOURTH", pgtest.MemoryName(t))
 			env.Setenv("MEMORY_FILE_PATH", filepath.Join(env.WorkDir, "memory.jsonl"))
 			return copyReference(env)
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmptimes": cmpTimes},
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -52,10 +53,10 @@ func runImport(c *context_, args []string) error {
 	ctx, stop := interruptible()
 	defer stop()
 	var res graph.ImportResult
-	_, err = s.Update(ctx, func(g *graph.Graph) (err error) {
+	_, err = s.Update(ctx, graph.Timed(time.Now, func(g *graph.Graph) (err error) {
 		res, err = g.Import(src)
 		return err
-	})
+	}))
 	var nf *graph.NotFoundError
 	if errors.As(err, &nf) {
 		return fmt.Errorf("%s: a relation names %q, which is neither in the file nor in the memory; nothing was imported", args[0], nf.Name)
@@ -753,5 +754,5 @@ func (c *context_) update(fn func(*graph.Graph) error) (bool, error) {
 	defer s.close()
 	ctx, stop := interruptible()
 	defer stop()
-	return s.Update(ctx, fn)
+	return s.Update(ctx, graph.Timed(time.Now, fn))
 }

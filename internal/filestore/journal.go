@@ -76,7 +76,10 @@ type journalChange struct {
 	Entity       json.RawMessage `json:"entity"`
 	EntityName   string          `json:"entityName"`
 	Observations []string        `json:"observations"`
-	Relation     json.RawMessage `json:"relation"`
+	// UpdatedAt is when observations were added or deleted (the time the
+	// write recorded), absent when unknown.
+	UpdatedAt string          `json:"updatedAt"`
+	Relation  json.RawMessage `json:"relation"`
 }
 
 var opNames = map[graph.ChangeKind]string{
@@ -181,6 +184,11 @@ func appendRecord(b []byte, changes []graph.Change, now time.Time) []byte {
 				b = jsonl.AppendString(b, o)
 			}
 			b = append(b, ']')
+			if c.Entity.Updated != 0 {
+				b = append(b, `,"updatedAt":"`...)
+				b = c.Entity.Updated.UTC().AppendFormat(b, time.RFC3339)
+				b = append(b, '"')
+			}
 		case graph.RelationCreated, graph.RelationDeleted:
 			b = append(b, `,"relation":`...)
 			b = jsonl.AppendRelation(b, &c.Relation)
@@ -256,9 +264,13 @@ func decodeChanges(in []journalChange) ([]graph.Change, error) {
 				return nil, fmt.Errorf("%s without an entity", c.Op)
 			}
 			e := ents[0]
-			ch.Entity = graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra}
+			ch.Entity = graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
+				Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
 		case graph.ObservationsAdded, graph.ObservationsDeleted:
 			ch.Entity = graph.Entity{Name: c.EntityName, Observations: c.Observations}
+			if t, err := time.Parse(time.RFC3339, c.UpdatedAt); err == nil {
+				ch.Entity.Updated = graph.TimeOf(t)
+			}
 		case graph.RelationCreated, graph.RelationDeleted:
 			f := jsonl.Decode(c.Relation)
 			rels := f.Graph.Relations()
@@ -266,7 +278,7 @@ func decodeChanges(in []journalChange) ([]graph.Change, error) {
 				return nil, fmt.Errorf("%s without a relation", c.Op)
 			}
 			r := rels[0]
-			ch.Relation = graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra}
+			ch.Relation = graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}
 		}
 		out = append(out, ch)
 	}

@@ -301,6 +301,78 @@ func TestJournaledWriteIsReadAndCompactedAtClose(t *testing.T) {
 	}
 }
 
+// The journal carries the times each write recorded: another reader that
+// catches up from it, and the file it is compacted into, hold them.
+func TestJournalKeepsTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	os.WriteFile(path, []byte(`{"type":"entity","name":"Old","entityType":"t","observations":["o1"]}`+"\n"), 0o600)
+	s := journalStore(path)
+	at := func(sec int64, fn func(g *graph.Graph) error) {
+		t.Helper()
+		if _, err := s.Update(context.Background(), graph.Timed(func() time.Time { return time.Unix(sec, 0) }, fn)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at(1796030100, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "New", EntityType: "t", Observations: []string{"n1"}}})
+		_, err := g.CreateRelations([]graph.Relation{{From: "New", To: "Old", RelationType: "r"}})
+		return err
+	})
+	at(1796119200, func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Old", Contents: []string{"o2"}}, {EntityName: "New", Contents: []string{"n2"}}})
+		return err
+	})
+	at(1796200000, func(g *graph.Graph) error {
+		g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "New", Observations: []string{"n1"}}})
+		return nil
+	})
+	var want string
+	if err := s.View(func(g *graph.Graph) { want = timesOf(g) }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(want, "New 1796030100/1796200000 [1796119200]") {
+		t.Fatalf("the writer holds %s", want)
+	}
+	other := journalStore(path)
+	var got string
+	if err := other.View(func(g *graph.Graph) { got = timesOf(g) }); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("a reader of the journal holds\n%s\nwant\n%s", got, want)
+	}
+	other.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(path + journalSuffix) {
+		t.Fatal("the journal is left after Close")
+	}
+	data, _ := os.ReadFile(path)
+	if got := timesOf(jsonl.Decode(data).Graph); got != want {
+		t.Errorf("the compacted file holds\n%s\nwant\n%s", got, want)
+	}
+}
+
+// timesOf renders every time the graph holds.
+func timesOf(g *graph.Graph) string {
+	var b strings.Builder
+	for _, e := range g.Entities() {
+		fmt.Fprintf(&b, "%s %d/%d [", e.Name, e.Created, e.Updated)
+		for i := range e.Observations {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "%d", e.ObservationTime(i))
+		}
+		b.WriteString("]\n")
+	}
+	for _, r := range g.Relations() {
+		fmt.Fprintf(&b, "%s->%s %d\n", r.From, r.To, r.Created)
+	}
+	return b.String()
+}
+
 // Compaction comes by itself: after the idle time, and at once when the
 // journal outgrows its share of the file.
 func TestJournalCompactsWhenIdleAndWhenBig(t *testing.T) {

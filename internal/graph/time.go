@@ -89,3 +89,17 @@ func SameTimes(a, b []Time) bool {
 	}
 	return true
 }
+
+// Timed wraps a write so that it records the time now returns when it runs
+// (under the store's lock, so a write that waited records when it
+// happened), in UTC to the second: the one way the tools, the commands and
+// the page pass the time of a write in.
+//
+//	store.Update(ctx, graph.Timed(time.Now, fn))
+func Timed(now func() time.Time, fn func(*Graph) error) func(*Graph) error {
+	return func(g *Graph) error {
+		g.SetNow(TimeOf(now()))
+		defer g.SetNow(0)
+		return fn(g)
+	}
+}

@@ -170,8 +170,10 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 				// as the last entity, so it kept its place: do the same
 				// (the check at the end proves it was the last).
 				g.DeleteEntities([]string{e.Name})
-				ge, _ = g.LoadEntity(graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra})
+				ge, _ = g.LoadEntity(loaded(e))
 			}
+			// The row's times, not those the operations above recorded.
+			ge.Created, ge.Updated, ge.ObservedAt = e.Created, e.Updated, e.ObservedAt
 			ge.SetEncodedLine(line)
 			st.ents.rows[j].line = line
 			continue
@@ -179,7 +181,7 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 		if n := len(st.ents.rows); n > 0 && st.ents.rows[n-1].seq >= seq {
 			return fmt.Errorf("%w: new entity %q inside the graph order", errDelta, e.Name)
 		}
-		ne, merged := g.LoadEntity(graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra})
+		ne, merged := g.LoadEntity(loaded(e))
 		if merged {
 			return fmt.Errorf("%w: new entity %q exists", errDelta, e.Name)
 		}
@@ -204,7 +206,7 @@ func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels ma
 		if n := len(st.rels.rows); n > 0 && st.rels.rows[n-1].seq >= seq {
 			return fmt.Errorf("%w: a relation changed or was added inside the graph order", errDelta)
 		}
-		nr, dup := g.LoadRelation(graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra})
+		nr, dup := g.LoadRelation(graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created})
 		if dup {
 			return fmt.Errorf("%w: new relation exists", errDelta)
 		}
@@ -235,6 +237,12 @@ func (st *state) checkRows() error {
 		}
 	}
 	return nil
+}
+
+// loaded is what LoadEntity takes to add e, read from a row, to the graph.
+func loaded(e *graph.Entity) graph.Entity {
+	return graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
+		Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
 }
 
 // rename is an entity row that a name changed where it stands took.

@@ -54,6 +54,11 @@ var migrations = []string{
 		line      bytea NOT NULL, -- a line of an imported file, verbatim
 		PRIMARY KEY (memory_id, seq)
 	);`,
+	// When each fact was first written and an entity last changed, as the
+	// line's time members say (NULL: unknown); the line stays the truth.
+	// Rows written before hold no times: no server wrote any then.
+	`ALTER TABLE memory_entities ADD COLUMN created_at timestamptz, ADD COLUMN updated_at timestamptz;
+	ALTER TABLE memory_relations ADD COLUMN created_at timestamptz;`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -518,6 +519,8 @@ type changes struct {
 	keys    [][]byte
 	seqs    []int64
 	lines   [][]byte
+	created []*time.Time // the times columns of the written rows; nil: unknown
+	updated []*time.Time
 	gone    [][]byte
 	removed []int64 // seqs no row has any more: deleted, or moved to a new seq
 }
@@ -530,8 +533,18 @@ var (
 	removedPruneEvery int64 = 256
 )
 
-func (ch *changes) write(key []byte, seq int64, line []byte) {
+func (ch *changes) write(key []byte, seq int64, line []byte, times [2]graph.Time) {
 	ch.keys, ch.seqs, ch.lines = append(ch.keys, key), append(ch.seqs, seq), append(ch.lines, line)
+	ch.created, ch.updated = append(ch.created, timeColumn(times[0])), append(ch.updated, timeColumn(times[1]))
+}
+
+// timeColumn is a time as a timestamptz column holds it: NULL when unknown.
+func timeColumn(t graph.Time) *time.Time {
+	if t == 0 {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // table is what the database holds of one kind of line, in graph order
@@ -574,7 +587,7 @@ func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], 
 		}
 		if line := lineOf(items[i]); !bytes.Equal(r.line, line) {
 			r.line = line
-			ch.write(hash(k), r.seq, line)
+			ch.write(hash(k), r.seq, line, kind.times(items[i]))
 		}
 	}
 	if i < len(t.rows) {
@@ -621,19 +634,19 @@ func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], 
 			case ok && r.seq > last && bytes.Equal(r.line, line):
 			case ok && r.seq > last:
 				r.line = line
-				ch.write(hash(k), r.seq, line)
+				ch.write(hash(k), r.seq, line, kind.times(it))
 			case !ok && inPlace(p, it, last):
 				// In the place of a row that goes: the seq stays in
 				// order, and rows after it keep theirs.
 				r = row[K]{key: k, seq: old[p].seq, line: line}
-				ch.write(hash(k), r.seq, line)
+				ch.write(hash(k), r.seq, line, kind.times(it))
 			default:
 				if ok {
 					ch.removed = append(ch.removed, r.seq)
 				}
 				r = row[K]{key: k, seq: *next, line: line}
 				*next++
-				ch.write(hash(k), r.seq, line)
+				ch.write(hash(k), r.seq, line, kind.times(it))
 			}
 			last = r.seq
 			t.rows = append(t.rows, r)
@@ -647,7 +660,7 @@ func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], 
 	for _, it := range items[i:] {
 		k, line := keyOf(it), lineOf(it)
 		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line})
-		ch.write(hash(k), *next, line)
+		ch.write(hash(k), *next, line, kind.times(it))
 		*next++
 	}
 	return ch
@@ -665,12 +678,22 @@ func queueChanges(b *pgx.Batch, table string, kind byte, memory, rev int64, ch c
 		b.Queue(`INSERT INTO memory_removed (memory_id, rev, kind, seq) SELECT $1, $2, $3, unnest($4::bigint[])`,
 			memory, rev, string(kind), ch.removed)
 	}
-	if len(ch.keys) > 0 {
-		b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line, rev)
-			SELECT $1, u.key, u.seq, u.line, $5 FROM unnest($2::bytea[], $3::bigint[], $4::bytea[]) AS u(key, seq, line)
-			ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line, rev = excluded.rev`,
-			memory, ch.keys, ch.seqs, ch.lines, rev)
+	if len(ch.keys) == 0 {
+		return
 	}
+	if kind == 'e' {
+		b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line, rev, created_at, updated_at)
+			SELECT $1, u.key, u.seq, u.line, $5, u.created_at, u.updated_at
+			FROM unnest($2::bytea[], $3::bigint[], $4::bytea[], $6::timestamptz[], $7::timestamptz[]) AS u(key, seq, line, created_at, updated_at)
+			ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line, rev = excluded.rev,
+				created_at = excluded.created_at, updated_at = excluded.updated_at`,
+			memory, ch.keys, ch.seqs, ch.lines, rev, ch.created, ch.updated)
+		return
+	}
+	b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line, rev, created_at)
+		SELECT $1, u.key, u.seq, u.line, $5, u.created_at FROM unnest($2::bytea[], $3::bigint[], $4::bytea[], $6::timestamptz[]) AS u(key, seq, line, created_at)
+		ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line, rev = excluded.rev, created_at = excluded.created_at`,
+		memory, ch.keys, ch.seqs, ch.lines, rev, ch.created)
 }
 
 // rowKind is how syncTable handles one kind of line.
@@ -678,6 +701,8 @@ type rowKind[K comparable, T any] struct {
 	key  func(T) K
 	line func(T) []byte
 	hash func(K) []byte
+	// times are the row's time columns: created, updated.
+	times func(T) [2]graph.Time
 	// renamed reports whether item is the row old with another key: all
 	// else equal, and, for a relation, an end kept.
 	renamed func(old row[K], item T) bool
@@ -690,15 +715,31 @@ type rowKind[K comparable, T any] struct {
 }
 
 var (
-	entityRows = rowKind[string, *graph.Entity]{entityKey, entityLine, hashEntity, func(old row[string], e *graph.Entity) bool {
-		return bytes.Equal(jsonl.AppendEntity(nil, &graph.Entity{Name: old.key, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra}), old.line)
+	entityRows = rowKind[string, *graph.Entity]{entityKey, entityLine, hashEntity, entityTimes, func(old row[string], e *graph.Entity) bool {
+		// The same entity but for its name and the time of its last
+		// change, which a rename sets.
+		was := &graph.Entity{Name: old.key, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
+			Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
+		if bytes.Equal(jsonl.AppendEntity(nil, was), old.line) {
+			return true
+		}
+		f := jsonl.Decode(old.line)
+		if ents := f.Graph.Entities(); len(ents) == 1 {
+			o := ents[0]
+			return o.Name == old.key && o.EntityType == e.EntityType && slices.Equal(o.Observations, e.Observations) &&
+				bytes.Equal(o.Extra, e.Extra) && o.Created == e.Created && graph.SameTimes(o.ObservedAt, e.ObservedAt)
+		}
+		return false
 	}, true}
-	relationRows = rowKind[relationKey, *graph.Relation]{relationKeyOf, relationLine, hashRelation, func(old row[relationKey], r *graph.Relation) bool {
+	relationRows = rowKind[relationKey, *graph.Relation]{relationKeyOf, relationLine, hashRelation, relationTimes, func(old row[relationKey], r *graph.Relation) bool {
 		k := old.key
 		kept := r.From == k.from || r.To == k.to || (k.from == k.to && r.From == r.To)
-		return kept && bytes.Equal(jsonl.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra}), old.line)
+		return kept && bytes.Equal(jsonl.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}), old.line)
 	}, false}
 )
+
+func entityTimes(e *graph.Entity) [2]graph.Time     { return [2]graph.Time{e.Created, e.Updated} }
+func relationTimes(r *graph.Relation) [2]graph.Time { return [2]graph.Time{r.Created, r.Created} }
 
 func entityKey(e *graph.Entity) string { return e.Name }
 

@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -301,6 +302,8 @@ func fileBytes(t *testing.T) []byte {
 	}
 	b.WriteString(`{"type":"entity","name":"Ünïcode \"q\" \u0000","entityType":"人","observations":["Москва","\n"],"createdAt":"2026-01-01","tags":[1,{"a":null}]}` + "\n")
 	b.WriteString(`{"type":"relation","from":"Ünïcode \"q\" \u0000","to":"Ünïcode \"q\" \u0000","relationType":"self","weight":0.5}` + "\n")
+	b.WriteString(`{"type":"entity","name":"Timed","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z","observationTimes":[null,"2026-12-01T10:00:00Z"],"observationsHash":"` + fmt.Sprintf("%08x", jsonl.ObservationsHash([]string{"a", "b"})) + `"}` + "\n")
+	b.WriteString(`{"type":"relation","from":"Timed","to":"Timed","relationType":"self","createdAt":"2026-11-30T09:15:00Z"}` + "\n")
 	b.WriteString("not json at all\n")
 	b.WriteString(`{"type":"mystery","x":1}` + "\n")
 	b.WriteString("\xff\xfe invalid UTF-8 kept verbatim\n")
@@ -310,6 +313,71 @@ func fileBytes(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// The time columns hold what the lines' time members say, NULL for
+// unknown, after an import and after writes.
+func TestTimeColumns(t *testing.T) {
+	open := openMemory(t)
+	s := open(t)
+	in := jsonl.Decode(fileBytes(t))
+	if err := s.Import(ctx, in.Graph, in.Unreadable, false); err != nil {
+		t.Fatal(err)
+	}
+	at := graph.TimeOf(time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
+	if _, err := s.Update(ctx, func(g *graph.Graph) error {
+		g.SetNow(at)
+		defer g.SetNow(0)
+		g.CreateEntities([]graph.Entity{{Name: "New", EntityType: "t", Observations: []string{"n"}}})
+		_, err := g.CreateRelations([]graph.Relation{{From: "New", To: "Timed", RelationType: "r"}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c := admin(t)
+	column := func(query, name string) string {
+		t.Helper()
+		var v *time.Time
+		err := c.QueryRow(ctx, query+` AND memory_id = (SELECT id FROM memories WHERE name = $2)`, nameKey(name), s.Name()).Scan(&v)
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		if v == nil {
+			return "NULL"
+		}
+		return v.UTC().Format(time.RFC3339)
+	}
+	for _, tc := range []struct{ query, name, want string }{
+		{"SELECT created_at FROM memory_entities WHERE key = $1", "Timed", "2026-11-30T09:15:00Z"},
+		{"SELECT updated_at FROM memory_entities WHERE key = $1", "Timed", "2026-12-01T10:00:00Z"},
+		{"SELECT created_at FROM memory_entities WHERE key = $1", "New", "2026-12-02T08:00:00Z"},
+		{"SELECT updated_at FROM memory_entities WHERE key = $1", "New", "2026-12-02T08:00:00Z"},
+		{"SELECT created_at FROM memory_entities WHERE key = $1", "Ünïcode \"q\" \u0000", "NULL"},
+	} {
+		if got := column(tc.query, tc.name); got != tc.want {
+			t.Errorf("%s for %q: %s, want %s", tc.query, tc.name, got, tc.want)
+		}
+	}
+	var created []string
+	rows, err := c.Query(ctx, `SELECT coalesce(to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 'NULL') FROM memory_relations
+		WHERE memory_id = (SELECT id FROM memories WHERE name = $1) AND created_at IS NOT NULL ORDER BY seq`, s.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var v string
+		rows.Scan(&v)
+		created = append(created, v)
+	}
+	if rows.Err() != nil || !slices.Equal(created, []string{"2026-11-30T09:15:00Z", "2026-12-02T08:00:00Z"}) {
+		t.Errorf("relations' created_at: %q (%v)", created, rows.Err())
+	}
+}
+
+// nameKey is an entity row's key: the SHA-256 of its name.
+func nameKey(name string) []byte {
+	h := sha256.Sum256([]byte(name))
+	return h[:]
 }
 
 // file → database → file gives the same bytes.

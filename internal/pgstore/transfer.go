@@ -52,13 +52,13 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 		rev++
 		seq := int64(1)
 		ents, rels := g.Entities(), g.Relations()
-		if err := copyLines(ctx, tx, "memory_entities", s.id.Load(), rev, len(ents), &seq, func(i int) ([]byte, []byte) {
-			return hashEntity(ents[i].Name), entityLine(ents[i])
+		if err := copyLines(ctx, tx, "memory_entities", s.id.Load(), rev, len(ents), &seq, func(i int) ([]byte, []byte, [2]graph.Time) {
+			return hashEntity(ents[i].Name), entityLine(ents[i]), entityTimes(ents[i])
 		}); err != nil {
 			return err
 		}
-		if err := copyLines(ctx, tx, "memory_relations", s.id.Load(), rev, len(rels), &seq, func(i int) ([]byte, []byte) {
-			return hashRelation(relationKeyOf(rels[i])), relationLine(rels[i])
+		if err := copyLines(ctx, tx, "memory_relations", s.id.Load(), rev, len(rels), &seq, func(i int) ([]byte, []byte, [2]graph.Time) {
+			return hashRelation(relationKeyOf(rels[i])), relationLine(rels[i]), relationTimes(rels[i])
 		}); err != nil {
 			return err
 		}
@@ -86,14 +86,22 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 	return nil
 }
 
-// copyLines copies n rows of (key, line) into table with the next sequence
-// numbers.
-func copyLines(ctx context.Context, tx pgx.Tx, table string, memory, rev int64, n int, seq *int64, at func(i int) (key, line []byte)) error {
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{table}, []string{"memory_id", "key", "seq", "line", "rev"},
+// copyLines copies n rows of (key, line, times) into table with the next
+// sequence numbers.
+func copyLines(ctx context.Context, tx pgx.Tx, table string, memory, rev int64, n int, seq *int64, at func(i int) (key, line []byte, times [2]graph.Time)) error {
+	columns := []string{"memory_id", "key", "seq", "line", "rev", "created_at"}
+	entities := table == "memory_entities"
+	if entities {
+		columns = append(columns, "updated_at")
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{table}, columns,
 		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
-			key, line := at(i)
+			key, line, times := at(i)
 			*seq++
-			return []any{memory, key, *seq - 1, line, rev}, nil
+			if entities {
+				return []any{memory, key, *seq - 1, line, rev, timeColumn(times[0]), timeColumn(times[1])}, nil
+			}
+			return []any{memory, key, *seq - 1, line, rev, timeColumn(times[0])}, nil
 		}))
 	return err
 }

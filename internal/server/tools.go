@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -346,7 +347,7 @@ func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, e
 // update runs a mutation under the file lock and tells subscribers when it
 // changed the graph.
 func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error {
-	changed, err := s.store.Update(ctx, fn)
+	changed, err := s.store.Update(ctx, graph.Timed(time.Now, fn))
 	var nf *graph.NotFoundError
 	if err != nil && !errors.As(err, &nf) {
 		s.logf("write failed: %v", err)

@@ -43,21 +43,34 @@ func Run(t *testing.T, newMemory NewMemory) {
 		{"Search", testSearch},
 		{"Notifications", testNotifications},
 		{"ConcurrentInstances", testConcurrentInstances},
+		{"Times", testTimes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newMemory(t)) })
 	}
 }
 
-// Dump renders the whole graph, Extra members included, one line per
-// entity and relation in graph order, for comparing what two instances see.
+// Dump renders the whole graph, Extra members and known times included,
+// one line per entity and relation in graph order, for comparing what two
+// instances see.
 func Dump(g *graph.Graph) string {
 	var b strings.Builder
 	for _, e := range g.Entities() {
-		fmt.Fprintf(&b, "E %q %q %q %q\n", e.Name, e.EntityType, e.Observations, e.Extra)
+		fmt.Fprintf(&b, "E %q %q %q %q", e.Name, e.EntityType, e.Observations, e.Extra)
+		if e.Created != 0 || e.Updated != 0 || e.HasObservationTimes() {
+			fmt.Fprintf(&b, " @%d/%d", e.Created, e.Updated)
+			for i := range e.Observations {
+				fmt.Fprintf(&b, " %d", e.ObservationTime(i))
+			}
+		}
+		b.WriteByte('\n')
 	}
 	for _, r := range g.Relations() {
-		fmt.Fprintf(&b, "R %q %q %q %q\n", r.From, r.To, r.RelationType, r.Extra)
+		fmt.Fprintf(&b, "R %q %q %q %q", r.From, r.To, r.RelationType, r.Extra)
+		if r.Created != 0 {
+			fmt.Fprintf(&b, " @%d", r.Created)
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
@@ -527,4 +540,84 @@ func testSearch(t *testing.T, open Memory) {
 			}
 		}
 	}
+}
+
+// updateAt runs fn under Update as a write at the time at, as the tools,
+// commands and page do.
+func updateAt(t *testing.T, s graph.Store, at graph.Time, fn func(g *graph.Graph) error) bool {
+	t.Helper()
+	return update(t, s, func(g *graph.Graph) error {
+		g.SetNow(at)
+		defer g.SetNow(0)
+		return fn(g)
+	})
+}
+
+// testTimes: the times of each write are stored and read back, by the
+// writer, by an instance that catches up, and by a new instance; rename and
+// merge keep the creation times and record the change; what was read without
+// a time stays unknown.
+func testTimes(t *testing.T, open Memory) {
+	a, b := open(t), open(t)
+	dump(t, b) // b has read the empty memory, so it catches up below
+	updateAt(t, a, 1000, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{ent("Alice", "person", "likes tea"), ent("Bob", "person"), ent("Acme", "company", "old")})
+		_, err := g.CreateRelations([]graph.Relation{rel("Alice", "Acme", "works_at"), rel("Bob", "Acme", "works_at")})
+		return err
+	})
+	updateAt(t, a, 2000, func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{"likes jazz"}}})
+		return err
+	})
+	want := `E "Alice" "person" ["likes tea" "likes jazz"] "" @1000/2000 1000 2000
+E "Bob" "person" [] "" @1000/1000
+E "Acme" "company" ["old"] "" @1000/1000 1000
+R "Alice" "Acme" "works_at" "" @1000
+R "Bob" "Acme" "works_at" "" @1000
+`
+	persisted(t, open, a, want)
+	if got := dump(t, b); got != want {
+		t.Fatalf("an instance that caught up reads\n%s\nwant\n%s", got, want)
+	}
+
+	// b writes: rename and delete an observation; a catches up.
+	updateAt(t, b, 3000, func(g *graph.Graph) error {
+		if _, err := g.Rename("Alice", "Alice Liddell"); err != nil {
+			return err
+		}
+		g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "Acme", Observations: []string{"old"}}})
+		return nil
+	})
+	want = `E "Alice Liddell" "person" ["likes tea" "likes jazz"] "" @1000/3000 1000 2000
+E "Bob" "person" [] "" @1000/1000
+E "Acme" "company" [] "" @1000/3000
+R "Alice Liddell" "Acme" "works_at" "" @1000
+R "Bob" "Acme" "works_at" "" @1000
+`
+	persisted(t, open, b, want)
+	if got := dump(t, a); got != want {
+		t.Fatalf("an instance that caught up reads\n%s\nwant\n%s", got, want)
+	}
+
+	updateAt(t, a, 4000, func(g *graph.Graph) error {
+		_, err := g.Merge("Bob", "Alice Liddell")
+		return err
+	})
+	want = `E "Bob" "person" ["likes tea" "likes jazz"] "" @1000/4000 1000 2000
+E "Acme" "company" [] "" @1000/3000
+R "Bob" "Acme" "works_at" "" @1000
+`
+	persisted(t, open, a, want)
+	if got := dump(t, b); got != want {
+		t.Fatalf("an instance that caught up reads\n%s\nwant\n%s", got, want)
+	}
+
+	// A write that gives no time records unknown, and the known times of
+	// the rest stay.
+	update(t, a, func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{"untimed"}}})
+		return err
+	})
+	want = strings.Replace(want, `["likes tea" "likes jazz"] "" @1000/4000 1000 2000`, `["likes tea" "likes jazz" "untimed"] "" @1000/0 1000 2000 0`, 1)
+	persisted(t, open, a, want)
 }

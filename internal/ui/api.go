@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
@@ -201,7 +202,7 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	changed, err := h.store.Update(r.Context(), apply)
+	changed, err := h.store.Update(r.Context(), graph.Timed(time.Now, apply))
 	if err != nil {
 		status, prefix := http.StatusConflict, "Nothing was changed: "
 		var nf *graph.NotFoundError
