@@ -370,8 +370,8 @@ func checkToolList(t *testing.T, tools []*mcp.Tool) {
 		}
 		// Arrays are plain arrays, never ["null","array"], and every input
 		// field the reference has is required; what docs/design.md §8 adds
-		// (cursor, outline, limit, depth) is optional, so the reference's calls
-		// still fit.
+		// (cursor, outline, limit, depth, since, until, showTimes) is
+		// optional, so the reference's calls still fit.
 		schema, _ := json.Marshal(tool.InputSchema)
 		if strings.Contains(string(schema), `"null"`) {
 			t.Errorf("%s input schema admits null: %s", tool.Name, schema)
@@ -381,7 +381,7 @@ func checkToolList(t *testing.T, tools []*mcp.Tool) {
 			Required   []string       `json:"required"`
 		}
 		json.Unmarshal(schema, &in)
-		optional := map[string]bool{"cursor": true, "outline": true, "limit": true, "depth": true}
+		optional := map[string]bool{"cursor": true, "outline": true, "limit": true, "depth": true, "since": true, "until": true, "showTimes": true}
 		for name := range in.Properties {
 			if !optional[name] && !slices.Contains(in.Required, name) {
 				t.Errorf("%s: %s is not required", tool.Name, name)

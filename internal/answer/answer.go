@@ -119,6 +119,9 @@ type Answer struct {
 	// Hint ends the sentence that says how to get the rest, naming
 	// narrower requests (", or …"); it may be empty.
 	Hint string
+	// Times shows when each fact was written, as far as known (see
+	// writeTimes).
+	Times bool
 
 	ordered map[int][]string // shown order of entities with First, once asked
 }
@@ -339,6 +342,7 @@ func (a *Answer) writeEntity(w *JSON, p part) {
 	if a.Outline {
 		w.Key("observationCount")
 		w.Int(len(e.Observations))
+		a.writeTimes(w, e, nil)
 		w.Close('}')
 		return
 	}
@@ -357,6 +361,61 @@ func (a *Answer) writeEntity(w *JSON, p part) {
 		w.Key("omittedObservations")
 		w.Int(omitted)
 	}
+	a.writeTimes(w, e, obs[p.from:p.to])
+	w.Close('}')
+}
+
+// writeTimes writes, when the answer shows times, when the entity was
+// created and last changed and when each of the shown observations was
+// written ("observationTimes", one per shown observation, null when
+// unknown), each only when some of it is known.
+func (a *Answer) writeTimes(w *JSON, e *graph.Entity, shown []string) {
+	if !a.Times {
+		return
+	}
+	if e.Created != 0 {
+		w.Key("createdAt")
+		w.String(e.Created.String())
+	}
+	if e.Updated != 0 && e.Updated != e.Created {
+		w.Key("updatedAt")
+		w.String(e.Updated.String())
+	}
+	if len(shown) == 0 || !e.HasObservationTimes() {
+		return
+	}
+	at := make(map[string]graph.Time, len(e.Observations))
+	for i, o := range e.Observations {
+		at[o] = e.ObservationTime(i)
+	}
+	w.Key("observationTimes")
+	w.Open('[')
+	for _, o := range shown {
+		if t := at[o]; t != 0 {
+			w.String(t.String())
+		} else {
+			w.Null()
+		}
+	}
+	w.Close(']')
+}
+
+// writeRelation writes a relation, with its time when the answer shows
+// times and it is known.
+func (a *Answer) writeRelation(w *JSON, r *graph.Relation) {
+	if !a.Times || r.Created == 0 {
+		w.Relation(r)
+		return
+	}
+	w.Open('{')
+	w.Key("from")
+	w.String(r.From)
+	w.Key("to")
+	w.String(r.To)
+	w.Key("relationType")
+	w.String(r.RelationType)
+	w.Key("createdAt")
+	w.String(r.Created.String())
 	w.Close('}')
 }
 
@@ -372,7 +431,7 @@ func (a *Answer) write(l *layout, next string) func(*JSON) {
 		w.Key("relations")
 		w.Open('[')
 		for _, r := range l.relations {
-			w.Relation(a.Relations[r])
+			a.writeRelation(w, a.Relations[r])
 		}
 		w.Close(']')
 		if next != "" {
@@ -390,7 +449,7 @@ func (a *Answer) itemSize(w *JSON, it item, p part) int {
 	if it.ent >= 0 {
 		a.writeEntity(w, p)
 	} else {
-		w.Relation(a.Relations[it.rel])
+		a.writeRelation(w, a.Relations[it.rel])
 	}
 	return len(w.buf)
 }

@@ -154,6 +154,14 @@ func (w *JSON) Bool(b bool) {
 	w.token(start)
 }
 
+// Null writes null.
+func (w *JSON) Null() {
+	w.element()
+	start := len(w.buf)
+	w.buf = append(w.buf, "null"...)
+	w.token(start)
+}
+
 // Int writes an integer value.
 func (w *JSON) Int(n int) {
 	w.element()

@@ -570,9 +570,9 @@ func (r Ranked) Selection() Selection {
 // SearchRanked answers a question asked in natural words. It returns every
 // entity Search would (those matching the whole query, in that order)
 // and then, while they are fewer than limit, the entities sharing the most
-// relevant words with the query, best first (ties in graph order), until
-// there are limit hits in all. A limit of 0 or less means
-// DefaultSearchLimit.
+// relevant words with the query, best first (ties: the one learned last
+// first, then graph order), until there are limit hits in all. A limit of 0
+// or less means DefaultSearchLimit.
 //
 // Relevance is BM25 over words (see the word index in rank.go): words
 // compared after Fold, English and Russian words by their Snowball stems,
@@ -583,12 +583,31 @@ func (r Ranked) Selection() Selection {
 // The first ranked search builds the word index; later mutations update it
 // incrementally. Like Search it may run beside other read-only calls.
 func (g *Graph) SearchRanked(query string, limit int) Ranked {
+	return g.SearchRankedFunc(query, limit, nil)
+}
+
+// SearchRankedFunc is SearchRanked among the entities keep reports true for
+// (all when keep is nil): the others are left out before the limit counts.
+func (g *Graph) SearchRankedFunc(query string, limit int, keep func(*Entity) bool) Ranked {
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
 	exact, whole := g.search(query)
+	if keep != nil {
+		kept := make([]*Entity, 0, len(exact))
+		w := 0
+		for i, e := range exact {
+			if keep(e) {
+				if i < whole {
+					w++
+				}
+				kept = append(kept, e)
+			}
+		}
+		exact, whole = kept, w
+	}
 	x := g.wordIndex()
 	q := x.resolve(query)
 	x.accumulate(q)
@@ -613,7 +632,7 @@ func (g *Graph) SearchRanked(query string, limit int) Ranked {
 		}
 		var others []Hit
 		for _, id := range x.touched {
-			if e := x.byID[id]; !isExact[e] {
+			if e := x.byID[id]; !isExact[e] && (keep == nil || keep(e)) {
 				others = append(others, Hit{Entity: e, Score: x.scores[id], q: q})
 			}
 		}
@@ -716,13 +735,17 @@ func capitalised(s string) string {
 	return b.String()
 }
 
-// better orders hits by score, ties in graph order.
+// better orders hits by score; ties: the one learned last (LastLearned)
+// first, then graph order.
 func better(a, b Hit) int {
 	if a.Score != b.Score {
 		if a.Score > b.Score {
 			return -1
 		}
 		return 1
+	}
+	if la, lb := a.Entity.LastLearned(), b.Entity.LastLearned(); la != lb {
+		return cmp.Compare(lb, la)
 	}
 	return bySeq(a.Entity, b.Entity)
 }
@@ -779,8 +802,8 @@ func nthLargest(s []float64, n int) float64 {
 // Matched returns the indexes of the entity's observations that match the
 // query, best first: those containing the whole query (compared after Fold),
 // then those sharing the most weight of the query's words, then those
-// containing one of the query's space-separated words; ties in the
-// entity's order. A caller shows these observations first, so a big entity
+// containing one of the query's space-separated words; ties: the newer
+// observation first, then the entity's order. A caller shows these observations first, so a big entity
 // never buries the fact asked about.
 func (h Hit) Matched() []int {
 	if h.q == nil {
@@ -827,8 +850,10 @@ func (h Hit) Matched() []int {
 				return -1
 			}
 			return 1
+		case a.words != b.words:
+			return b.words - a.words
 		}
-		return b.words - a.words
+		return cmp.Compare(h.Entity.ObservationTime(b.i), h.Entity.ObservationTime(a.i))
 	})
 	out := make([]int, len(ms))
 	for i, m := range ms {

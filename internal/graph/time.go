@@ -61,10 +61,11 @@ func (e *Entity) HasObservationTimes() bool {
 	return false
 }
 
-// Latest returns the latest known time among the entity's creation, last
-// change and observations, or zero.
-func (e *Entity) Latest() Time {
-	t := max(e.Created, e.Updated)
+// LastLearned returns when the entity last learned something, as far as
+// known: the latest of its creation and its observations' times, or zero.
+// (A change that removed something is no fact learned.)
+func (e *Entity) LastLearned() Time {
+	t := e.Created
 	for _, o := range e.ObservedAt {
 		t = max(t, o)
 	}
@@ -102,4 +103,62 @@ func Timed(now func() time.Time, fn func(*Graph) error) func(*Graph) error {
 		defer g.SetNow(0)
 		return fn(g)
 	}
+}
+
+// Window is a span of time, both ends included; a zero end is open. What
+// was learned in it: a known time between its ends. An unknown time is in
+// no window.
+type Window struct{ Since, Until Time }
+
+// IsZero reports whether the window is unbounded: it keeps everything,
+// unknown times included, and the read tools do not filter.
+func (w Window) IsZero() bool { return w.Since == 0 && w.Until == 0 }
+
+// Contains reports whether t is known and within the window.
+func (w Window) Contains(t Time) bool {
+	return t != 0 && (w.Since == 0 || t >= w.Since) && (w.Until == 0 || t <= w.Until)
+}
+
+// Keeps reports whether the entity was learned in the window: its creation
+// or one of its observations.
+func (w Window) Keeps(e *Entity) bool {
+	if w.Contains(e.Created) {
+		return true
+	}
+	for _, t := range e.ObservedAt {
+		if w.Contains(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Learned returns what of e was learned in the window, or nil when Keeps is
+// false: e itself when every observation was, else a copy with only those
+// observations, in order, with their times. kept maps the copy's
+// observations to e's indexes (nil when e itself is returned). The copy
+// shares the strings with e and must not be modified.
+func (w Window) Learned(e *Entity) (learned *Entity, kept []int) {
+	if !w.Keeps(e) {
+		return nil, nil
+	}
+	for i := range e.Observations {
+		if !w.Contains(e.ObservationTime(i)) {
+			kept = make([]int, 0, len(e.Observations))
+			break
+		}
+	}
+	if kept == nil {
+		return e, nil
+	}
+	c := &Entity{Name: e.Name, EntityType: e.EntityType, Extra: e.Extra, Created: e.Created, Updated: e.Updated,
+		Observations: []string{}, seq: e.seq}
+	for i, o := range e.Observations {
+		if t := e.ObservationTime(i); w.Contains(t) {
+			kept = append(kept, i)
+			c.Observations = append(c.Observations, o)
+			c.ObservedAt = append(c.ObservedAt, t)
+		}
+	}
+	return c, kept
 }

@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -184,5 +186,75 @@ func TestApplyKeepsTimes(t *testing.T) {
 	checkTimes(t, h, "B", 100, 100)
 	if r := h.Relations()[0]; r.Created != 100 {
 		t.Errorf("relation created %d", r.Created)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	g := New()
+	g.LoadEntity(ent("Old", "t", "o1"))
+	g.SetNow(100)
+	g.CreateEntities([]Entity{ent("A", "t", "a1")})
+	g.SetNow(200)
+	g.AddObservations([]ObservationAddition{{EntityName: "A", Contents: []string{"a2"}}, {EntityName: "Old", Contents: []string{"o2"}}})
+	g.SetNow(300)
+	g.CreateEntities([]Entity{ent("B", "t")})
+
+	for _, tc := range []struct {
+		w    Window
+		want string // kept entities with their observations
+	}{
+		{Window{}, "A[a1 a2] B[] Old[o1 o2]"}, // Learned with no bounds: everything known
+		{Window{Since: 150}, "A[a2] B[] Old[o2]"},
+		{Window{Until: 150}, "A[a1]"},
+		{Window{Since: 150, Until: 250}, "A[a2] Old[o2]"},
+		{Window{Since: 301}, ""},
+	} {
+		var got []string
+		for _, e := range []*Entity{g.Entity("A"), g.Entity("B"), g.Entity("Old")} {
+			if tc.w.IsZero() {
+				got = append(got, fmt.Sprintf("%s%v", e.Name, e.Observations))
+				continue
+			}
+			l, kept := tc.w.Learned(e)
+			if l == nil {
+				continue
+			}
+			if l != e && len(kept) != len(l.Observations) {
+				t.Errorf("%+v: %s kept %v for %v", tc.w, e.Name, kept, l.Observations)
+			}
+			got = append(got, fmt.Sprintf("%s%v", l.Name, l.Observations))
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.w, s, tc.want)
+		}
+	}
+	// Unknown is in no window, however wide.
+	if (Window{Since: 1, Until: 1 << 40}).Contains(0) {
+		t.Error("an unknown time is in a window")
+	}
+}
+
+// Ranked ties: the entity that learned last comes first, and among an
+// entity's matched observations the newer.
+func TestRankedTiesNewerFirst(t *testing.T) {
+	g := New()
+	g.SetNow(100)
+	g.CreateEntities([]Entity{ent("Older", "t", "likes green tea")})
+	g.SetNow(200)
+	g.CreateEntities([]Entity{ent("Newer", "t", "likes green tea")})
+	r := g.SearchRanked("green tea lover", 10)
+	if len(r.Hits) != 2 || r.Hits[0].Entity.Name != "Newer" || r.Hits[0].Score != r.Hits[1].Score || r.Hits[0].Exact {
+		t.Fatalf("hits %v", hitNames(r))
+	}
+	g.SetNow(300)
+	g.AddObservations([]ObservationAddition{{EntityName: "Older", Contents: []string{"likes green tea too"}}})
+	g.SetNow(400)
+	g.AddObservations([]ObservationAddition{{EntityName: "Older", Contents: []string{"likes green tea also"}}})
+	r = g.SearchRankedFunc("tea", 10, func(e *Entity) bool { return e.Name == "Older" })
+	if len(r.Hits) != 1 {
+		t.Fatalf("filtered hits %v", hitNames(r))
+	}
+	if got := r.Hits[0].Observations(); !slices.Equal(got, []string{"likes green tea also", "likes green tea too", "likes green tea"}) {
+		t.Errorf("matched observations %q, want the newer first", got)
 	}
 }

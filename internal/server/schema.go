@@ -46,7 +46,8 @@ func relationSchema() *jsonschema.Schema {
 // graphOutputSchema is the read tools' result: the reference's, with what
 // docs/design.md §8 adds as optional members. An outline's entities have
 // observationCount instead of observations; an entity shown in part says
-// how many observations it leaves out; a cut answer has nextCursor.
+// how many observations it leaves out; a cut answer has nextCursor; with
+// showTimes, entities and relations say when they were written.
 func graphOutputSchema() *jsonschema.Schema {
 	count := &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(0.0)}
 	entity := object(map[string]*jsonschema.Schema{
@@ -55,10 +56,16 @@ func graphOutputSchema() *jsonschema.Schema {
 		"observations":        array(str(""), "An array of observation contents associated with the entity"),
 		"observationCount":    count,
 		"omittedObservations": count,
+		"createdAt":           str("When the entity was first written (showTimes)"),
+		"updatedAt":           str("When the entity last changed, if not when it was first written (showTimes)"),
+		"observationTimes": array(&jsonschema.Schema{Types: []string{"string", "null"}},
+			"When each observation shown was written, in order; null: unknown (showTimes)"),
 	}, "name", "entityType")
+	relation := relationSchema()
+	relation.Properties["createdAt"] = str("When the relation was first written (showTimes)")
 	return closed(object(map[string]*jsonschema.Schema{
 		"entities":   array(closed(entity), ""),
-		"relations":  array(closed(relationSchema()), ""),
+		"relations":  array(closed(relation), ""),
 		"nextCursor": str("Pass as cursor to get the next part of the answer"),
 	}, "entities", "relations"))
 }

@@ -94,16 +94,19 @@ type deleteObservationsArgs struct {
 type readArgs struct {
 	Outline bool   `json:"outline"`
 	Cursor  string `json:"cursor"`
+	timeArgs
 }
 type searchArgs struct {
 	Query  string `json:"query"`
 	Limit  int    `json:"limit"`
 	Cursor string `json:"cursor"`
+	timeArgs
 }
 type openArgs struct {
 	Names  []string `json:"names"`
 	Depth  int      `json:"depth"`
 	Cursor string   `json:"cursor"`
+	timeArgs
 }
 
 // The read tools' optional arguments (docs/design.md §8). A client that sends
@@ -222,11 +225,15 @@ func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{
 		Name:         "read_graph",
 		Title:        "Read Graph",
-		Description:  "Read the entire knowledge graph. A big graph comes in parts: pass nextCursor back as cursor. outline: true gives only names, types, observation counts and relations.",
-		InputSchema:  object(map[string]*jsonschema.Schema{"outline": outlineArg, "cursor": cursorArg}),
+		Description:  "Read the entire knowledge graph. A big graph comes in parts: pass nextCursor back as cursor. outline: true gives only names, types, observation counts and relations." + timeSentence,
+		InputSchema:  object(withTimeArgs(map[string]*jsonschema.Schema{"outline": outlineArg, "cursor": cursorArg})),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
 	}, func(ctx context.Context, a readArgs) (*mcp.CallToolResult, error) {
+		w, err := a.window("read_graph")
+		if err != nil {
+			return nil, err
+		}
 		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := &answer.Answer{
 				Tool: "read_graph", Request: fmt.Sprintf("read_graph outline=%t", a.Outline),
@@ -236,6 +243,7 @@ func (s *Server) addTools() {
 			if a.Outline {
 				ans.Hint = ", or narrow it with search_nodes or open_nodes"
 			}
+			applyTimes(ans, a.timeArgs, w)
 			return ans, nil
 		})
 	})
@@ -243,45 +251,57 @@ func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "search_nodes",
 		Title:       "Search Nodes",
-		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit.",
-		InputSchema: object(map[string]*jsonschema.Schema{
+		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit." + timeSentence,
+		InputSchema: object(withTimeArgs(map[string]*jsonschema.Schema{
 			"query":  str("The search query to match against entity names, types, and observation content"),
 			"limit":  limitArg,
 			"cursor": cursorArg,
-		}, "query"),
+		}), "query"),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
 	}, func(ctx context.Context, a searchArgs) (*mcp.CallToolResult, error) {
 		if n := utf8.RuneCountInString(a.Query); n > graph.MaxQueryLength {
 			return nil, fmt.Errorf("Invalid arguments for tool search_nodes: query must be a string of at most %d characters; got %d characters", graph.MaxQueryLength, n)
 		}
+		w, err := a.window("search_nodes")
+		if err != nil {
+			return nil, err
+		}
 		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
-			return searchAnswer(g, a), nil
+			ans := searchAnswer(g, a, w)
+			applyTimes(ans, a.timeArgs, w)
+			return ans, nil
 		})
 	})
 
 	addTool(s, &mcp.Tool{
 		Name:        "open_nodes",
 		Title:       "Open Nodes",
-		Description: "Open specific nodes in the knowledge graph by their names. depth: 1 also returns the entities directly related to them.",
-		InputSchema: object(map[string]*jsonschema.Schema{
+		Description: "Open specific nodes in the knowledge graph by their names. depth: 1 also returns the entities directly related to them." + timeSentence,
+		InputSchema: object(withTimeArgs(map[string]*jsonschema.Schema{
 			"names":  array(str(""), "An array of entity names to retrieve"),
 			"depth":  depthArg,
 			"cursor": cursorArg,
-		}, "names"),
+		}), "names"),
 		OutputSchema: graphOutputSchema(),
 		Annotations:  readOnly,
 	}, func(ctx context.Context, a openArgs) (*mcp.CallToolResult, error) {
+		w, err := a.window("open_nodes")
+		if err != nil {
+			return nil, err
+		}
 		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			sel, err := g.Neighbours(a.Names, a.Depth)
 			if err != nil {
 				return nil, fmt.Errorf("Invalid arguments for tool open_nodes: %w", err)
 			}
-			return &answer.Answer{
+			ans := &answer.Answer{
 				Tool: "open_nodes", Request: fmt.Sprintf("open_nodes depth=%d %q", a.Depth, a.Names),
 				Entities: views(sel.Entities), Relations: sel.Relations,
 				Hint: ", or open fewer names",
-			}, nil
+			}
+			applyTimes(ans, a.timeArgs, w)
+			return ans, nil
 		})
 	})
 }
@@ -297,13 +317,17 @@ func views(ents []*graph.Entity) []answer.View {
 
 // searchAnswer is search_nodes' whole answer: the entities that contain the
 // whole query, then the closest by shared words, each with what matched
-// shown first.
-func searchAnswer(g *graph.Graph, a searchArgs) *answer.Answer {
+// shown first; with a window, among the entities learned in it.
+func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 	limit := a.Limit
 	if limit <= 0 {
 		limit = graph.DefaultSearchLimit
 	}
-	found := g.SearchRanked(a.Query, limit)
+	var keep func(*graph.Entity) bool
+	if !w.IsZero() {
+		keep = w.Keeps
+	}
+	found := g.SearchRankedFunc(a.Query, limit, keep)
 	ans := &answer.Answer{
 		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
 		Entities: make([]answer.View, len(found.Hits)), Relations: found.Relations,
