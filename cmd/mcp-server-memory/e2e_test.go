@@ -136,7 +136,7 @@ func TestToolsInEveryGeneration(t *testing.T) {
 			// observation, the relation. The writes went to the journal;
 			// the server compacts it into the memory file once it has been
 			// idle for a moment.
-			wantFile := `{"type":"entity","name":"Alice","entityType":"person","observations":["Speaks fluent Spanish","東京に住んでいる"],"createdAt":"T","observationTimes":["T","T"],"observationsHash":"b2f0de02"}
+			wantFile := `{"type":"entity","name":"Alice","entityType":"person","observations":["Speaks fluent Spanish","東京に住んでいる"],"createdAt":"T","observationsHash":"b2f0de02"}
 {"type":"entity","name":"Anthropic","entityType":"organization","observations":[],"createdAt":"T"}
 {"type":"relation","from":"Alice","to":"Anthropic","relationType":"works_at","createdAt":"T"}
 `
@@ -259,7 +259,7 @@ func TestRequestsBeforeEOFAreServed(t *testing.T) {
 		t.Errorf("answers (id: has result) %v, want results for 1 and 2; output:\n%s", answered, out)
 	}
 	data, err := os.ReadFile(file)
-	if want := `{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"],"createdAt":"T","observationTimes":["T"],"observationsHash":"8dcbdfba"}` + "\n"; err != nil || string(stampTimes(data)) != want {
+	if want := `{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea"],"createdAt":"T","observationsHash":"8dcbdfba"}` + "\n"; err != nil || string(stampTimes(data)) != want {
 		t.Errorf("memory file %q, %v; want %q", data, err, want)
 	}
 }

@@ -616,7 +616,7 @@ func TestSharingExportGivesTheCurrentMemory(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: export: %v", when, err)
 		}
-		want := `{"type":"entity","name":"Alice","entityType":"person","observations":["in the journal"],"createdAt":"T","observationTimes":["T"],"observationsHash":"91c0ae6f"}` + "\n"
+		want := `{"type":"entity","name":"Alice","entityType":"person","observations":["in the journal"],"createdAt":"T","observationsHash":"91c0ae6f"}` + "\n"
 		if out = stampTimes(out); string(out) != want {
 			t.Errorf("%s: export gave %q, want %q", when, out, want)
 		}

@@ -676,7 +676,7 @@ type lineTimes struct {
 	ours             uint16 // the time members that hold what this server writes (keys as bits)
 	created, updated graph.Time
 	hasUpdated       bool
-	observed         []graph.Time
+	runs             []run  // "observationTimes"; nil: all at createdAt
 	hash             []byte // the value of "observationsHash", quotes included
 }
 
@@ -702,11 +702,15 @@ func (d *decoder) readTimes(b []byte, entity bool) lineTimes {
 		}
 	}
 	v, h := d.value(b, keyObservationTimes), d.value(b, keyObservationsHash)
-	if v != nil && h != nil && isHash(h) {
-		if ts, ok := parseTimes(v); ok {
-			lt.ours |= 1<<keyObservationTimes | 1<<keyObservationsHash
-			lt.observed, lt.hash = ts, h
-		}
+	if h == nil || !isHash(h) {
+		return lt
+	}
+	if v == nil {
+		lt.ours |= 1 << keyObservationsHash
+		lt.hash = h
+	} else if runs, ok := parseRuns(v); ok {
+		lt.ours |= 1<<keyObservationTimes | 1<<keyObservationsHash
+		lt.runs, lt.hash = runs, h
 	}
 	return lt
 }
@@ -722,17 +726,23 @@ func (d *decoder) setEntityTimes(lt *lineTimes, e *graph.Entity) {
 	if lt.hasUpdated {
 		e.Updated = lt.updated
 	}
-	if lt.hash == nil || len(lt.observed) != len(e.Observations) {
+	if lt.hash == nil || len(e.Observations) == 0 {
 		return
 	}
 	d.text = append(appendHash(append(d.text[:0], '"'), ObservationsHash(e.Observations)), '"')
 	if !bytes.Equal(lt.hash, d.text) {
 		return
 	}
-	for _, t := range lt.observed {
-		if t != 0 {
-			e.ObservedAt = lt.observed
-			break
+	if lt.runs == nil {
+		// No runs: every observation was written when the entity was.
+		lt.runs = []run{{e.Created, len(e.Observations)}}
+	}
+	if ts, ok := expandRuns(lt.runs, len(e.Observations)); ok {
+		for _, t := range ts {
+			if t != 0 {
+				e.ObservedAt = ts
+				break
+			}
 		}
 	}
 }

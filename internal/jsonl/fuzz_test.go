@@ -41,11 +41,13 @@ func FuzzDecode(f *testing.F) {
 			`{"type":"relation","from":"A","to":"B","relationType":"r","to":"B"}`,
 		`{"type":"entity","name":"A","entityType":"t","observations":["a"]} x`,
 		`{"type":"relation","from":"A","to":"B","relationType":"r","deep":[[[[{"a":[{}]}]]]]}`,
-		`{"type":"entity","name":"A","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z","observationTimes":["2026-11-30T09:15:00Z",null],"observationsHash":"` + hashOf("a", "b") + `"}` + "\n" +
+		`{"type":"entity","name":"A","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z","observationTimes":["2026-11-30T09:15:00Z",1,null,1],"observationsHash":"` + hashOf("a", "b") + `"}` + "\n" +
 			`{"type":"relation","from":"A","to":"A","relationType":"r","createdAt":"2026-11-30T09:15:00Z"}`,
 		`{"type":"entity","name":"A","entityType":"t","observations":["a"],"createdAt":"2024-05-01","updatedAt":null,"observationTimes":["x"],"observationsHash":"00000000"}`,
-		`{"type":"entity","name":"A","entityType":"t","observations":["a","c"],"createdAt":"2026-11-30T10:15:00+01:00","observationTimes":["2026-11-30T09:15:00.5Z","2026-11-30T09:15:00Z"],"observationsHash":"` + hashOf("a", "b") + `"}`,
+		`{"type":"entity","name":"A","entityType":"t","observations":["a","c"],"createdAt":"2026-11-30T10:15:00+01:00","observationTimes":["2026-11-30T09:15:00.5Z",1,"2026-11-30T09:15:00Z",01],"observationsHash":"` + hashOf("a", "b") + `"}`,
 		`{"type":"relation","from":"A","to":"B","relationType":"r","createdAt":null,"updatedAt":"2026-11-30T09:15:00Z"}`,
+		`{"type":"entity","name":"A","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","observationsHash":"` + hashOf("a", "b") + `"}` + "\n" +
+			`{"type":"entity","name":"A","entityType":"t","observations":["b","c"],"observationTimes":[null,2],"observationsHash":"` + hashOf("b", "c") + `"}`,
 		"\uFEFF\uFEFFgarbage\r\r\n\uFEFF{\"type\":\"relation\",\"from\":\"A\",\"to\":\"B\",\"relationType\":\"r\"}",
 	} {
 		f.Add([]byte(seed))

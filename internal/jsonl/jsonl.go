@@ -9,7 +9,8 @@
 //
 // The writer produces exactly the bytes the reference Node server
 // (@modelcontextprotocol/server-memory) writes for the same graph, JSON.stringify
-// escaping included, so both servers can share one file and a rewrite of an
+// escaping included (but for the times below, which the reference does not
+// write), so both servers can share one file and a rewrite of an
 // unchanged graph changes nothing; unlike the reference it ends every line,
 // the last one too, with "\n".
 //
@@ -19,7 +20,9 @@
 //
 //	{"type":"entity","name":"Alice","entityType":"person","observations":["Works at Acme","Likes tea"],
 //	 "createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z",
-//	 "observationTimes":["2026-11-30T09:15:00Z","2026-12-01T10:00:00Z"],"observationsHash":"82f747e6"}
+//	 "observationTimes":["2026-11-30T09:15:00Z",1,"2026-12-01T10:00:00Z",1],"observationsHash":"82f747e6"}
+//	{"type":"entity","name":"Acme","entityType":"company","observations":["Makes anvils"],
+//	 "createdAt":"2026-11-30T09:15:00Z","observationsHash":"10d95ea4"}
 //	{"type":"relation","from":"Alice","to":"Acme","relationType":"works_at","createdAt":"2026-11-30T09:15:00Z"}
 //
 // (one line each in the file). Times are UTC, RFC 3339, to the second. A
@@ -30,15 +33,19 @@
 // names that does not hold what this server writes (another tool's, say
 // "createdAt":"2024-05-01") is not a time: it is kept as it is, like any
 // member this server does not know, the time it would hold is unknown, and
-// this server does not write that member on that line. "observationTimes" is
-// written only when some observation's time is known; it holds one time or
-// null per observation, in order, and counts only while "observationsHash"
-// is the hash of the observations list it was written for (FNV-1a, 32 bits,
-// over each observation's UTF-8 bytes followed by the byte 0xFF, as eight
-// lowercase hex digits): a tool or a person that edits the list without
-// knowing about the times makes every observation time of that entity read
-// as unknown, never as another observation's (and the stale pair is dropped
-// on the next write). The reference
+// this server does not write that member on that line.
+//
+// The observations' times are written only when some is known, and count
+// only while "observationsHash" is the hash of the observations list they
+// were written for (FNV-1a, 32 bits, over each observation's UTF-8 bytes
+// followed by the byte 0xFF, as eight lowercase hex digits): a tool or a
+// person that edits the list without knowing about the times makes every
+// observation time of that entity read as unknown, never as another
+// observation's (and the stale members are dropped on the next write).
+// "observationTimes" holds runs, a time (or null) and how many observations
+// in a row were written then, in order, counting every observation; without
+// it (the hash alone) every observation was written at "createdAt", the
+// common case, which costs no more bytes per observation. The reference
 // drops all of these when it rewrites the file: only times are lost, never
 // facts.
 //

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"strconv"
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -20,19 +21,40 @@ func appendEntityTimes(buf []byte, e *graph.Entity) []byte {
 	}
 	if e.HasObservationTimes() && len(e.ObservedAt) == len(e.Observations) &&
 		!hasExtraKey(e.Extra, observationTimes[:len(observationTimes)-1]) && !hasExtraKey(e.Extra, observationsHash[:len(observationsHash)-1]) {
-		buf = append(buf, observationTimes...)
-		for i, t := range e.ObservedAt {
-			if i > 0 {
+		if !allAt(e.ObservedAt, e.Created) {
+			// Runs: a time (or null) and how many observations in a row
+			// were written then.
+			buf = append(buf, observationTimes...)
+			for i := 0; i < len(e.ObservedAt); {
+				j := i + 1
+				for j < len(e.ObservedAt) && e.ObservedAt[j] == e.ObservedAt[i] {
+					j++
+				}
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = appendTime(buf, e.ObservedAt[i])
 				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, int64(j-i), 10)
+				i = j
 			}
-			buf = appendTime(buf, t)
+			buf = append(buf, ']')
 		}
-		buf = append(buf, ']')
 		buf = append(buf, observationsHash...)
 		buf = appendHash(buf, ObservationsHash(e.Observations))
 		buf = append(buf, '"')
 	}
 	return buf
+}
+
+// allAt reports whether every time in ts is t.
+func allAt(ts []graph.Time, t graph.Time) bool {
+	for _, x := range ts {
+		if x != t {
+			return false
+		}
+	}
+	return true
 }
 
 // appendTime appends t as a JSON string, or null when unknown.
@@ -108,14 +130,21 @@ func hasExtraKey(extra []byte, key string) bool {
 	return len(extra) > 0 && bytes.Contains(extra, []byte(key))
 }
 
-// parseTimes reads the value of "observationTimes": an array of times and
-// nulls. It reports false when the value is anything else.
-func parseTimes(b []byte) ([]graph.Time, bool) {
+// run is a stretch of observations written at one time.
+type run struct {
+	at graph.Time
+	n  int
+}
+
+// parseRuns reads the value of "observationTimes": an array of a time (or
+// null) and a count of observations, again and again. It reports false when
+// the value is anything else.
+func parseRuns(b []byte) ([]run, bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, false
 	}
-	var out []graph.Time
+	var out []run
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return out, skipSpace(b, i+1) == len(b)
@@ -124,6 +153,7 @@ func parseTimes(b []byte) ([]graph.Time, bool) {
 		if i >= len(b) {
 			return nil, false
 		}
+		var r run
 		switch {
 		case b[i] == '"':
 			end, flags := scanString(b, i)
@@ -134,14 +164,25 @@ func parseTimes(b []byte) ([]graph.Time, bool) {
 			if !ok {
 				return nil, false
 			}
-			out = append(out, t)
-			i = end
+			r.at, i = t, end
 		case len(b)-i >= 4 && string(b[i:i+4]) == "null":
-			out = append(out, 0)
 			i += 4
 		default:
 			return nil, false
 		}
+		if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
+			return nil, false
+		}
+		i = skipSpace(b, i+1)
+		start := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' && i-start < 9 {
+			r.n = r.n*10 + int(b[i]-'0')
+			i++
+		}
+		if i == start || r.n == 0 || (b[start] == '0') || (i < len(b) && '0' <= b[i] && b[i] <= '9') {
+			return nil, false
+		}
+		out = append(out, r)
 		if i = skipSpace(b, i); i >= len(b) {
 			return nil, false
 		}
@@ -154,4 +195,25 @@ func parseTimes(b []byte) ([]graph.Time, bool) {
 			return nil, false
 		}
 	}
+}
+
+// expandRuns returns the time of each of n observations, or false when the
+// runs do not count n.
+func expandRuns(runs []run, n int) ([]graph.Time, bool) {
+	total := 0
+	for _, r := range runs {
+		if total += r.n; total > n {
+			return nil, false
+		}
+	}
+	if total != n {
+		return nil, false
+	}
+	out := make([]graph.Time, 0, n)
+	for _, r := range runs {
+		for range r.n {
+			out = append(out, r.at)
+		}
+	}
+	return out, true
 }

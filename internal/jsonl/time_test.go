@@ -25,13 +25,17 @@ func TestTimesRoundTrip(t *testing.T) {
 		Updated: t2, ObservedAt: []graph.Time{0, t2}})
 	g.LoadEntity(graph.Entity{Name: "Bare", EntityType: "t", Observations: []string{"x"}})
 	g.LoadEntity(graph.Entity{Name: "Same", EntityType: "t", Observations: []string{}, Created: t1, Updated: t1})
+	g.LoadEntity(graph.Entity{Name: "AtOnce", EntityType: "t", Observations: []string{"p", "q", "r"}, Created: t1, Updated: t1, ObservedAt: []graph.Time{t1, t1, t1}})
+	g.LoadEntity(graph.Entity{Name: "Runs", EntityType: "t", Observations: []string{"p", "q", "r", "s"}, Created: t1, Updated: t2, ObservedAt: []graph.Time{t1, t1, t2, t2}})
 	g.LoadRelation(graph.Relation{From: "Alice", To: "Acme", RelationType: "works_at", Created: t1})
 	g.LoadRelation(graph.Relation{From: "Acme", To: "Alice", RelationType: "employs"})
 	out := string(encode(nil, g, nil))
-	want := `{"type":"entity","name":"Alice","entityType":"person","observations":["Works at Acme","Likes tea"],"createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z","observationTimes":["2026-11-30T09:15:00Z","2026-12-01T10:00:00Z"],"observationsHash":"` + hashOf("Works at Acme", "Likes tea") + `"}
-{"type":"entity","name":"Acme","entityType":"company","observations":["old","new"],"updatedAt":"2026-12-01T10:00:00Z","observationTimes":[null,"2026-12-01T10:00:00Z"],"observationsHash":"` + hashOf("old", "new") + `"}
+	want := `{"type":"entity","name":"Alice","entityType":"person","observations":["Works at Acme","Likes tea"],"createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z","observationTimes":["2026-11-30T09:15:00Z",1,"2026-12-01T10:00:00Z",1],"observationsHash":"` + hashOf("Works at Acme", "Likes tea") + `"}
+{"type":"entity","name":"Acme","entityType":"company","observations":["old","new"],"updatedAt":"2026-12-01T10:00:00Z","observationTimes":[null,1,"2026-12-01T10:00:00Z",1],"observationsHash":"` + hashOf("old", "new") + `"}
 {"type":"entity","name":"Bare","entityType":"t","observations":["x"]}
 {"type":"entity","name":"Same","entityType":"t","observations":[],"createdAt":"2026-11-30T09:15:00Z"}
+{"type":"entity","name":"AtOnce","entityType":"t","observations":["p","q","r"],"createdAt":"2026-11-30T09:15:00Z","observationsHash":"` + hashOf("p", "q", "r") + `"}
+{"type":"entity","name":"Runs","entityType":"t","observations":["p","q","r","s"],"createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z","observationTimes":["2026-11-30T09:15:00Z",2,"2026-12-01T10:00:00Z",2],"observationsHash":"` + hashOf("p", "q", "r", "s") + `"}
 {"type":"relation","from":"Alice","to":"Acme","relationType":"works_at","createdAt":"2026-11-30T09:15:00Z"}
 {"type":"relation","from":"Acme","to":"Alice","relationType":"employs"}
 `
@@ -57,7 +61,7 @@ func TestTimesRoundTrip(t *testing.T) {
 // the times stay.
 func TestObservationTimesGuarded(t *testing.T) {
 	line := func(obs string) string {
-		return `{"type":"entity","name":"A","entityType":"t","observations":[` + obs + `],"createdAt":"2026-11-30T09:15:00Z","observationTimes":["2026-11-30T09:15:00Z","2026-12-01T10:00:00Z"],"observationsHash":"` + hashOf("a", "b") + `"}`
+		return `{"type":"entity","name":"A","entityType":"t","observations":[` + obs + `],"createdAt":"2026-11-30T09:15:00Z","observationTimes":["2026-11-30T09:15:00Z",1,"2026-12-01T10:00:00Z",1],"observationsHash":"` + hashOf("a", "b") + `"}`
 	}
 	for _, tc := range []struct {
 		name, obs string
@@ -83,6 +87,29 @@ func TestObservationTimesGuarded(t *testing.T) {
 			if strings.Contains(out, "observationTimes") || !strings.Contains(out, `"createdAt":"2026-11-30T09:15:00Z"`) || e.Extra != nil {
 				t.Errorf("%s: rewritten as %s", tc.name, out)
 			}
+		}
+	}
+}
+
+// The hash alone says every observation was written with the entity; it
+// guards that as it guards the runs. Runs that do not count the
+// observations are no times.
+func TestObservationTimesImplied(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []graph.Time
+	}{
+		{`{"type":"entity","name":"A","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","observationsHash":"` + hashOf("a", "b") + `"}`, []graph.Time{t1, t1}},
+		{`{"type":"entity","name":"A","entityType":"t","observations":["a","b","c"],"createdAt":"2026-11-30T09:15:00Z","observationsHash":"` + hashOf("a", "b") + `"}`, nil},
+		{`{"type":"entity","name":"A","entityType":"t","observations":["a","b"],"observationsHash":"` + hashOf("a", "b") + `"}`, nil},
+		{`{"type":"entity","name":"A","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","observationTimes":["2026-11-30T09:15:00Z",3],"observationsHash":"` + hashOf("a", "b") + `"}`, nil},
+		{`{"type":"entity","name":"A","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","observationTimes":["2026-11-30T09:15:00Z",1],"observationsHash":"` + hashOf("a", "b") + `"}`, nil},
+		{`{"type":"entity","name":"A","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","observationTimes":[null,1,"2026-12-01T10:00:00Z",1],"observationsHash":"` + hashOf("a", "b") + `"}`, []graph.Time{0, t2}},
+	} {
+		f := Decode([]byte(tc.line))
+		e := f.Graph.Entity("A")
+		if e == nil || !graph.SameTimes(e.ObservedAt, tc.want) || e.Extra != nil {
+			t.Errorf("%s: %v (extra %q), want %v", tc.line, e.ObservedAt, e.Extra, tc.want)
 		}
 	}
 }

@@ -18,8 +18,10 @@
 //     triple, which fits an index whatever the name's length. Lines are
 //     stored as bytea: a name may hold a NUL, and Extra members arrive
 //     verbatim from a file, neither of which a text column takes. The
-//     table memory_removed remembers which rows the last 4096 writes
-//     removed.
+//     columns created_at (and, for entities, updated_at) repeat the times
+//     the line holds (NULL: unknown), for queries; the line stays the
+//     truth. The table memory_removed remembers which rows the last 4096
+//     writes removed.
 //   - Store: one memory and the graph last read from it, cached. View asks
 //     the database for the revision (one small query) and, only when it
 //     moved, catches up: it reads the rows written since its revision and
