@@ -140,6 +140,16 @@ func TestInteropReferenceReadsOurFile(t *testing.T) {
 	if !bytes.Equal(ourBytes, append(refBytes, '\n')) {
 		t.Errorf("our memory file differs from the reference's rewrite of it (plus its missing final newline):\n ours %q\n  ref %q", ourBytes, refBytes)
 	}
+
+	// Our server reads the reference's rewrite back: every fact is there,
+	// and their times are unknown, none made up.
+	again := startServer(t, file, sharingVersion, nil)
+	defer again.close()
+	assertSameGraph(t, "our read_graph of the reference's rewrite", again.readGraph(ctx, t), want)
+	res := again.call(ctx, t, "read_graph", map[string]any{"showTimes": true})
+	if res == nil || res.IsError || strings.Contains(toolText(res), "createdAt") || strings.Contains(toolText(res), "observationTimes") {
+		t.Errorf("times after the reference's rewrite: %v", res)
+	}
 }
 
 // TestInteropWeReadReferenceFile writes a graph through the reference, reads
