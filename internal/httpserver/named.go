@@ -9,32 +9,51 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
-	"github.com/kgmemory/mcp-server-memory/internal/server"
 )
 
-// Named memories (docs/design.md §11): with a tokens file, memory NAME is
-// served at /mcp/NAME and the memory "default" at /mcp. Whatever is wrong
-// with a request for a memory — no such name, a name that could never be one
-// ("..", "%2e%2e", "a/b", upper case, a reserved name), a wrong token, a
-// token without a grant for that memory — the answer is the same 403 with
-// the same body, so no answer tells whether a memory exists. Only a
-// request with no Authorization header at all gets 401, the same for every
-// path. A memory is opened (its file or row created) only after a grant
-// for it passed. Memory NAME's web page, at /page/NAME/, passes the same
-// gate (admit; page.go).
+// The gate (docs/design.md §11). Every request for a memory, MCP or page,
+// passes admit, which asks the server's grants what the request's
+// credential may do with the memory:
 //
-// The grant's level reaches the tool handlers as the go-sdk's
-// RequestExtra.TokenInfo, which the go-sdk takes from the HTTP request's
-// context (auth.RequireBearerToken puts it there): scopes "read", or "read"
-// and "write" (server.ScopeWrite). Nothing a client sends can set it.
+//   - With a tokens file, memory NAME is served at /mcp/NAME and the memory
+//     "default" at /mcp. Whatever is wrong with a request for a memory — no
+//     such name, a name that could never be one ("..", "%2e%2e", "a/b",
+//     upper case, a reserved name), a wrong token, a token without a grant
+//     for that memory — the answer is the same 403 with the same body, so
+//     no answer tells whether a memory exists. Only a request with no
+//     credential at all gets 401, the same for every path. A memory is
+//     opened (its file or row created) only after a grant for it passed.
+//   - A server of one memory is the same server with one memory,
+//     "default", and one grant: its token may write it (access.Single).
+//     Any refusal is 401 there, as a server of one token has nothing to
+//     hide. Without a token (a loopback address) everyone who passed the
+//     Host and Origin checks may write it.
+//
+// A read grant reaches the tool handlers as the go-sdk's
+// RequestExtra.TokenInfo with the one scope "read", which the go-sdk takes
+// from the HTTP request's context (auth.RequireBearerToken puts it there),
+// and write tools refuse it (internal/server); a write grant needs no
+// token information. Nothing a client sends can set it.
 
 const (
 	namedForbidden    = "Forbidden: this token does not give access to this memory\n"
 	namedUnauthorized = "Unauthorized: send a token as Authorization: Bearer <token> (a memory's web page: open /page/NAME/?token=<token> once)\n"
+	// The refusals of a server of one memory.
+	singleUnauthorized     = "Unauthorized: send the server's token as Authorization: Bearer <token>\n"
+	singlePageUnauthorized = "Unauthorized. Open /?token=YOUR_TOKEN once (the token the server was started with).\n"
+	challenge              = `Bearer realm="mcp-server-memory"`
 )
 
-// grantKey carries the grant that admit passed (a grant) to the go-sdk's
-// token verifier (grantedLevel) and to the memory's page (MayEdit).
+// grants are what the gate checks a credential against: the tokens file,
+// or the one token of a server of one memory (access.Single).
+type grants interface {
+	Check(token, memory string) access.Level
+	CheckCookie(value, memory string) access.Level
+	CheckPageKey(key, memory string) access.Level
+}
+
+// grantKey carries the grant that admit passed (a grant) to the memory's
+// page (MayEdit).
 type grantKey struct{}
 
 type grant struct {
@@ -46,52 +65,93 @@ type grant struct {
 // memory, under the grants in force when it is called.
 type checkFunc func(memory string) access.Level
 
-// bearerCheck is the check of an Authorization header; nil when there is
-// none.
-func (s *Server) bearerCheck(header string) checkFunc {
-	if header == "" {
-		return nil
+// credential is what a request carries to prove itself.
+type credential struct {
+	check      checkFunc // nil: nothing
+	bearer     bool      // an Authorization header
+	queryToken bool      // a page's first visit: the token in ?token=
+	open       bool      // no token to prove: a server of one memory without one
+}
+
+// credential returns the credential r carries: the Authorization header;
+// for a page (page true) also, on a GET, the token in ?token= (a first
+// visit), else the page's cookie.
+func (s *Server) credential(r *http.Request, page bool) credential {
+	if s.grants == nil {
+		return credential{check: func(string) access.Level { return access.Write }, open: true}
 	}
-	token, ok := bearerToken(header)
-	return func(memory string) access.Level {
-		if !ok {
-			return access.None
+	g := s.grants
+	if header := r.Header.Get("Authorization"); header != "" {
+		token, ok := bearerToken(header)
+		return credential{bearer: true, check: func(memory string) access.Level {
+			if !ok {
+				return access.None
+			}
+			return g.Check(token, memory)
+		}}
+	}
+	if !page {
+		return credential{}
+	}
+	if r.Method == http.MethodGet && r.URL.Query().Has("token") {
+		token := r.URL.Query().Get("token")
+		return credential{queryToken: true, check: func(memory string) access.Level { return g.Check(token, memory) }}
+	}
+	if c, err := r.Cookie(pageCookie); err == nil {
+		return credential{check: func(memory string) access.Level { return g.CheckCookie(c.Value, memory) }}
+	}
+	return credential{}
+}
+
+// admit is the one gate, MCP and pages alike: it returns the level c
+// grants on memory name, or answers the refusal and returns false.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, name string, c credential, page bool) (access.Level, bool) {
+	level := access.None
+	if c.check != nil {
+		level = c.check(name) // None for an invalid name
+	}
+	if level != access.None && access.ValidName(name) == nil {
+		return level, true
+	}
+	switch {
+	case s.cfg.Tokens == nil && page:
+		writeFixed(w, http.StatusUnauthorized, singlePageUnauthorized)
+	case s.cfg.Tokens == nil:
+		ch := challenge
+		if _, ok := bearerToken(r.Header.Get("Authorization")); ok {
+			ch += `, error="invalid_token"`
 		}
-		return s.cfg.Tokens.Check(token, memory)
-	}
-}
-
-// admit is the one gate of named memories, MCP and pages alike: it returns
-// the level check grants memory name, or answers the refusal and returns
-// false. With no credential at all (check nil) the answer is 401, the same
-// for every path; any other refusal is the same 403 with the same body.
-func admit(w http.ResponseWriter, name string, check checkFunc) (access.Level, bool) {
-	if check == nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-server-memory"`)
+		w.Header().Set("WWW-Authenticate", ch)
+		writeFixed(w, http.StatusUnauthorized, singleUnauthorized)
+	case c.check == nil:
+		w.Header().Set("WWW-Authenticate", challenge)
 		writeFixed(w, http.StatusUnauthorized, namedUnauthorized)
-		return access.None, false
-	}
-	level := check(name) // None for an invalid name
-	if level == access.None || access.ValidName(name) != nil {
+	default:
 		writeFixed(w, http.StatusForbidden, namedForbidden)
-		return access.None, false
 	}
-	return level, true
+	return access.None, false
 }
 
-func (s *Server) serveNamed(w http.ResponseWriter, r *http.Request) {
+// serveMCP serves a request for a memory's MCP endpoint: /mcp is the
+// memory "default", /mcp/NAME memory NAME.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	name := access.DefaultMemory
 	if rest, ok := strings.CutPrefix(r.URL.EscapedPath(), "/mcp/"); ok {
 		name = rest // still escaped: "%2e%2e" is no valid name
 	} else if r.URL.Path != "/mcp" {
 		name = r.URL.Path // "/mcp/..." escaped oddly: refused below
 	}
-	check := s.bearerCheck(r.Header.Get("Authorization"))
-	level, ok := admit(w, name, check)
+	c := s.credential(r, false)
+	level, ok := s.admit(w, r, name, c, false)
 	if !ok {
 		return
 	}
-	s.serveGranted(w, r, name, level, check, func(ep *endpoint) http.Handler { return ep.handler })
+	s.serveGranted(w, r, name, level, c.check, func(ep *endpoint) http.Handler {
+		if level < access.Write {
+			return ep.readOnly
+		}
+		return ep.router
+	})
 }
 
 // serveGranted serves r, which admit granted level on memory name, through
@@ -168,14 +228,9 @@ func writeFixed(w http.ResponseWriter, code int, body string) {
 	w.Write([]byte(body))
 }
 
-// grantedLevel turns the level serveNamed checked into the go-sdk's token
-// information. It runs only after serveNamed, so it never refuses.
-func grantedLevel(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
-	switch g, _ := ctx.Value(grantKey{}).(grant); g.level {
-	case access.Write:
-		return &auth.TokenInfo{Scopes: []string{"read", server.ScopeWrite}}, nil
-	case access.Read:
-		return &auth.TokenInfo{Scopes: []string{"read"}}, nil
-	}
-	return nil, auth.ErrInvalidToken
+// readOnlyInfo is the go-sdk's token information of a read grant: its one
+// scope is not server.ScopeWrite, so write tools refuse it. It runs only
+// after admit, so it never refuses.
+func readOnlyInfo(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+	return &auth.TokenInfo{Scopes: []string{"read"}}, nil
 }
