@@ -31,7 +31,7 @@
 // behind the grants of the file. Either way there is one way in: a server
 // of one memory is the server of named memories with one memory and one
 // grant, and every request for a memory, MCP or page, passes the same gate
-// (admit, named.go) and page login (page.go).
+// (admit, gate.go) and page login (page.go).
 //
 // Serve shuts down gracefully when its context ends: it stops accepting,
 // ends event streams, lets in-flight tool calls finish (so every write a

@@ -20,7 +20,7 @@ import (
 // page's cookie to its memory.
 //
 // Every page logs in the same way, here, and passes the same gate as an
-// MCP request (admit, named.go): a named memory's page is refused as its
+// MCP request (admit, gate.go): a named memory's page is refused as its
 // MCP endpoint is, and the memory is opened only after a grant passed; the
 // page at / is behind the server's one grant (access.Single), or open when
 // the server has no token. The credential is
