@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -25,12 +24,9 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/cli"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
-	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
-	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
-	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
 const usage = `mcp-server-memory: a knowledge-graph memory server for MCP clients.
@@ -119,17 +115,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	fs.SetOutput(io.Discard) // errors are reported below, in one line
 	fs.Usage = func() {}     // --help prints usage to stdout, below
 	showVersion := fs.Bool("version", false, "print the version")
-	httpAddr := fs.String("http", "", "serve Streamable HTTP on this address")
-	tokenFile := fs.String("http-token-file", "", "file holding the HTTP bearer token")
-	allowedHosts := fs.String("http-allowed-hosts", "", "comma-separated host names accepted in Host and Origin")
-	maxBody := fs.Int64("http-max-body", httpserver.DefaultMaxBodyBytes, "HTTP request body limit in bytes")
-	var limits httpLimits
-	fs.IntVar(&limits.maxSessions, "http-max-sessions", httpserver.DefaultMaxSessions, "2025 sessions open at once")
-	fs.IntVar(&limits.maxSessionsPerToken, "http-max-sessions-per-token", httpserver.DefaultMaxSessionsPerToken, "2025 sessions one token may hold")
-	fs.IntVar(&limits.maxOpenMemories, "max-open-memories", httpserver.DefaultMaxOpenMemories, "named memories open at once (with --tokens)")
-	tokensFile := fs.String("tokens", "", "tokens file granting named memories (with --http)")
-	memoriesDir := fs.String("memories", "", "directory of named memories, NAME.jsonl each (with --tokens)")
-	memoryName := fs.String("memory", "", "the memory in the database to serve (with MEMORY_DATABASE_URL)")
+	o := defineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -140,19 +126,8 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	if fs.NArg() > 0 {
 		return usageError(stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
-	cfg := memoryconfig.FromOS()
-	if *httpAddr == "" {
-		if misplaced := httpOnlyFlags(fs); misplaced != "" {
-			return usageError(stderr, misplaced)
-		}
-	}
-	if problem := namedFlagsProblem(cfg, *httpAddr, *tokensFile, *memoriesDir, *tokenFile); problem != "" {
-		return usageError(stderr, problem)
-	}
-	if problem := memoryFlagProblem(cfg, *memoryName, *tokensFile); problem != "" {
-		return usageError(stderr, problem)
-	}
-	if problem := limitFlagsProblem(fs, *tokensFile, limits); problem != "" {
+	o.env = memoryconfig.FromOS()
+	if problem := o.problem(fs); problem != "" {
 		return usageError(stderr, problem)
 	}
 	if *showVersion {
@@ -161,57 +136,102 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	}
 
 	logger := log.New(stderr, "mcp-server-memory: ", log.LstdFlags)
-	if err := cfg.Err(); err != nil {
+	if err := o.env.Err(); err != nil {
 		logger.Print(err)
 		return 2
 	}
-	limits.sessionStart, limits.memoryIdle = cfg.SessionStartTimeout, cfg.MemoryIdleTimeout
+	o.limits.sessionStart, o.limits.memoryIdle = o.env.SessionStartTimeout, o.env.MemoryIdleTimeout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *tokensFile != "" {
-		return serveNamed(ctx, logger, namedConfig{
-			addr: *httpAddr, tokens: *tokensFile, memories: *memoriesDir, allowedHosts: *allowedHosts, maxBody: *maxBody,
-			env: cfg, limits: limits,
-		})
+	if o.addr != "" {
+		return serveHTTP(ctx, logger, *o)
 	}
+	return serveStdio(ctx, logger, *o, stdin, stdout)
+}
 
-	m, err := cfg.Open(ctx, memoryconfig.Choice{Memory: *memoryName, Logf: logger.Printf, Journal: true})
+// options are what the command line and the environment ask the server to
+// serve.
+type options struct {
+	addr, tokenFile, allowedHosts string // --http, --http-token-file, --http-allowed-hosts
+	maxBody                       int64  // --http-max-body
+	limits                        httpLimits
+	tokens, memories              string // --tokens, --memories: named memories
+	memory                        string // --memory: the memory in the database
+	env                           memoryconfig.Config
+}
+
+// defineFlags defines the server's flags in fs, which fill in the options
+// it returns.
+func defineFlags(fs *flag.FlagSet) *options {
+	o := &options{}
+	fs.StringVar(&o.addr, "http", "", "serve Streamable HTTP on this address")
+	fs.StringVar(&o.tokenFile, "http-token-file", "", "file holding the HTTP bearer token")
+	fs.StringVar(&o.allowedHosts, "http-allowed-hosts", "", "comma-separated host names accepted in Host and Origin")
+	fs.Int64Var(&o.maxBody, "http-max-body", httpserver.DefaultMaxBodyBytes, "HTTP request body limit in bytes")
+	fs.IntVar(&o.limits.maxSessions, "http-max-sessions", httpserver.DefaultMaxSessions, "2025 sessions open at once")
+	fs.IntVar(&o.limits.maxSessionsPerToken, "http-max-sessions-per-token", httpserver.DefaultMaxSessionsPerToken, "2025 sessions one token may hold")
+	fs.IntVar(&o.limits.maxOpenMemories, "max-open-memories", httpserver.DefaultMaxOpenMemories, "named memories open at once (with --tokens)")
+	fs.StringVar(&o.tokens, "tokens", "", "tokens file granting named memories (with --http)")
+	fs.StringVar(&o.memories, "memories", "", "directory of named memories, NAME.jsonl each (with --tokens)")
+	fs.StringVar(&o.memory, "memory", "", "the memory in the database to serve (with MEMORY_DATABASE_URL)")
+	return o
+}
+
+// problem says what is wrong with how the options combine, or returns "".
+func (o *options) problem(fs *flag.FlagSet) string {
+	if o.addr == "" {
+		if misplaced := httpOnlyFlags(fs); misplaced != "" {
+			return misplaced
+		}
+	}
+	if problem := namedFlagsProblem(o.env, o.addr, o.tokens, o.memories, o.tokenFile); problem != "" {
+		return problem
+	}
+	if problem := memoryFlagProblem(o.env, o.memory, o.tokens); problem != "" {
+		return problem
+	}
+	return limitFlagsProblem(fs, o.tokens, o.limits)
+}
+
+// open opens the one memory (on stdio, or --http without --tokens) and
+// logs what its user should know of it; on failure it logs why and
+// returns nil and the exit status.
+func (o options) open(ctx context.Context, logger *log.Logger) (*memoryconfig.Memory, int) {
+	m, err := o.env.Open(ctx, memoryconfig.Choice{Memory: o.memory, Logf: logger.Printf, Journal: true})
 	if err != nil {
 		logger.Print(err)
-		return exitStatus(err)
+		return nil, exitStatus(err)
 	}
-	defer m.Close()
 	if m.File != nil {
 		if problem := filestore.CheckPath(m.File.Path()); problem != nil {
 			logger.Printf("warning: %v", problem)
 		}
-	} else if cfg.FilePath != "" {
+	} else if o.env.FilePath != "" {
 		logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
 	}
-	store, where, hide := m.Store, m.Where, m.HidePaths
-	var page graph.Store
-	if *httpAddr != "" {
-		// The MCP server and the web page share the store, each hearing
-		// the other's writes.
-		shared := sharedstore.New(store)
-		store, page = shared.Part(), shared.Part()
-	}
-	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: cfg.WatchInterval, AnswerLimit: cfg.AnswerLimit, HidePaths: hide})
+	return m, 0
+}
 
-	if *httpAddr != "" {
-		token, err := httpserver.Token(cfg.HTTPToken, *tokenFile)
-		if err != nil {
-			logger.Print(err)
-			return 2
-		}
-		pageOpts := ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: cfg.WatchInterval, Logf: logger.Printf, HidePaths: hide}
-		return serveHTTP(ctx, srv, page, pageOpts, logger, where, *httpAddr, token, *allowedHosts, *maxBody, limits)
+// serverOptions are the options of the MCP server of memory name ("" for
+// the one memory); hide are its files, which error messages leave out.
+func (o options) serverOptions(logger *log.Logger, name string, hide []string) server.Options {
+	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, Memory: name, HidePaths: hide}
+}
+
+// serveStdio serves the one memory on stdin and stdout until the client
+// goes or ctx ends.
+func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) int {
+	m, status := o.open(ctx, logger)
+	if m == nil {
+		return status
 	}
-	logger.Printf("serving MCP on stdio; %s", where)
+	defer m.Close()
+	srv := server.New(m.Store, o.serverOptions(logger, "", m.HidePaths))
+	logger.Printf("serving MCP on stdio; %s", m.Where)
 	if isTerminal(stdin) {
 		logger.Print(terminalHint())
 	}
-	err = srv.RunStdio(ctx, stdin, stdout)
+	err := srv.RunStdio(ctx, stdin, stdout)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Print(err)
 		return 1
@@ -271,63 +291,6 @@ func terminalHint() string {
 		exe = "mcp-server-memory"
 	}
 	return fmt.Sprintf("waiting for an MCP client on stdin (an MCP host such as Claude Desktop starts this server itself); to try it by hand: npx @modelcontextprotocol/inspector %s", exe)
-}
-
-// serveHTTP serves srv on Streamable HTTP until ctx ends, and the web page
-// of the memory at / through page, where names the memory; token is the
-// bearer token clients must send, "" for none.
-func serveHTTP(ctx context.Context, srv *server.Server, page graph.Store, pageOpts ui.Options, logger *log.Logger, where, addr, token, allowedHosts string, maxBody int64, limits httpLimits) int {
-	cfg := httpserver.Config{Addr: addr, Token: token, AllowedHosts: hostList(allowedHosts), MaxBodyBytes: maxBody, Logf: logger.Printf,
-		// The web page at /, behind the same token, which the
-		// HTTP server checks and MayEdit reports on.
-		Page: ui.NewHandler(page, where, pageOpts),
-	}
-	limits.apply(&cfg)
-	hs, ln, status := listenHTTP(srv, cfg, logger)
-	if hs == nil {
-		return status
-	}
-	auth := "no token"
-	if token != "" {
-		auth = "bearer token required"
-	}
-	logger.Printf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", ln.Addr(), auth, ln.Addr(), where)
-	return serveUntilDone(ctx, hs, ln, logger)
-}
-
-// hostList splits --http-allowed-hosts.
-func hostList(allowedHosts string) []string {
-	if allowedHosts == "" {
-		return nil
-	}
-	return strings.Split(allowedHosts, ",")
-}
-
-// listenHTTP makes the HTTP server and its listener. On failure it logs one
-// line and returns a nil server and the exit status: 2 for a configuration
-// httpserver refuses, 1 when the address cannot be listened on.
-func listenHTTP(srv *server.Server, cfg httpserver.Config, logger *log.Logger) (*httpserver.Server, net.Listener, int) {
-	hs, err := httpserver.New(srv, cfg)
-	if err != nil {
-		logger.Print(err)
-		return nil, nil, 2
-	}
-	ln, err := hs.Listen()
-	if err != nil {
-		logger.Print(err)
-		return nil, nil, 1
-	}
-	return hs, ln, 0
-}
-
-// serveUntilDone serves until ctx ends and returns the exit status.
-func serveUntilDone(ctx context.Context, hs *httpserver.Server, ln net.Listener, logger *log.Logger) int {
-	if err := hs.Serve(ctx, ln); err != nil {
-		logger.Print(err)
-		return 1
-	}
-	logger.Print("stopped")
-	return 0
 }
 
 // Set at link time by the release scripts (scripts/release-lib.sh):

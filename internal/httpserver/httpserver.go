@@ -28,7 +28,10 @@
 //
 // With a tokens file (Config.Tokens) the server serves named memories
 // instead: memory NAME at /mcp/NAME and its web page at /page/NAME/, each
-// behind the grants of the file (named.go, page.go).
+// behind the grants of the file. Either way there is one way in: a server
+// of one memory is the server of named memories with one memory and one
+// grant, and every request for a memory, MCP or page, passes the same gate
+// (admit, gate.go) and page login (page.go).
 //
 // Serve shuts down gracefully when its context ends: it stops accepting,
 // ends event streams, lets in-flight tool calls finish (so every write a
@@ -50,6 +53,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
@@ -83,8 +87,10 @@ type Config struct {
 	// Addr is the --http address: a port ("8080" or ":8080", which bind
 	// 127.0.0.1) or HOST:PORT ("0.0.0.0:8080", "[::1]:8080", "myhost:8080").
 	Addr string
-	// Token, when set, is required as "Authorization: Bearer <Token>" on
-	// every /mcp request. It is mandatory unless Addr is loopback.
+	// Token, when set, is the one grant of a server of one memory: it may
+	// write it, and is required as "Authorization: Bearer <Token>" on every
+	// /mcp request (the page also takes its cookie). It is mandatory unless
+	// Addr is loopback.
 	Token string
 	// AllowedHosts are host names (ports ignored) accepted in the Host and
 	// Origin headers besides loopback names and the bound host: the names
@@ -120,8 +126,9 @@ type Config struct {
 	// Logf receives the access log and notices; nil writes to stderr.
 	Logf func(format string, args ...any)
 	// Page, when set, is served at / behind the same Host and Origin
-	// checks and the same token: the memory's web page (internal/ui), which
-	// learns from MayEdit whether a request may edit (page.go).
+	// checks and the same gate as /mcp: the memory's web page
+	// (internal/ui), which learns from MayEdit whether a request may edit
+	// (page.go).
 	Page Page
 	// Tokens, with Memories, serves named memories (docs/design.md §11): memory
 	// NAME at /mcp/NAME and the memory "default" at /mcp, and memory
@@ -158,8 +165,12 @@ type Memory struct {
 
 // Server is the memory server on Streamable HTTP.
 type Server struct {
-	cfg     Config
-	addr    listenAddr
+	cfg  Config
+	addr listenAddr
+	// grants are what admit checks a credential against: the tokens file,
+	// or the one token of a server of one memory; nil for one memory
+	// without a token, which everyone may write.
+	grants  grants
 	handler http.Handler
 	// The go-sdk handlers' options, for each memory's endpoint.
 	sessionsOpts, statelessOpts mcp.StreamableHTTPOptions
@@ -184,44 +195,83 @@ type Server struct {
 type endpoint struct {
 	name     string
 	mem      *server.Server
-	page     Page        // the named memory's web page, if any
+	page     Page        // the memory's web page, if any
 	exists   func() bool // Memory.Exists
 	router   *generationRouter
 	activity *sessionActivity
-	handler  http.Handler
+	// readOnly serves a read grant: the router, with token information
+	// that write tools refuse (readOnlyInfo).
+	readOnly http.Handler
 
 	// Guarded by Server.mu (memories.go).
-	pinned    bool      // the single memory: never closed
+	pinned    bool      // the one memory of a server without a tokens file: never closed
 	users     int       // requests using it
 	lastUsed  time.Time // when the last request ended
 	stopWatch context.CancelFunc
 }
 
-// New returns a Server for mem. It refuses a configuration that would
-// expose the memory: a non-loopback address without a token, or a token too
+// New returns a Server for mem, or with a tokens file (Config.Tokens) for
+// the memories of Config.Memories. It refuses a configuration that would
+// expose a memory: a non-loopback address without a token, or a token too
 // short to resist guessing.
+//
+// A server of one memory is the server of named memories with one memory,
+// "default", always open, and one grant, its token's (none without a
+// token): the same gate (admit) and the same page login for both, only the
+// addresses differ (its page is at /).
 func New(mem *server.Server, cfg Config) (*Server, error) {
 	addr, err := resolveAddr(cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.check(mem, addr); err != nil {
+		return nil, err
+	}
+	cfg.setDefaults()
+	s := &Server{cfg: cfg, addr: addr, endpoints: map[string]*endpoint{}, opening: map[string]*opening{}}
+	s.sessions = newSessionLimits(cfg.MaxSessions, cfg.MaxSessionsPerToken, s.liveSessions)
+	s.streams, s.stopStreams = context.WithCancel(context.Background())
+	s.sessionsOpts, s.statelessOpts = sdkOptions(cfg)
+	switch {
+	case cfg.Tokens != nil:
+		s.grants = cfg.Tokens
+	case cfg.Token != "":
+		s.grants = access.Single(cfg.Token, access.DefaultMemory)
+	}
+	if mem != nil {
+		ep := s.newEndpoint(mem)
+		ep.name, ep.page, ep.pinned = access.DefaultMemory, cfg.Page, true
+		s.endpoints[access.DefaultMemory] = ep
+	}
+	s.handler = accessLog(cfg.Logf, closeUnreadBodies(s.routes()))
+	return s, nil
+}
+
+// check refuses a Config that does not say what to serve, or that would
+// expose a memory.
+func (cfg *Config) check(mem *server.Server, addr listenAddr) error {
 	named := cfg.Tokens != nil
 	switch {
 	case named && (cfg.Memories == nil || mem != nil):
-		return nil, errors.New("httpserver: a tokens file serves the memories of Config.Memories, and no single memory")
+		return errors.New("httpserver: a tokens file serves the memories of Config.Memories, and no single memory")
 	case named && cfg.Token != "":
-		return nil, errors.New("both a tokens file and a single HTTP token are set; use one")
+		return errors.New("both a tokens file and a single HTTP token are set; use one")
 	case named && cfg.Page != nil:
-		return nil, errors.New("httpserver: with a tokens file each memory has its own page (Memory.Page at /page/NAME/), and Config.Page is not used")
+		return errors.New("httpserver: with a tokens file each memory has its own page (Memory.Page at /page/NAME/), and Config.Page is not used")
 	case !named && mem == nil:
-		return nil, errors.New("httpserver: no memory to serve")
+		return errors.New("httpserver: no memory to serve")
 	}
 	if cfg.Token != "" && len(cfg.Token) < MinTokenLength {
-		return nil, fmt.Errorf("the HTTP token is %d characters; use at least %d (for example: openssl rand -hex 32)", len(cfg.Token), MinTokenLength)
+		return fmt.Errorf("the HTTP token is %d characters; use at least %d (for example: openssl rand -hex 32)", len(cfg.Token), MinTokenLength)
 	}
 	if cfg.Token == "" && !named && !addr.loopback {
-		return nil, fmt.Errorf("refusing to serve on %s without a token: anyone who can reach it could read and change the memory. Set MEMORY_HTTP_TOKEN or --http-token-file, or bind a loopback address (a bare port such as 8080 binds 127.0.0.1)", addr.hostPort)
+		return fmt.Errorf("refusing to serve on %s without a token: anyone who can reach it could read and change the memory. Set MEMORY_HTTP_TOKEN or --http-token-file, or bind a loopback address (a bare port such as 8080 binds 127.0.0.1)", addr.hostPort)
 	}
+	return nil
+}
+
+// setDefaults fills in the zero values.
+func (cfg *Config) setDefaults() {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -249,11 +299,11 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
 	}
+}
 
-	s := &Server{cfg: cfg, addr: addr, endpoints: map[string]*endpoint{}, opening: map[string]*opening{}}
-	s.sessions = newSessionLimits(cfg.MaxSessions, cfg.MaxSessionsPerToken, s.liveSessions)
-	s.streams, s.stopStreams = context.WithCancel(context.Background())
-
+// sdkOptions are the options of the go-sdk's handlers of each memory: for
+// 2025 sessions and for stateless 2026-07-28 requests.
+func sdkOptions(cfg Config) (sessions, stateless mcp.StreamableHTTPOptions) {
 	sdkLog := slog.New(slog.NewTextHandler(logfWriter(cfg.Logf), &slog.HandlerOptions{
 		Level: slog.LevelWarn,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
@@ -264,13 +314,13 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 		},
 	}))
 	common := mcp.StreamableHTTPOptions{
-		// The Host and Origin checks below cover this, and also allow the
-		// names in AllowedHosts (a reverse proxy on this machine).
+		// The Host and Origin checks (hostPolicy) cover this, and also
+		// allow the names in AllowedHosts (a reverse proxy on this machine).
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        cfg.MaxBodyBytes,
 		Logger:                     sdkLog,
 	}
-	sessions, stateless := common, common
+	sessions, stateless = common, common
 	// 2025 clients can resume a dropped event stream (Last-Event-ID) and
 	// still get the result of a tool call. The store keeps at most 10 MiB
 	// of recent events across all sessions.
@@ -279,49 +329,42 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	// A 2026 client that goes away cancels its request: a write still
 	// waiting for the file lock is abandoned, never half-done.
 	stateless.PropagateRequestCancellation = true
-
-	s.sessionsOpts, s.statelessOpts = sessions, stateless
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", healthz)
-	var top http.Handler = mux
-	if named {
-		// Every path under /mcp and /page goes to serveNamed and servePage
-		// before ServeMux could clean it ("/mcp/../x" would be redirected):
-		// a name that is not a memory's gets the same 403 as a memory the
-		// token does not reach.
-		policy := newHostPolicy(addr, cfg.AllowedHosts)
-		namedHandler, pageHandler := policy.guard(http.HandlerFunc(s.serveNamed)), policy.guard(http.HandlerFunc(s.servePage))
-		top = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			switch {
-			case r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") || strings.HasPrefix(r.URL.EscapedPath(), "/mcp/"):
-				namedHandler.ServeHTTP(w, r)
-			case isPagePath(r):
-				pageHandler.ServeHTTP(w, r)
-			default:
-				mux.ServeHTTP(w, r)
-			}
-		})
-	} else {
-		ep := s.newEndpoint(mem, nil)
-		ep.name, ep.pinned = access.DefaultMemory, true
-		s.endpoints[access.DefaultMemory] = ep
-		var mcpHandler http.Handler = ep.handler
-		if cfg.Token != "" {
-			mcpHandler = newBearerAuth(cfg.Token).guard(mcpHandler)
-		}
-		mux.Handle("/mcp", newHostPolicy(addr, cfg.AllowedHosts).guard(mcpHandler))
-		if cfg.Page != nil {
-			mux.Handle("/", newHostPolicy(addr, cfg.AllowedHosts).guard(singlePage(cfg.Page, cfg.Token)))
-		}
-	}
-	s.handler = accessLog(cfg.Logf, closeUnreadBodies(top))
-	return s, nil
+	return sessions, stateless
 }
 
-// newEndpoint builds the handlers that serve mem. wrap, when set, wraps
-// the router (the token information of named memories).
-func (s *Server) newEndpoint(mem *server.Server, wrap func(http.Handler) http.Handler) *endpoint {
+// routes sends each request to its memory's MCP endpoint (serveMCP) or
+// page (servePage), both behind the Host and Origin checks, or to
+// /healthz. A server of one memory has its endpoint at /mcp and its page
+// at every other path. With a tokens file, every path under /mcp and /page
+// goes to serveMCP and servePage before ServeMux could clean it
+// ("/mcp/../x" would be redirected): a name that is not a memory's gets
+// the same 403 as a memory the token does not reach.
+func (s *Server) routes() http.Handler {
+	policy := newHostPolicy(s.addr, s.cfg.AllowedHosts)
+	mcpHandler, pageHandler := policy.guard(http.HandlerFunc(s.serveMCP)), policy.guard(http.HandlerFunc(s.servePage))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", healthz)
+	if s.cfg.Tokens == nil {
+		mux.Handle("/mcp", mcpHandler)
+		if s.cfg.Page != nil {
+			mux.Handle("/", pageHandler)
+		}
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") || strings.HasPrefix(r.URL.EscapedPath(), "/mcp/"):
+			mcpHandler.ServeHTTP(w, r)
+		case isPagePath(r):
+			pageHandler.ServeHTTP(w, r)
+		default:
+			mux.ServeHTTP(w, r)
+		}
+	})
+}
+
+// newEndpoint builds the handlers that serve mem.
+func (s *Server) newEndpoint(mem *server.Server) *endpoint {
 	getServer := func(*http.Request) *mcp.Server { return mem.MCP() }
 	ep := &endpoint{mem: mem, activity: &sessionActivity{sessions: map[string]*activity{}}}
 	ep.router = &generationRouter{
@@ -335,10 +378,7 @@ func (s *Server) newEndpoint(mem *server.Server, wrap func(http.Handler) http.Ha
 		limits:       s.sessions,
 		live:         ep.liveSession,
 	}
-	ep.handler = ep.router
-	if wrap != nil {
-		ep.handler = wrap(ep.router)
-	}
+	ep.readOnly = auth.RequireBearerToken(readOnlyInfo, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(ep.router)
 	return ep
 }
 
@@ -410,9 +450,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // closePages ends the web pages' event streams.
 func (s *Server) closePages() {
-	if s.cfg.Page != nil {
-		s.cfg.Page.Close()
-	}
 	for _, ep := range s.all() {
 		if ep.page != nil {
 			ep.page.Close()
@@ -525,9 +562,7 @@ func (s *Server) closeIdleSessions(ctx context.Context) {
 				}
 			}
 			s.sessions.forgetEnded()
-			if s.cfg.Tokens != nil {
-				s.closeIdleMemories(now)
-			}
+			s.closeIdleMemories(now)
 		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // Open named memories. A memory is opened (Config.Memories) when the first
@@ -104,7 +102,7 @@ func (s *Server) openMemory(ctx context.Context, name string) (*endpoint, error)
 	if err != nil {
 		return nil, err
 	}
-	ep := s.newEndpoint(mem.Server, auth.RequireBearerToken(grantedLevel, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}))
+	ep := s.newEndpoint(mem.Server)
 	ep.name, ep.page, ep.exists = name, mem.Page, mem.Exists
 	return ep, nil
 }

@@ -19,11 +19,11 @@ import (
 // /healthz or any path added later. One path per memory also scopes each
 // page's cookie to its memory.
 //
-// Both pages log in the same way, here. A named memory's page passes the
-// same gate as an MCP request (admit): the same 401 without any
-// credential, the same 403 for every other refusal, and the memory is
-// opened only after a grant passed; the page at / is behind the server's
-// one token (access.Single), or open when it has none. The credential is
+// Every page logs in the same way, here, and passes the same gate as an
+// MCP request (admit, gate.go): a named memory's page is refused as its
+// MCP endpoint is, and the memory is opened only after a grant passed; the
+// page at / is behind the server's one grant (access.Single), or open when
+// the server has no token. The credential is
 // the token as "Authorization: Bearer", or the cookie that a first visit
 // to the page with ?token=TOKEN sets (access.CookieValue: a digest, never
 // the token) before a redirect drops the token from the address. The
@@ -53,14 +53,6 @@ const pageCookie = "mcp_memory_page"
 // of the page's own script (internal/ui's app.js sends it).
 const PageKeyHeader = "X-Memory-Page-Key"
 
-// pageGrants are the grants a page's login is checked against: the tokens
-// file, or the one token of a server of one memory.
-type pageGrants interface {
-	Check(token, memory string) access.Level
-	CheckCookie(value, memory string) access.Level
-	CheckPageKey(key, memory string) access.Level
-}
-
 // loginKey carries, beside the grant, how a page request proved itself
 // (a login), for MayEdit.
 type loginKey struct{}
@@ -78,71 +70,53 @@ func isPagePath(r *http.Request) bool {
 	return r.URL.Path == "/page" || strings.HasPrefix(r.URL.Path, pagePrefix) || strings.HasPrefix(r.URL.EscapedPath(), pagePrefix)
 }
 
+// servePage serves a request for a memory's page: with a tokens file,
+// /page/NAME/... is memory NAME's; a server of one memory serves its page at
+// every path that is not another's (/mcp, /healthz).
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
-	name, below := "", false
-	if rest, ok := strings.CutPrefix(r.URL.EscapedPath(), pagePrefix); ok {
-		name, _, below = strings.Cut(rest, "/") // still escaped: "%2e%2e" is no valid name
+	name, prefix, below := access.DefaultMemory, "", true
+	if s.cfg.Tokens != nil {
+		name, below = "", false
+		if rest, ok := strings.CutPrefix(r.URL.EscapedPath(), pagePrefix); ok {
+			name, _, below = strings.Cut(rest, "/") // still escaped: "%2e%2e" is no valid name
+		}
+		prefix = pagePrefix + name
 	}
-	check, queryToken, bearer := pageCheck(s.cfg.Tokens, r)
-	level, ok := admit(w, name, check)
+	c := s.credential(r, true)
+	level, ok := s.admit(w, r, name, c, true)
 	if !ok {
 		return
 	}
-	home := pagePrefix + name + "/"
-	if queryToken {
+	home := prefix + "/"
+	if c.queryToken {
 		target := home
 		if below {
 			target = r.URL.EscapedPath()
 		}
-		logIn(w, r, pagePrefix+name, target)
+		cookiePath := prefix
+		if cookiePath == "" {
+			cookiePath = "/"
+		}
+		logIn(w, r, cookiePath, target)
 		return
 	}
 	if !below { // /page/NAME: the page's relative URLs need the slash
 		http.Redirect(w, r, home, http.StatusFound)
 		return
 	}
-	l := login{bearer: bearer, pageKey: s.cfg.Tokens.CheckPageKey(r.Header.Get(PageKeyHeader), name)}
-	if refuseWithoutKey(w, strings.TrimPrefix(r.URL.Path, pagePrefix+name), l) {
+	l := login{bearer: c.bearer, open: c.open}
+	if !c.open {
+		l.pageKey = s.grants.CheckPageKey(r.Header.Get(PageKeyHeader), name)
+	}
+	if refuseWithoutKey(w, strings.TrimPrefix(r.URL.Path, prefix), l) {
 		return
 	}
-	r = withLogin(r, l)
-	s.serveGranted(w, r, name, level, check, func(ep *endpoint) http.Handler {
+	r = r.WithContext(context.WithValue(r.Context(), loginKey{}, l))
+	s.serveGranted(w, r, name, level, c.check, func(ep *endpoint) http.Handler {
 		if ep.page == nil {
 			return http.NotFoundHandler()
 		}
-		return http.StripPrefix(pagePrefix+name, ep.page)
-	})
-}
-
-// singlePage serves page, the web page of a server of one memory, at /:
-// behind token, logged in as a named memory's page is, or open to anyone
-// who passed the Host and Origin checks when the server has no token.
-func singlePage(page Page, token string) http.Handler {
-	if token == "" {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			page.ServeHTTP(w, withGrant(r, grant{memory: access.DefaultMemory, level: access.Write}, login{open: true}))
-		})
-	}
-	grants := access.Single(token, access.DefaultMemory)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		check, queryToken, bearer := pageCheck(grants, r)
-		level := access.None
-		if check != nil {
-			level = check(access.DefaultMemory)
-		}
-		if level == access.None {
-			http.Error(w, "Unauthorized. Open /?token=YOUR_TOKEN once (the token the server was started with).", http.StatusUnauthorized)
-			return
-		}
-		if queryToken {
-			logIn(w, r, "/", r.URL.EscapedPath())
-			return
-		}
-		l := login{bearer: bearer, pageKey: grants.CheckPageKey(r.Header.Get(PageKeyHeader), access.DefaultMemory)}
-		if refuseWithoutKey(w, r.URL.Path, l) {
-			return
-		}
-		page.ServeHTTP(w, withGrant(r, grant{memory: access.DefaultMemory, level: level}, l))
+		return http.StripPrefix(prefix, ep.page)
 	})
 }
 
@@ -162,15 +136,6 @@ func refuseWithoutKey(w http.ResponseWriter, path string, l login) bool {
 	w.WriteHeader(http.StatusForbidden)
 	io.WriteString(w, `{"error":"This page has no key for this memory: open it again with ?token=YOUR_TOKEN (that visit gives the page its key)."}`+"\n")
 	return true
-}
-
-// withGrant gives r the grant and login its page's MayEdit reads.
-func withGrant(r *http.Request, g grant, l login) *http.Request {
-	return withLogin(r.WithContext(context.WithValue(r.Context(), grantKey{}, g)), l)
-}
-
-func withLogin(r *http.Request, l login) *http.Request {
-	return r.WithContext(context.WithValue(r.Context(), loginKey{}, l))
 }
 
 // logIn answers a first visit, which carries the token in ?token=: the
@@ -212,30 +177,6 @@ func moveOn(w http.ResponseWriter, target string) {
 	h.Set("Content-Security-Policy", "default-src 'none'")
 	u := html.EscapeString(target)
 	fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=%s"><title>Memory</title><a href="%s">Open the memory's page</a>`+"\n", u, u)
-}
-
-// pageCheck returns the check of the credential a page request carries,
-// nil when it carries none: the Authorization header (bearer), else on a
-// GET the token in ?token= (queryToken: a first visit), else the page's
-// cookie.
-func pageCheck(grants pageGrants, r *http.Request) (check checkFunc, queryToken, bearer bool) {
-	if header := r.Header.Get("Authorization"); header != "" {
-		token, ok := bearerToken(header)
-		return func(memory string) access.Level {
-			if !ok {
-				return access.None
-			}
-			return grants.Check(token, memory)
-		}, false, true
-	}
-	if r.Method == http.MethodGet && r.URL.Query().Has("token") {
-		token := r.URL.Query().Get("token")
-		return func(memory string) access.Level { return grants.Check(token, memory) }, true, false
-	}
-	if c, err := r.Cookie(pageCookie); err == nil {
-		return func(memory string) access.Level { return grants.CheckCookie(c.Value, memory) }, false, false
-	}
-	return nil, false, false
 }
 
 // MayEdit tells a memory's web page (ui.Options.MayEdit) whether the

@@ -1,8 +1,6 @@
 package httpserver
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net/http"
 	"net/url"
 	"strings"
@@ -73,34 +71,6 @@ func (p hostPolicy) guard(next http.Handler) http.Handler {
 		}
 		if !p.originOK(r.Header.Get("Origin"), r.Host) {
 			http.Error(w, "Forbidden: requests from this Origin are not allowed", http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// bearerAuth requires "Authorization: Bearer <token>". Both sides are
-// hashed before the constant-time comparison, so neither the token's
-// content nor its length leaks through timing.
-type bearerAuth struct {
-	want [sha256.Size]byte
-}
-
-func newBearerAuth(token string) *bearerAuth {
-	return &bearerAuth{want: sha256.Sum256([]byte(token))}
-}
-
-func (a *bearerAuth) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, present := bearerToken(r.Header.Get("Authorization"))
-		got := sha256.Sum256([]byte(token))
-		if subtle.ConstantTimeCompare(got[:], a.want[:]) != 1 || !present {
-			challenge := `Bearer realm="mcp-server-memory"`
-			if present {
-				challenge += `, error="invalid_token"`
-			}
-			w.Header().Set("WWW-Authenticate", challenge)
-			http.Error(w, "Unauthorized: send the server's token as Authorization: Bearer <token>", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
