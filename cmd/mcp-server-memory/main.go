@@ -169,6 +169,9 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *tokensFile != "" {
+		if cfg.Embeddings.On() {
+			logger.Print("search by meaning is not available for named memories yet: MEMORY_EMBEDDINGS_URL is not used")
+		}
 		return serveNamed(ctx, logger, namedConfig{
 			addr: *httpAddr, tokens: *tokensFile, memories: *memoriesDir, allowedHosts: *allowedHosts, maxBody: *maxBody,
 			env: cfg, limits: limits,
@@ -196,7 +199,8 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		shared := sharedstore.New(store)
 		store, page = shared.Part(), shared.Part()
 	}
-	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: cfg.WatchInterval, AnswerLimit: cfg.AnswerLimit, HidePaths: hide})
+	srv := server.New(store, server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: cfg.WatchInterval, AnswerLimit: cfg.AnswerLimit, HidePaths: hide,
+		Meaning: startMeaning(ctx, cfg, m, logger.Printf)})
 
 	if *httpAddr != "" {
 		token, err := httpserver.Token(cfg.HTTPToken, *tokenFile)

@@ -254,6 +254,9 @@ func (s *Server) addTools() {
 		if n := utf8.RuneCountInString(a.Query); n > graph.MaxQueryLength {
 			return nil, fmt.Errorf("Invalid arguments for tool search_nodes: query must be a string of at most %d characters; got %d characters", graph.MaxQueryLength, n)
 		}
+		if s.opts.Meaning != nil {
+			return s.searchWithMeaning(ctx, s.opts.Meaning, a)
+		}
 		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			return searchAnswer(g, a), nil
 		})
@@ -352,6 +355,9 @@ func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error 
 		s.logf("write failed: %v", err)
 	}
 	if changed {
+		if s.opts.Meaning != nil {
+			s.opts.Meaning.Changed()
+		}
 		s.graphChanged(ctx)
 	}
 	return err
