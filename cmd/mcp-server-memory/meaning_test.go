@@ -146,6 +146,23 @@ func TestSearchByMeaningBinary(t *testing.T) {
 	}
 	cs.Close()
 
+	// stats counts the vectors ready.
+	stats := serverCmd(file, "MEMORY_EMBEDDINGS_URL="+stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=m1")
+	stats.Args = append(stats.Args, "stats", "--json")
+	out, err := stats.Output()
+	if err != nil {
+		t.Fatalf("stats: %v", err)
+	}
+	var st struct {
+		Vectors struct {
+			Model        string
+			Ready, Texts int
+		}
+	}
+	if err := json.Unmarshal(out, &st); err != nil || st.Vectors.Model != "m1" || st.Vectors.Ready != 5 || st.Vectors.Texts != 5 {
+		t.Errorf("stats: %s (%v), want 5 of 5 vectors by m1", out, err)
+	}
+
 	// A new model embeds every text again.
 	cs, _ = startMeaningServer(t, file, stub, "m2")
 	waitMeaning(t, cs, "hobby", "Alice")

@@ -468,3 +468,31 @@ func (ix *Index) closest(e *graph.Entity, q Query) []int {
 	})
 	return out
 }
+
+// Count reports how many of the texts of the graph view gives have a
+// vector by model in the vectors file at path, for a command that shows
+// it without running an Index. view is called once, after the file is
+// read.
+func Count(path, model string, view func(func(*graph.Graph)) error) (have, want int, err error) {
+	vs := make(map[key]vector)
+	if _, err := load(path, vs); err != nil {
+		return 0, 0, err
+	}
+	err = view(func(g *graph.Graph) {
+		seen := make(map[key]bool)
+		for _, e := range g.Entities() {
+			for _, t := range texts(e) {
+				k := keyOf(model, t)
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				want++
+				if _, ok := vs[k]; ok {
+					have++
+				}
+			}
+		}
+	})
+	return have, want, err
+}
