@@ -124,6 +124,12 @@ func TestSearchByMeaningBinary(t *testing.T) {
 	if text := search(t, cs, "pastime"); strings.Contains(text, unavailable) || !strings.Contains(text, `"Alice"`) {
 		t.Errorf("pastime with the endpoint back: %s", text)
 	}
+	// A bad answer (a vector short) is a fallback too.
+	stub.SetBad(true)
+	if text := search(t, cs, "hobbies"); !strings.Contains(text, unavailable) {
+		t.Errorf("hobbies with the endpoint answering badly: %s", text)
+	}
+	stub.SetBad(false)
 	// Slow answers are given up on.
 	stub.SetDelay(time.Hour)
 	if text := search(t, cs, "medic"); !strings.Contains(text, unavailable) {
@@ -216,5 +222,43 @@ func TestNoMeaningWithoutVariables(t *testing.T) {
 		if strings.HasSuffix(e.Name(), ".vectors") {
 			t.Errorf("with search by meaning off the server made %s", e.Name())
 		}
+	}
+}
+
+// TestMeaningKeyNeverShown: a malformed setting stops the server (exit 2)
+// naming the variable, and an endpoint refusing the key, and quoting it,
+// never gets it into the log.
+func TestMeaningKeyNeverShown(t *testing.T) {
+	const secret = "sk-never-shown-1234"
+	dir := t.TempDir()
+	cmd := serverCmd(filepath.Join(dir, "memory.jsonl"), "MEMORY_EMBEDDINGS_URL=http://127.0.0.1:9/v1", "MEMORY_EMBEDDINGS_API_KEY="+secret)
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "MEMORY_EMBEDDINGS_MODEL") || strings.Contains(string(out), secret) {
+		t.Errorf("no model: exit %d (%v), output %s; want 2, naming MEMORY_EMBEDDINGS_MODEL, without the key", code, err, out)
+	}
+
+	stub := meaningtest.New("m")
+	t.Cleanup(stub.Close)
+	stub.Key = "sk-the-right-one"
+	cmd = serverCmd(filepath.Join(dir, "memory.jsonl"), "MEMORY_EMBEDDINGS_URL="+stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=m", "MEMORY_EMBEDDINGS_API_KEY="+secret)
+	logs := testlog.OnFailure(t, "server stderr")
+	cmd.Stderr = logs
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := callTool(t, cs, "create_entities", entityArgs("Alice")); isErr {
+		t.Fatal(text)
+	}
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(logs.String(), "Incorrect API key"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the refusal was never logged")
+		}
+	}
+	cs.Close()
+	if strings.Contains(logs.String(), secret) {
+		t.Errorf("the key is in the log:\n%s", logs)
 	}
 }
