@@ -124,6 +124,8 @@ func TestSearchByMeaningBinary(t *testing.T) {
 	if text := search(t, cs, "pastime"); strings.Contains(text, unavailable) || !strings.Contains(text, `"Alice"`) {
 		t.Errorf("pastime with the endpoint back: %s", text)
 	}
+	// The background catches up with the observation added while down.
+	waitCaughtUp(t, stub, "m1", "Bob (person): collects stamps")
 	// A bad answer (a vector short) is a fallback too.
 	stub.SetBad(true)
 	if text := search(t, cs, "hobbies"); !strings.Contains(text, unavailable) {
@@ -139,8 +141,6 @@ func TestSearchByMeaningBinary(t *testing.T) {
 	if text := search(t, cs, "medic"); firstFound(t, text) != "Bob" {
 		t.Errorf("medic with the endpoint fast again: %s", text)
 	}
-	// Let the background catch up with the observation added while down.
-	waitCaughtUp(t, stub, "m1", "Bob (person): collects stamps")
 	cs.Close()
 
 	// A restart reuses the stored vectors: only queries are sent.

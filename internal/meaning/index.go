@@ -24,6 +24,10 @@ type Options struct {
 	// Retry is how long after a failed batch the next try comes, unless
 	// a write comes first; 0 is 10 s.
 	Retry time.Duration
+	// Settle is how long Run waits after a change for the next ones
+	// before it looks, so that a burst of writes costs one look; 0 is
+	// 250 ms.
+	Settle time.Duration
 }
 
 // Index holds the vectors of one memory's texts, keeps them in the
@@ -68,6 +72,9 @@ func Open(path string, c *Client, opts Options) (*Index, error) {
 	if opts.Retry <= 0 {
 		opts.Retry = 10 * time.Second
 	}
+	if opts.Settle <= 0 {
+		opts.Settle = 250 * time.Millisecond
+	}
 	ix := &Index{client: c, path: path, opts: opts, wake: make(chan struct{}, 1), vectors: make(map[key]vector), queries: make(map[string]cachedQuery)}
 	end, err := load(path, ix.vectors)
 	if err != nil {
@@ -107,6 +114,17 @@ func (ix *Index) Run(ctx context.Context, store graph.Store) {
 			return
 		case <-ix.wake:
 		}
+		settle := time.NewTimer(ix.opts.Settle)
+		select {
+		case <-ctx.Done():
+			settle.Stop()
+			return
+		case <-settle.C:
+		}
+		select { // the changes that came while settling are in this look
+		case <-ix.wake:
+		default:
+		}
 		if err := ix.pass(ctx, store); err != nil && ctx.Err() == nil {
 			ix.failed(err)
 			retry = time.After(ix.opts.Retry)
@@ -145,34 +163,44 @@ type job struct {
 // pass finds the texts without vectors and embeds them.
 func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 	model := ix.client.Model()
-	entities := make(map[string][]key)
-	var missing []job
-	want := 0
+	// Only the texts are taken while the graph is held (a write waits for
+	// a reader); hashing them is done after.
+	type entityTexts struct {
+		name  string
+		texts []string
+	}
+	var all []entityTexts
 	err := store.View(func(g *graph.Graph) {
-		seen := make(map[key]bool)
-		ix.mu.RLock()
-		defer ix.mu.RUnlock()
+		all = make([]entityTexts, 0, len(g.Entities()))
 		for _, e := range g.Entities() {
-			ts := texts(e)
-			ks := make([]key, len(ts))
-			for i, t := range ts {
-				k := keyOf(model, t)
-				ks[i] = k
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
-				want++
-				if _, ok := ix.vectors[k]; !ok {
-					missing = append(missing, job{k, t})
-				}
-			}
-			entities[e.Name] = ks
+			all = append(all, entityTexts{e.Name, texts(e)})
 		}
 	})
 	if err != nil {
 		return err
 	}
+	entities := make(map[string][]key, len(all))
+	var missing []job
+	want := 0
+	seen := make(map[key]bool)
+	ix.mu.RLock()
+	for _, et := range all {
+		ks := make([]key, len(et.texts))
+		for i, t := range et.texts {
+			k := keyOf(model, t)
+			ks[i] = k
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			want++
+			if _, ok := ix.vectors[k]; !ok {
+				missing = append(missing, job{k, t})
+			}
+		}
+		entities[et.name] = ks
+	}
+	ix.mu.RUnlock()
 	ix.mu.Lock()
 	ix.entities, ix.want, ix.have = entities, want, want-len(missing)
 	ix.mu.Unlock()

@@ -45,11 +45,12 @@ type Server struct {
 	texts  map[string][]string // the texts embedded, by model
 	reqs   int
 	quit   chan struct{}
+	undo   chan struct{} // closed when the delay changes
 }
 
 // New starts a stub serving the given models.
 func New(models ...string) *Server {
-	s := &Server{models: make(map[string]bool), texts: make(map[string][]string), quit: make(chan struct{})}
+	s := &Server{models: make(map[string]bool), texts: make(map[string][]string), quit: make(chan struct{}), undo: make(chan struct{})}
 	for _, m := range models {
 		s.models[m] = true
 	}
@@ -73,8 +74,15 @@ func (s *Server) SetDown(down bool) { s.mu.Lock(); s.down = down; s.mu.Unlock() 
 // SetBad makes every answer hold one vector too few.
 func (s *Server) SetBad(bad bool) { s.mu.Lock(); s.bad = bad; s.mu.Unlock() }
 
-// SetDelay makes every answer wait d (or until the client gives up).
-func (s *Server) SetDelay(d time.Duration) { s.mu.Lock(); s.delay = d; s.mu.Unlock() }
+// SetDelay makes every answer wait d (or until the client gives up, or
+// the delay is set again).
+func (s *Server) SetDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = d
+	close(s.undo)
+	s.undo = make(chan struct{})
+}
 
 // Texts returns the texts embedded for model so far, in order.
 func (s *Server) Texts(model string) []string {
@@ -95,7 +103,7 @@ func apiError(w http.ResponseWriter, status int, typ, format string, args ...any
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs++
-	down, bad, delay := s.down, s.bad, s.delay
+	down, bad, delay, undo := s.down, s.bad, s.delay, s.undo
 	s.mu.Unlock()
 	if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
 		apiError(w, http.StatusNotFound, "invalid_request_error", "Invalid URL (%s %s)", r.Method, r.URL.Path)
@@ -108,6 +116,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-s.quit:
 			return
+		case <-undo:
 		}
 	}
 	if down {
