@@ -281,3 +281,47 @@ func TestQuantisationKeepsTheOrder(t *testing.T) {
 		}
 	}
 }
+
+// eventually waits for cond, failing after a minute.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+	}
+}
+
+// TestRunRetriesAtTheNextChange: Run tries at start, and after a failure
+// tries again at the next change (the retry timer is an hour away); it
+// returns when its context ends.
+func TestRunRetriesAtTheNextChange(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	var logged []string
+	var mu sync.Mutex
+	ix, err := Open(filepath.Join(t.TempDir(), "v"), NewClient(stub.BaseURL(), "m", ""), Options{Settle: time.Millisecond, Retry: time.Hour, Logf: func(f string, args ...any) {
+		mu.Lock()
+		logged = append(logged, f)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub.SetDown(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ix.Run(ctx, store); close(done) }()
+	eventually(t, "a first try", func() bool { return stub.Requests() > 0 })
+	stub.SetDown(false)
+	ix.Changed()
+	eventually(t, "ready after the change", func() bool { ready, _, _ := ix.Status(); return ready })
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) != 2 || !strings.Contains(logged[0], "until the endpoint answers again") || !strings.Contains(logged[1], "answers again") {
+		t.Errorf("logged %q, want the outage and its end once each", logged)
+	}
+}
