@@ -126,7 +126,11 @@ func (ix *Index) Run(ctx context.Context, store graph.Store) {
 		default:
 		}
 		if err := ix.pass(ctx, store); err != nil && ctx.Err() == nil {
-			ix.failed(err)
+			if se, ok := err.(*storeError); ok {
+				ix.opts.Logf("search by meaning: reading the memory: %v", se.err)
+			} else {
+				ix.failed(err)
+			}
 			retry = time.After(ix.opts.Retry)
 			select {
 			case <-ctx.Done():
@@ -155,6 +159,12 @@ func texts(e *graph.Entity) []string {
 	return out
 }
 
+// storeError is a pass that could not read the memory: the endpoint is
+// not to blame.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return e.err.Error() }
+
 type job struct {
 	k    key
 	text string
@@ -177,7 +187,7 @@ func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 		}
 	})
 	if err != nil {
-		return err
+		return &storeError{err}
 	}
 	entities := make(map[string][]key, len(all))
 	var missing []job
