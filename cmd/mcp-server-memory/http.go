@@ -13,6 +13,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/access"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
+	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
@@ -132,7 +133,7 @@ func (o options) oneMemory(ctx context.Context, logger *log.Logger, cfg *httpser
 	}
 	// The page names the memory by its file or database: it is the
 	// owner's, as the token is.
-	hm := o.httpMemory(logger, m.Store, "", m.Where, m.HidePaths)
+	hm := o.httpMemory(logger, m.Store, "", m.Where, m.HidePaths, startMeaning(ctx, o.env, m, logger.Printf))
 	cfg.Token, cfg.Page = token, hm.Page
 	auth := "no token"
 	if token != "" {
@@ -163,6 +164,9 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 			logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
 		}
 	}
+	if o.env.Embeddings.On() {
+		logger.Print("search by meaning is not available for named memories yet: MEMORY_EMBEDDINGS_URL is not used")
+	}
 	cfg.Tokens = tokens
 	cfg.Memories = func(ctx context.Context, name string) (httpserver.Memory, error) {
 		m, err := memories.Open(ctx, name)
@@ -171,7 +175,7 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 		}
 		// "memory NAME", not the file's path: the page is for the team,
 		// the server's directories are not.
-		hm := o.httpMemory(logger, m.Store, name, "memory "+name, m.HidePaths)
+		hm := o.httpMemory(logger, m.Store, name, "memory "+name, m.HidePaths, nil)
 		// A memory nobody wrote has no file or row, and is kept open
 		// only while it is used.
 		hm.Exists = m.Exists
@@ -186,11 +190,14 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 // httpMemory is a memory's MCP server and web page, which share its store,
 // each hearing the other's writes. name is the memory's name ("" for the
 // one memory), where how its page names it, hide its file (none in a
-// database), whose directories error messages to clients leave out.
-func (o options) httpMemory(logger *log.Logger, store graph.Store, name, where string, hide []string) httpserver.Memory {
+// database), whose directories error messages to clients leave out, and
+// byMeaning its search by meaning (nil: by words only).
+func (o options) httpMemory(logger *log.Logger, store graph.Store, name, where string, hide []string, byMeaning *meaning.Index) httpserver.Memory {
 	shared := sharedstore.New(store)
+	opts := o.serverOptions(logger, name, hide)
+	opts.Meaning = byMeaning
 	return httpserver.Memory{
-		Server: server.New(shared.Part(), o.serverOptions(logger, name, hide)),
+		Server: server.New(shared.Part(), opts),
 		Page:   ui.NewHandler(shared.Part(), where, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: o.env.WatchInterval, Logf: logger.Printf, HidePaths: hide}),
 	}
 }

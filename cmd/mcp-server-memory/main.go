@@ -226,7 +226,9 @@ func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.Rea
 		return status
 	}
 	defer m.Close()
-	srv := server.New(m.Store, o.serverOptions(logger, "", m.HidePaths))
+	opts := o.serverOptions(logger, "", m.HidePaths)
+	opts.Meaning = startMeaning(ctx, o.env, m, logger.Printf)
+	srv := server.New(m.Store, opts)
 	logger.Printf("serving MCP on stdio; %s", m.Where)
 	if isTerminal(stdin) {
 		logger.Print(terminalHint())

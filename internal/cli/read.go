@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 )
 
 var cmdStats = &command{
@@ -29,6 +30,17 @@ type Stats struct {
 	DanglingRelations int         `json:"danglingRelations"`
 	EntityTypes       []TypeCount `json:"entityTypes"`
 	RelationTypes     []TypeCount `json:"relationTypes"`
+	// Vectors counts search by meaning's vectors, when it is on for a
+	// memory file.
+	Vectors *VectorCount `json:"vectors,omitempty"`
+}
+
+// VectorCount is how many of a memory's texts (one per observation, one
+// for an entity with none) have a vector by the model configured.
+type VectorCount struct {
+	Model string `json:"model"`
+	Ready int    `json:"ready"`
+	Texts int    `json:"texts"`
 }
 
 // TypeCount is how many entities or relations have one type.
@@ -80,6 +92,13 @@ func runStats(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
+	if e := c.config.Embeddings; e.On() && st.File != "" {
+		have, want, err := meaning.Count(meaning.VectorsPath(st.File), e.Model, s.View)
+		if err != nil {
+			return err
+		}
+		st.Vectors = &VectorCount{Model: e.Model, Ready: have, Texts: want}
+	}
 	if c.json {
 		return c.printJSON(st)
 	}
@@ -96,6 +115,9 @@ func runStats(c *context_, args []string) error {
 	}
 	c.printf("Entity types    %s\n", topTypes(st.EntityTypes, 10))
 	c.printf("Relation types  %s\n", topTypes(st.RelationTypes, 10))
+	if v := st.Vectors; v != nil {
+		c.printf("Vectors         %d of %d texts, by model %q\n", v.Ready, v.Texts, v.Model)
+	}
 	return nil
 }
 

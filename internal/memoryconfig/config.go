@@ -74,6 +74,10 @@ type Config struct {
 	// DatabaseReadTimeout and DatabaseWriteTimeout bound PostgreSQL's
 	// reads and writes (MCP_SERVER_MEMORY_DB_READ_TIMEOUT, _DB_WRITE_TIMEOUT).
 	DatabaseReadTimeout, DatabaseWriteTimeout time.Duration
+	// Embeddings is search by meaning's endpoint (embeddings.go); off
+	// when MEMORY_EMBEDDINGS_URL is unset.
+	Embeddings Embeddings
+
 	// CompactIdle is how long a memory file's journal waits with no write
 	// before it is folded into the file (MCP_SERVER_MEMORY_COMPACT_IDLE).
 	CompactIdle time.Duration
@@ -121,6 +125,9 @@ func Read(env Environment) Config {
 		}
 		*k.dst = d
 	}
+	emb, err := readEmbeddings(env)
+	c.Embeddings = emb
+	c.keep(err, false)
 	limit, err := answerLimit(env.Getenv("MEMORY_ANSWER_LIMIT"))
 	c.AnswerLimit = limit
 	c.keep(err, false)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 	"github.com/kgmemory/mcp-server-memory/internal/redact"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	// above them, error messages sent over HTTP leave out (paths.go). The
 	// caller that opened the store knows them; the server never guesses.
 	HidePaths []string
+	// Meaning, when not nil, is search by meaning (internal/meaning): the
+	// search tool fuses word ranking with it, and writes wake it. The
+	// caller runs it (Index.Run); nil is word ranking only.
+	Meaning *meaning.Index
 }
 
 // Server is the memory server: one store served to any number of MCP
@@ -117,7 +122,12 @@ func (s *Server) Watch(ctx context.Context) {
 	if s.opts.WatchInterval < 0 {
 		return
 	}
-	s.store.Watch(ctx, s.opts.WatchInterval, func() { s.graphChanged(ctx) })
+	s.store.Watch(ctx, s.opts.WatchInterval, func() {
+		if s.opts.Meaning != nil {
+			s.opts.Meaning.Changed()
+		}
+		s.graphChanged(ctx)
+	})
 }
 
 func (s *Server) graphChanged(ctx context.Context) {

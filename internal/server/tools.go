@@ -267,6 +267,11 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
+		if s.opts.Meaning != nil && w.IsZero() {
+			// Meaning ranks the whole memory; a time window searches by
+			// words.
+			return s.searchWithMeaning(ctx, s.opts.Meaning, a)
+		}
 		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := searchAnswer(g, a, w)
 			applyTimes(ans, a.timeArgs, w)
@@ -377,6 +382,9 @@ func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error 
 		s.logf("write failed: %v", err)
 	}
 	if changed {
+		if s.opts.Meaning != nil {
+			s.opts.Meaning.Changed()
+		}
 		s.graphChanged(ctx)
 	}
 	return err

@@ -1,0 +1,264 @@
+//go:build !windows
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/meaning/meaningtest"
+	"github.com/kgmemory/mcp-server-memory/internal/testlog"
+)
+
+// startMeaningServer starts the server on memoryFile with search by
+// meaning through stub's model (none: the variables unset), and returns
+// the session and what the server logs.
+func startMeaningServer(t *testing.T, memoryFile string, stub *meaningtest.Server, model string) (*mcp.ClientSession, *testlog.Buffer) {
+	t.Helper()
+	var env []string
+	if model != "" {
+		env = []string{"MEMORY_EMBEDDINGS_URL=" + stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=" + model}
+	}
+	cmd := serverCmd(memoryFile, env...)
+	logs := testlog.OnFailure(t, "server stderr")
+	cmd.Stderr = logs
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, logs
+}
+
+func search(t *testing.T, cs *mcp.ClientSession, query string) string {
+	t.Helper()
+	text, isErr := callTool(t, cs, "search_nodes", map[string]any{"query": query})
+	if isErr {
+		t.Fatalf("search_nodes %q: %s", query, text)
+	}
+	return text
+}
+
+// firstFound is the name of the first entity a search's answer shows.
+func firstFound(t *testing.T, text string) string {
+	t.Helper()
+	var ans struct {
+		Entities []struct{ Name string } `json:"entities"`
+	}
+	if err := json.NewDecoder(strings.NewReader(text)).Decode(&ans); err != nil {
+		t.Fatalf("%v in %s", err, text)
+	}
+	if len(ans.Entities) == 0 {
+		return ""
+	}
+	return ans.Entities[0].Name
+}
+
+// waitMeaning searches for query until the background embedding has
+// caught up and the first entity found is want, and returns that answer.
+func waitMeaning(t *testing.T, cs *mcp.ClientSession, query, want string) string {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		text := search(t, cs, query)
+		if firstFound(t, text) == want {
+			return text
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("search by meaning for %q never found %s: %s", query, want, text)
+		}
+	}
+}
+
+const (
+	unavailable = "Search by meaning is unavailable for this query"
+	outageLog   = "searching by words only until the endpoint answers again"
+)
+
+// TestSearchByMeaningBinary: through the binary, a query sharing no word
+// with its answer finds it by meaning; the endpoint going away, or
+// answering slowly, mid-session falls back to words with a note and one
+// log line, and the next query after it is back finds by meaning again;
+// a write during the outage succeeds; a restart asks the endpoint for no
+// vector again; a new model embeds everything again; with the variables
+// unset the same query finds nothing by meaning.
+func TestSearchByMeaningBinary(t *testing.T) {
+	stub := meaningtest.New("m1", "m2")
+	t.Cleanup(stub.Close)
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	cs, logs := startMeaningServer(t, file, stub, "m1")
+	if text, isErr := callTool(t, cs, "create_entities", map[string]any{"entities": []any{
+		map[string]any{"name": "Alice", "entityType": "person", "observations": []string{"lives in Lisbon", "spends weekends on photography"}},
+		map[string]any{"name": "Bob", "entityType": "person", "observations": []string{"works as a physician"}},
+		map[string]any{"name": "Carnival", "entityType": "event", "observations": []string{"held every year in Rio"}},
+	}}); isErr {
+		t.Fatal(text)
+	}
+	text := waitMeaning(t, cs, "hobby", "Alice")
+	if !strings.Contains(text, "and by meaning") {
+		t.Fatalf("hobby by meaning: %s", text)
+	}
+
+	// The endpoint goes away.
+	stub.SetDown(true)
+	for _, q := range []string{"pastime", "camera"} {
+		if text := search(t, cs, q); !strings.Contains(text, unavailable) || strings.Contains(text, `"Alice"`) {
+			t.Errorf("%s with the endpoint down: %s", q, text)
+		}
+	}
+	if text, isErr := callTool(t, cs, "add_observations", map[string]any{"observations": []any{map[string]any{"entityName": "Bob", "contents": []string{"collects stamps"}}}}); isErr {
+		t.Errorf("a write with the endpoint down: %s", text)
+	}
+	if n := strings.Count(logs.String(), outageLog); n != 1 {
+		t.Errorf("the outage logged %d times, want once:\n%s", n, logs)
+	}
+	stub.SetDown(false)
+	if text := search(t, cs, "pastime"); strings.Contains(text, unavailable) || !strings.Contains(text, `"Alice"`) {
+		t.Errorf("pastime with the endpoint back: %s", text)
+	}
+	// The background catches up with the observation added while down.
+	waitCaughtUp(t, stub, "m1", "Bob (person): collects stamps")
+	// A bad answer (a vector short) is a fallback too.
+	stub.SetBad(true)
+	if text := search(t, cs, "hobbies"); !strings.Contains(text, unavailable) {
+		t.Errorf("hobbies with the endpoint answering badly: %s", text)
+	}
+	stub.SetBad(false)
+	// Slow answers are given up on.
+	stub.SetDelay(time.Hour)
+	if text := search(t, cs, "medic"); !strings.Contains(text, unavailable) {
+		t.Errorf("medic with the endpoint slow: %s", text)
+	}
+	stub.SetDelay(0)
+	if text := search(t, cs, "medic"); firstFound(t, text) != "Bob" {
+		t.Errorf("medic with the endpoint fast again: %s", text)
+	}
+	cs.Close()
+
+	// A restart reuses the stored vectors: only queries are sent.
+	before := len(stub.Texts("m1"))
+	cs, _ = startMeaningServer(t, file, stub, "m1")
+	waitMeaning(t, cs, "brazil", "Carnival")
+	if sent := stub.Texts("m1")[before:]; len(sent) != 1 || sent[0] != "brazil" {
+		t.Errorf("after a restart the server sent %q, want only the query", sent)
+	}
+	cs.Close()
+
+	// stats counts the vectors ready.
+	stats := serverCmd(file, "MEMORY_EMBEDDINGS_URL="+stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=m1")
+	stats.Args = append(stats.Args, "stats", "--json")
+	out, err := stats.Output()
+	if err != nil {
+		t.Fatalf("stats: %v", err)
+	}
+	var st struct {
+		Vectors struct {
+			Model        string
+			Ready, Texts int
+		}
+	}
+	if err := json.Unmarshal(out, &st); err != nil || st.Vectors.Model != "m1" || st.Vectors.Ready != 5 || st.Vectors.Texts != 5 {
+		t.Errorf("stats: %s (%v), want 5 of 5 vectors by m1", out, err)
+	}
+
+	// A new model embeds every text again.
+	cs, _ = startMeaningServer(t, file, stub, "m2")
+	waitMeaning(t, cs, "hobby", "Alice")
+	if n := len(stub.Texts("m2")); n != 6 { // five texts and the query
+		t.Errorf("the new model was sent %d texts, want 6: %q", n, stub.Texts("m2"))
+	}
+	cs.Close()
+
+	// Off: words only, no note.
+	requests := stub.Requests()
+	cs, _ = startMeaningServer(t, file, stub, "")
+	if text := search(t, cs, "hobby"); strings.Contains(text, "Alice") || strings.Contains(text, "meaning") {
+		t.Errorf("hobby with search by meaning off: %s", text)
+	}
+	if n := stub.Requests() - requests; n != 0 {
+		t.Errorf("with the variables unset the server made %d requests", n)
+	}
+}
+
+// waitCaughtUp waits until the stub has been sent text.
+func waitCaughtUp(t *testing.T, stub *meaningtest.Server, model, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		for _, s := range stub.Texts(model) {
+			if s == text {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q was never embedded", text)
+		}
+	}
+}
+
+// TestNoMeaningWithoutVariables: with the MEMORY_EMBEDDINGS_* variables
+// unset, writing and searching leaves no file but the memory's own beside
+// it.
+func TestNoMeaningWithoutVariables(t *testing.T) {
+	dir := t.TempDir()
+	cs, _ := startMeaningServer(t, filepath.Join(dir, "memory.jsonl"), nil, "")
+	if text, isErr := callTool(t, cs, "create_entities", entityArgs("Alice")); isErr {
+		t.Fatal(text)
+	}
+	search(t, cs, "hobby")
+	cs.Close()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".vectors") {
+			t.Errorf("with search by meaning off the server made %s", e.Name())
+		}
+	}
+}
+
+// TestMeaningKeyNeverShown: a malformed setting stops the server (exit 2)
+// naming the variable, and an endpoint refusing the key, and quoting it,
+// never gets it into the log.
+func TestMeaningKeyNeverShown(t *testing.T) {
+	const secret = "sk-never-shown-1234"
+	dir := t.TempDir()
+	cmd := serverCmd(filepath.Join(dir, "memory.jsonl"), "MEMORY_EMBEDDINGS_URL=http://127.0.0.1:9/v1", "MEMORY_EMBEDDINGS_API_KEY="+secret)
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "MEMORY_EMBEDDINGS_MODEL") || strings.Contains(string(out), secret) {
+		t.Errorf("no model: exit %d (%v), output %s; want 2, naming MEMORY_EMBEDDINGS_MODEL, without the key", code, err, out)
+	}
+
+	stub := meaningtest.New("m")
+	t.Cleanup(stub.Close)
+	stub.Key = "sk-the-right-one"
+	cmd = serverCmd(filepath.Join(dir, "memory.jsonl"), "MEMORY_EMBEDDINGS_URL="+stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=m", "MEMORY_EMBEDDINGS_API_KEY="+secret)
+	logs := testlog.OnFailure(t, "server stderr")
+	cmd.Stderr = logs
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := callTool(t, cs, "create_entities", entityArgs("Alice")); isErr {
+		t.Fatal(text)
+	}
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(logs.String(), "Incorrect API key"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the refusal was never logged")
+		}
+	}
+	cs.Close()
+	if strings.Contains(logs.String(), secret) {
+		t.Errorf("the key is in the log:\n%s", logs)
+	}
+}

@@ -1,0 +1,536 @@
+package meaning
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+// QueryTimeout bounds the wait for a query's vector: past it, the search
+// answers by words.
+const QueryTimeout = 2 * time.Second
+
+// Options tune an Index.
+type Options struct {
+	// Logf reports outages of the endpoint, once each, and trouble with
+	// the vectors file.
+	Logf func(format string, args ...any)
+	// BatchSize is how many texts one request embeds; 0 is 64.
+	BatchSize int
+	// Retry is how long after a failed batch the next try comes, unless
+	// a write comes first; 0 is 10 s.
+	Retry time.Duration
+	// Settle is how long Run waits after a change for the next ones
+	// before it looks, so that a burst of writes costs one look; 0 is
+	// 250 ms.
+	Settle time.Duration
+}
+
+// Index holds the vectors of one memory's texts, keeps them in the
+// vectors file, and fills in the missing ones in the background (Run).
+type Index struct {
+	client *Client
+	path   string
+	opts   Options
+	wake   chan struct{}
+	down   atomic.Bool // the endpoint's last answer was a failure
+
+	mu       sync.RWMutex
+	vectors  map[key]vector
+	entities map[string][]key // each entity's texts' keys, at the last pass
+	ready    bool             // a pass found every text with its vector
+	want     int              // texts at the last pass
+	have     int              // of which with a vector
+
+	// Only Run's goroutine touches the file.
+	end     int64 // bytes of whole records in the file
+	records int   // records in the file, live or not
+
+	qmu     sync.Mutex
+	queries map[string]cachedQuery
+}
+
+type cachedQuery struct {
+	v  vector
+	at time.Time
+}
+
+// Open loads the vectors file at path (VectorsPath) for the texts'
+// vectors by c's model. A file that is not a vectors file is an error; a
+// missing one is empty, and created at the first vector.
+func Open(path string, c *Client, opts Options) (*Index, error) {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 64
+	}
+	if opts.Retry <= 0 {
+		opts.Retry = 10 * time.Second
+	}
+	if opts.Settle <= 0 {
+		opts.Settle = 250 * time.Millisecond
+	}
+	ix := &Index{client: c, path: path, opts: opts, wake: make(chan struct{}, 1), vectors: make(map[key]vector), queries: make(map[string]cachedQuery)}
+	end, err := load(path, ix.vectors)
+	if err != nil {
+		return nil, err
+	}
+	ix.end, ix.records = end, len(ix.vectors)
+	ix.wake <- struct{}{}
+	return ix, nil
+}
+
+// Changed tells Run that the memory changed: it looks for texts without
+// vectors soon after. It never waits.
+func (ix *Index) Changed() {
+	select {
+	case ix.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Status reports whether search uses the vectors (a pass has found every
+// text with its vector of the current model), and how many of the texts
+// of the memory, at the last look, have one.
+func (ix *Index) Status() (ready bool, have, want int) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.ready, ix.have, ix.want
+}
+
+// Run embeds the texts without vectors, in batches, whenever the memory
+// changed (Changed), until ctx ends. A failed batch is tried again after
+// Options.Retry, or at the next change.
+func (ix *Index) Run(ctx context.Context, store graph.Store) {
+	for {
+		var retry <-chan time.Time
+		select {
+		case <-ctx.Done():
+			return
+		case <-ix.wake:
+		}
+		settle := time.NewTimer(ix.opts.Settle)
+		select {
+		case <-ctx.Done():
+			settle.Stop()
+			return
+		case <-settle.C:
+		}
+		select { // the changes that came while settling are in this look
+		case <-ix.wake:
+		default:
+		}
+		if err := ix.pass(ctx, store); err != nil && ctx.Err() == nil {
+			if se, ok := err.(*storeError); ok {
+				ix.opts.Logf("search by meaning: reading the memory: %v", se.err)
+			} else {
+				ix.failed(err)
+			}
+			retry = time.After(ix.opts.Retry)
+			select {
+			case <-ctx.Done():
+				return
+			case <-retry:
+				ix.Changed()
+			case <-ix.wake:
+				ix.Changed()
+			}
+		}
+	}
+}
+
+// texts are what an entity's vectors stand for: one per observation, each
+// prefixed with the entity's name and type so that a short observation
+// ("loves it") keeps who and what it is about; one for an entity with none.
+func texts(e *graph.Entity) []string {
+	head := e.Name + " (" + e.EntityType + ")"
+	if len(e.Observations) == 0 {
+		return []string{head}
+	}
+	out := make([]string, len(e.Observations))
+	for i, o := range e.Observations {
+		out[i] = head + ": " + o
+	}
+	return out
+}
+
+// storeError is a pass that could not read the memory: the endpoint is
+// not to blame.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return e.err.Error() }
+
+type job struct {
+	k    key
+	text string
+}
+
+// pass finds the texts without vectors and embeds them.
+func (ix *Index) pass(ctx context.Context, store graph.Store) error {
+	model := ix.client.Model()
+	// Only the texts are taken while the graph is held (a write waits for
+	// a reader); hashing them is done after.
+	type entityTexts struct {
+		name  string
+		texts []string
+	}
+	var all []entityTexts
+	err := store.View(func(g *graph.Graph) {
+		all = make([]entityTexts, 0, len(g.Entities()))
+		for _, e := range g.Entities() {
+			all = append(all, entityTexts{e.Name, texts(e)})
+		}
+	})
+	if err != nil {
+		return &storeError{err}
+	}
+	entities := make(map[string][]key, len(all))
+	var missing []job
+	want := 0
+	seen := make(map[key]bool)
+	ix.mu.RLock()
+	for _, et := range all {
+		ks := make([]key, len(et.texts))
+		for i, t := range et.texts {
+			k := keyOf(model, t)
+			ks[i] = k
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			want++
+			if _, ok := ix.vectors[k]; !ok {
+				missing = append(missing, job{k, t})
+			}
+		}
+		entities[et.name] = ks
+	}
+	ix.mu.RUnlock()
+	ix.mu.Lock()
+	ix.entities, ix.want, ix.have = entities, want, want-len(missing)
+	ix.mu.Unlock()
+	for len(missing) > 0 {
+		n := min(len(missing), ix.opts.BatchSize)
+		if err := ix.embed(ctx, missing[:n]); err != nil {
+			return err
+		}
+		missing = missing[n:]
+	}
+	ix.mu.Lock()
+	ix.ready = true
+	compact := ix.records > 2*want+1024
+	var live map[key]vector
+	if compact {
+		live = make(map[key]vector, want)
+		for _, ks := range entities {
+			for _, k := range ks {
+				if v, ok := ix.vectors[k]; ok {
+					live[k] = v
+				}
+			}
+		}
+		ix.vectors = live
+	}
+	ix.mu.Unlock()
+	if compact {
+		end, err := rewrite(ix.path, live)
+		if err != nil {
+			ix.opts.Logf("search by meaning: compacting %s: %v", ix.path, err)
+			return nil
+		}
+		ix.end, ix.records = end, len(live)
+	}
+	return nil
+}
+
+// embed asks for one batch and keeps its vectors.
+func (ix *Index) embed(ctx context.Context, batch []job) error {
+	in := make([]string, len(batch))
+	for i, j := range batch {
+		in[i] = j.text
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	vs, err := ix.client.Embed(ctx, in)
+	if err != nil {
+		return err
+	}
+	ix.answered()
+	var rec []byte
+	ix.mu.Lock()
+	for i, v := range vs {
+		q := quantise(v)
+		ix.vectors[batch[i].k] = q
+		rec = appendRecord(rec, batch[i].k, q)
+	}
+	ix.have += len(batch)
+	ix.mu.Unlock()
+	end, err := appendFile(ix.path, ix.end, rec)
+	if err != nil {
+		// The vectors are in memory; only a restart will ask for them again.
+		ix.opts.Logf("search by meaning: keeping vectors in %s: %v", ix.path, err)
+		return nil
+	}
+	ix.end, ix.records = end, ix.records+len(batch)
+	return nil
+}
+
+// failed logs an outage of the endpoint once, at its start.
+func (ix *Index) failed(err error) {
+	if !ix.down.Swap(true) {
+		ix.opts.Logf("search by meaning: %v; searching by words only until the endpoint answers again", err)
+	}
+}
+
+// answered logs the end of an outage.
+func (ix *Index) answered() {
+	if ix.down.Swap(false) {
+		ix.opts.Logf("search by meaning: the embeddings endpoint answers again")
+	}
+}
+
+// A Query is a search's text as a vector.
+type Query struct{ v vector }
+
+// queryTTL is how long a query's vector is kept, and maxQueries how many.
+const (
+	queryTTL   = 10 * time.Minute
+	maxQueries = 1024
+)
+
+// Query returns the vector of a search's text, from the cache of recent
+// queries or from the endpoint within QueryTimeout. Its error says why
+// there is none.
+func (ix *Index) Query(ctx context.Context, text string) (Query, error) {
+	now := time.Now()
+	ix.qmu.Lock()
+	c, ok := ix.queries[text]
+	ix.qmu.Unlock()
+	if ok && now.Sub(c.at) < queryTTL {
+		return Query{c.v}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
+	defer cancel()
+	vs, err := ix.client.Embed(ctx, []string{text})
+	if err != nil {
+		ix.failed(err)
+		return Query{}, err
+	}
+	ix.answered()
+	v := quantise(vs[0])
+	ix.qmu.Lock()
+	if len(ix.queries) >= maxQueries {
+		clear(ix.queries)
+	}
+	ix.queries[text] = cachedQuery{v, now}
+	ix.qmu.Unlock()
+	return Query{v}, nil
+}
+
+// Hit is one entity of a search by words and meaning.
+type Hit struct {
+	Entity *graph.Entity
+	// Word is the word ranking's hit, nil for an entity found by meaning
+	// alone.
+	Word *graph.Hit
+	// Closest are the indexes of the entity's observations, most similar
+	// to the query first, for an entity found by meaning alone.
+	Closest []int
+}
+
+// Result is a search by words and meaning. Like graph.Ranked it points
+// into the graph.
+type Result struct {
+	Hits      []Hit
+	Exact     int // leading hits that match the whole query (graph.Ranked)
+	Relations []*graph.Relation
+}
+
+// fuseDepth is how many of each ranking's best are fused, and rrfK the
+// constant of reciprocal rank fusion (the usual 60: a hit's place counts,
+// its raw score does not, so BM25 and cosine need no common scale).
+const (
+	fuseDepth = 50
+	rrfK      = 60
+)
+
+// Search ranks g's entities for query by words and by the similarity of
+// their texts' vectors to q: the entities matching the whole query come
+// first, as graph.SearchRanked gives them; the rest, up to limit, are the
+// best by reciprocal rank fusion of the word ranking and the similarity
+// ranking (an entity's similarity is that of its closest text).
+func (ix *Index) Search(g *graph.Graph, query string, q Query, limit int) Result {
+	if limit <= 0 {
+		limit = graph.DefaultSearchLimit
+	}
+	words := g.SearchRanked(query, max(limit, fuseDepth))
+	exact := words.Exact
+	res := Result{Exact: exact}
+	for i := range words.Hits[:exact] {
+		res.Hits = append(res.Hits, Hit{Entity: words.Hits[i].Entity, Word: &words.Hits[i]})
+	}
+	if want := limit - exact; want > 0 {
+		res.Hits = append(res.Hits, ix.fuse(g, words, q, want)...)
+	}
+	ents := make([]*graph.Entity, len(res.Hits))
+	for i, h := range res.Hits {
+		ents[i] = h.Entity
+	}
+	res.Relations = g.Touching(ents)
+	return res
+}
+
+// fuse returns the want best of the word ranking's partial matches and
+// the entities closest in meaning, by reciprocal rank fusion.
+func (ix *Index) fuse(g *graph.Graph, words graph.Ranked, q Query, want int) []Hit {
+	type fused struct {
+		hit   Hit
+		score float64
+		order int
+	}
+	byEntity := make(map[*graph.Entity]*fused)
+	var all []*fused
+	for i := words.Exact; i < len(words.Hits); i++ {
+		f := &fused{hit: Hit{Entity: words.Hits[i].Entity, Word: &words.Hits[i]}, score: 1.0 / float64(rrfK+i-words.Exact+1), order: len(all)}
+		byEntity[f.hit.Entity] = f
+		all = append(all, f)
+	}
+	isExact := make(map[*graph.Entity]bool, words.Exact)
+	for _, h := range words.Hits[:words.Exact] {
+		isExact[h.Entity] = true
+	}
+	for rank, n := range ix.nearest(g, q, isExact) {
+		f := byEntity[n.e]
+		if f == nil {
+			f = &fused{hit: Hit{Entity: n.e}, order: len(all)}
+			byEntity[n.e] = f
+			all = append(all, f)
+		}
+		f.score += 1.0 / float64(rrfK+rank+1)
+	}
+	slices.SortStableFunc(all, func(a, b *fused) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return a.order - b.order
+	})
+	all = all[:min(want, len(all))]
+	out := make([]Hit, len(all))
+	for i, f := range all {
+		out[i] = f.hit
+		if f.hit.Word == nil {
+			out[i].Closest = ix.closest(f.hit.Entity, q)
+		}
+	}
+	return out
+}
+
+type near struct {
+	e   *graph.Entity
+	sim float32
+}
+
+// nearest returns the fuseDepth entities of g closest to q, skipping
+// those in skip, best first (ties in graph order).
+func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) []near {
+	ix.mu.RLock()
+	var ns []near
+	for name, ks := range ix.entities {
+		e := g.Entity(name)
+		if e == nil || skip[e] {
+			continue
+		}
+		best, found := float32(0), false
+		for _, k := range ks {
+			if v, ok := ix.vectors[k]; ok {
+				s := cosine(q.v, v)
+				if !found || s > best {
+					best, found = s, true
+				}
+			}
+		}
+		if found {
+			ns = append(ns, near{e, best})
+		}
+	}
+	ix.mu.RUnlock()
+	slices.SortFunc(ns, func(a, b near) int {
+		if a.sim != b.sim {
+			if a.sim > b.sim {
+				return -1
+			}
+			return 1
+		}
+		return graph.CompareOrder(a.e, b.e)
+	})
+	return ns[:min(len(ns), fuseDepth)]
+}
+
+// closest returns the indexes of e's observations by similarity to q,
+// most similar first; those without a vector yet come last.
+func (ix *Index) closest(e *graph.Entity, q Query) []int {
+	if len(e.Observations) == 0 {
+		return nil
+	}
+	model := ix.client.Model()
+	ts := texts(e)
+	sims := make([]float32, len(ts))
+	ix.mu.RLock()
+	for i, t := range ts {
+		sims[i] = -2
+		if v, ok := ix.vectors[keyOf(model, t)]; ok {
+			sims[i] = cosine(q.v, v)
+		}
+	}
+	ix.mu.RUnlock()
+	out := make([]int, len(ts))
+	for i := range out {
+		out[i] = i
+	}
+	slices.SortStableFunc(out, func(a, b int) int {
+		switch {
+		case sims[a] > sims[b]:
+			return -1
+		case sims[a] < sims[b]:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Count reports how many of the texts of the graph view gives have a
+// vector by model in the vectors file at path, for a command that shows
+// it without running an Index. view is called once, after the file is
+// read.
+func Count(path, model string, view func(func(*graph.Graph)) error) (have, want int, err error) {
+	vs := make(map[key]vector)
+	if _, err := load(path, vs); err != nil {
+		return 0, 0, err
+	}
+	err = view(func(g *graph.Graph) {
+		seen := make(map[key]bool)
+		for _, e := range g.Entities() {
+			for _, t := range texts(e) {
+				k := keyOf(model, t)
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				want++
+				if _, ok := vs[k]; ok {
+					have++
+				}
+			}
+		}
+	})
+	return have, want, err
+}

@@ -1,0 +1,327 @@
+package meaning
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/meaning/meaningtest"
+)
+
+// memStore is a graph.Store in memory.
+type memStore struct {
+	mu sync.RWMutex
+	g  *graph.Graph
+}
+
+func newStore(t *testing.T, ents ...graph.Entity) *memStore {
+	t.Helper()
+	s := &memStore{g: graph.New()}
+	s.g.CreateEntities(ents)
+	return s
+}
+
+func (s *memStore) View(fn func(*graph.Graph)) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	fn(s.g)
+	return nil
+}
+func (s *memStore) Update(_ context.Context, fn func(*graph.Graph) error) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return true, fn(s.g)
+}
+func (s *memStore) Watch(context.Context, time.Duration, func()) {}
+
+var people = []graph.Entity{
+	{Name: "Alice", EntityType: "person", Observations: []string{"lives in Lisbon", "spends weekends on photography"}},
+	{Name: "Bob", EntityType: "person", Observations: []string{"works as a physician"}},
+	{Name: "Carnival", EntityType: "event", Observations: []string{"held every year in Rio"}},
+	{Name: "Hobby shop", EntityType: "place"},
+}
+
+func open(t *testing.T, path string, stub *meaningtest.Server, model string) *Index {
+	t.Helper()
+	ix, err := Open(path, NewClient(stub.BaseURL(), model, stub.Key), Options{BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func names(r Result) []string {
+	var out []string
+	for _, h := range r.Hits {
+		out = append(out, h.Entity.Name)
+	}
+	return out
+}
+
+// TestClientSpeaksTheWireFormat: vectors come back in the order of the
+// texts whatever order the answer lists them in, and batches are cut to
+// BatchSize.
+func TestClientSpeaksTheWireFormat(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	stub.MaxBatch = 2
+	c := NewClient(stub.BaseURL()+"/", "m", "")
+	texts := []string{"one photography", "two rio", "three"}
+	if _, err := c.Embed(context.Background(), texts); err == nil || !strings.Contains(err.Error(), "between 1 and 2") {
+		t.Fatalf("a batch over the endpoint's limit: %v, want its error message", err)
+	}
+	vs, err := c.Embed(context.Background(), texts[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range vs {
+		want := meaningtest.Vector("m", texts[i])
+		for j := range v {
+			if v[j] != want[j] {
+				t.Fatalf("vector %d is not the one of %q", i, texts[i])
+			}
+		}
+	}
+}
+
+// TestClientErrors: an endpoint's error message is passed on, without the
+// API key even when the endpoint quotes it; a bad answer, an unknown
+// model and a slow answer are errors.
+func TestClientErrors(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	stub.Key = "sk-right"
+	ctx := context.Background()
+	const wrong = "sk-wrong-secret"
+	_, err := NewClient(stub.BaseURL(), "m", wrong).Embed(ctx, []string{"x"})
+	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "Incorrect API key") || strings.Contains(err.Error(), wrong) {
+		t.Errorf("wrong key: %v; want the endpoint's message without the key", err)
+	}
+	c := NewClient(stub.BaseURL(), "m", "sk-right")
+	if _, err := NewClient(stub.BaseURL(), "other", "sk-right").Embed(ctx, []string{"x"}); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("unknown model: %v", err)
+	}
+	stub.SetBad(true)
+	if _, err := c.Embed(ctx, []string{"x", "y"}); err == nil || !strings.Contains(err.Error(), "answered badly") {
+		t.Errorf("one vector short: %v", err)
+	}
+	stub.SetBad(false)
+	stub.SetDown(true)
+	if _, err := c.Embed(ctx, []string{"x"}); err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "overloaded") {
+		t.Errorf("down: %v", err)
+	}
+	stub.SetDown(false)
+	stub.SetDelay(5 * time.Second)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.Embed(short, []string{"x"}); err == nil || !strings.Contains(err.Error(), "in time") {
+		t.Errorf("slow: %v", err)
+	}
+}
+
+// TestSearchFindsByMeaning: a query sharing no word with its answer finds
+// it by meaning, which word ranking alone does not; an entity holding the
+// whole query still comes first; the closest observation is shown first.
+func TestSearchFindsByMeaning(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	ix := open(t, filepath.Join(t.TempDir(), "memory.jsonl.vectors"), stub, "m")
+	if ready, _, _ := ix.Status(); ready {
+		t.Fatal("ready before any pass")
+	}
+	if err := ix.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	if ready, have, want := ix.Status(); !ready || have != 5 || want != 5 {
+		t.Fatalf("Status %t %d/%d, want ready 5/5", ready, have, want)
+	}
+	q, err := ix.Query(context.Background(), "hobby")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.View(func(g *graph.Graph) {
+		words := g.SearchRanked("hobby", 2)
+		if len(words.Hits) != 1 || words.Hits[0].Entity.Name != "Hobby shop" {
+			t.Fatalf("word ranking alone: %v", words.Selection().Entities)
+		}
+		r := ix.Search(g, "hobby", q, 2)
+		if got := names(r); len(got) != 2 || got[0] != "Hobby shop" || got[1] != "Alice" || r.Exact != 1 {
+			t.Fatalf("Search: %v (exact %d), want Hobby shop (exact) then Alice", got, r.Exact)
+		}
+		if h := r.Hits[1]; h.Word != nil || len(h.Closest) != 2 || h.Closest[0] != 1 {
+			t.Errorf("Alice's closest observations %v, want the photography one (1) first", h.Closest)
+		}
+	})
+}
+
+// TestVectorsSurviveARestart: a second index on the same file asks for
+// nothing; a new model asks for everything again and is not ready until
+// it has it.
+func TestVectorsSurviveARestart(t *testing.T) {
+	stub := meaningtest.New("m", "m2")
+	defer stub.Close()
+	store := newStore(t, people...)
+	path := filepath.Join(t.TempDir(), "memory.jsonl.vectors")
+	if err := open(t, path, stub, "m").pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	before := stub.Requests()
+	again := open(t, path, stub, "m")
+	if err := again.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	if n := stub.Requests() - before; n != 0 {
+		t.Errorf("a restart made %d requests, want 0", n)
+	}
+	if ready, have, _ := again.Status(); !ready || have != 5 {
+		t.Errorf("after a restart: ready %t, %d vectors", ready, have)
+	}
+	other := open(t, path, stub, "m2")
+	if ready, _, _ := other.Status(); ready {
+		t.Error("a new model is ready before its vectors are")
+	}
+	if err := other.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(stub.Texts("m2")); n != 5 {
+		t.Errorf("a new model embedded %d texts, want 5", n)
+	}
+}
+
+// TestWritesEmbedOnlyWhatChanged: adding an observation embeds that one
+// text, and a failed pass leaves search unready without losing anything.
+func TestWritesEmbedOnlyWhatChanged(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	ix := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+	stub.SetDown(true)
+	if err := ix.pass(context.Background(), store); err == nil {
+		t.Fatal("a pass with the endpoint down did not fail")
+	}
+	if ready, _, _ := ix.Status(); ready {
+		t.Fatal("ready with the endpoint down")
+	}
+	stub.SetDown(false)
+	if err := ix.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	n := len(stub.Texts("m"))
+	store.Update(context.Background(), func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{"plays chess"}}})
+		return err
+	})
+	if err := ix.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	if got := stub.Texts("m")[n:]; len(got) != 1 || got[0] != "Bob (person): plays chess" {
+		t.Errorf("after one new observation the index embedded %q", got)
+	}
+}
+
+// TestTruncatedFile: a record cut short by a crash is dropped, and the
+// next append writes over it.
+func TestTruncatedFile(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	path := filepath.Join(t.TempDir(), "v")
+	store := newStore(t, people[:2]...)
+	if err := open(t, path, stub, "m").pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, b[:len(b)-7], 0o600)
+	ix := open(t, path, stub, "m")
+	if err := ix.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	vs := make(map[key]vector)
+	if _, err := load(path, vs); err != nil || len(vs) != 3 {
+		t.Errorf("after repair the file holds %d vectors (%v), want 3", len(vs), err)
+	}
+	os.WriteFile(path, []byte("not vectors"), 0o600)
+	if _, err := Open(path, NewClient(stub.BaseURL(), "m", ""), Options{}); err == nil {
+		t.Error("a file that is not a vectors file opened")
+	}
+}
+
+// TestQuantisationKeepsTheOrder: int8 cosine stays within 0.02 of the
+// float one for random 768-dimension vectors.
+func TestQuantisationKeepsTheOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	vec := func() []float32 {
+		v := make([]float32, 768)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	for range 200 {
+		a, b := vec(), vec()
+		for i := range b {
+			b[i] += a[i] * float32(r.Float64()*2)
+		}
+		var dot, na, nb float64
+		for i := range a {
+			dot += float64(a[i] * b[i])
+			na += float64(a[i] * a[i])
+			nb += float64(b[i] * b[i])
+		}
+		exact := dot / math.Sqrt(na*nb)
+		if got := float64(cosine(quantise(a), quantise(b))); math.Abs(got-exact) > 0.02 {
+			t.Fatalf("int8 cosine %v, float %v", got, exact)
+		}
+	}
+}
+
+// eventually waits for cond, failing after a minute.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+	}
+}
+
+// TestRunRetriesAtTheNextChange: Run tries at start, and after a failure
+// tries again at the next change (the retry timer is an hour away); it
+// returns when its context ends.
+func TestRunRetriesAtTheNextChange(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	var logged []string
+	var mu sync.Mutex
+	ix, err := Open(filepath.Join(t.TempDir(), "v"), NewClient(stub.BaseURL(), "m", ""), Options{Settle: time.Millisecond, Retry: time.Hour, Logf: func(f string, args ...any) {
+		mu.Lock()
+		logged = append(logged, f)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub.SetDown(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ix.Run(ctx, store); close(done) }()
+	eventually(t, "a first try", func() bool { return stub.Requests() > 0 })
+	stub.SetDown(false)
+	ix.Changed()
+	eventually(t, "ready after the change", func() bool { ready, _, _ := ix.Status(); return ready })
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) != 2 || !strings.Contains(logged[0], "until the endpoint answers again") || !strings.Contains(logged[1], "answers again") {
+		t.Errorf("logged %q, want the outage and its end once each", logged)
+	}
+}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/meaning"
+)
+
+// Search by meaning (internal/meaning), when Options.Meaning is set: the
+// search tool asks for the query's vector outside the graph's lock, then
+// fuses the word ranking with vector similarity. Any trouble with the
+// endpoint answers by words, with a note saying so.
+
+const (
+	meaningUnavailable = "Search by meaning is unavailable for this query (the embeddings endpoint is down, slow or answered badly): these are matches by words only."
+	meaningClosest     = "No entity contains the whole query; these are the closest matches by the words they share with it and by meaning, best first."
+)
+
+// meaningNotReady says how far the background embedding has come.
+func meaningNotReady(have, want int) string {
+	return fmt.Sprintf("Search by meaning is not ready yet (%d of %d texts embedded): these are matches by words only.", have, want)
+}
+
+// searchWithMeaning answers search_nodes by words and meaning.
+func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a searchArgs) (*mcp.CallToolResult, error) {
+	byWords := func(note string) (*mcp.CallToolResult, error) {
+		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+			ans := searchAnswer(g, a, graph.Window{})
+			ans.Notes = append(ans.Notes, note)
+			applyTimes(ans, a.timeArgs, graph.Window{})
+			return ans, nil
+		})
+	}
+	if ready, have, want := ix.Status(); !ready {
+		return byWords(meaningNotReady(have, want))
+	}
+	q, err := ix.Query(ctx, a.Query)
+	if err != nil {
+		return byWords(meaningUnavailable)
+	}
+	return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		limit := a.Limit
+		if limit <= 0 {
+			limit = graph.DefaultSearchLimit
+		}
+		found := ix.Search(g, a.Query, q, limit)
+		ans := &answer.Answer{
+			Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
+			Entities: make([]answer.View, len(found.Hits)), Relations: found.Relations,
+			Hint: ", or search for something narrower",
+		}
+		for i, h := range found.Hits {
+			if h.Word != nil {
+				ans.Entities[i] = answer.Hit(*h.Word)
+				continue
+			}
+			closest := h.Closest
+			ans.Entities[i] = answer.View{Entity: h.Entity, First: func() []int { return closest }, Most: answer.HitObservations}
+		}
+		if found.Exact == 0 && len(found.Hits) > 0 {
+			ans.Notes = []string{meaningClosest}
+		}
+		applyTimes(ans, a.timeArgs, graph.Window{})
+		return ans, nil
+	})
+}
