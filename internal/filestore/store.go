@@ -471,45 +471,44 @@ func (s *Store) loadOnce(last bool) (settled bool, err error) {
 // readMemoryFile returns the memory file's content and the stamp of the
 // file read (empty when there is none).
 func readMemoryFile(path string) ([]byte, stamp, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, stamp{}, nil
-	}
-	if err != nil {
-		return nil, stamp{}, fmt.Errorf("reading the memory file: %w", err)
-	}
-	defer f.Close()
-	// Stamp the open file, not the name: a save by another process may
-	// rename a new file over the name while we read.
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, stamp{}, fmt.Errorf("reading the memory file: %w", err)
-	}
-	data, err := readAll(f, fi.Size())
-	if err != nil {
-		return nil, stamp{}, fmt.Errorf("reading the memory file: %w", err)
+	data, fi, err := readWhole(path, "the memory file")
+	if fi == nil {
+		return nil, stamp{}, err
 	}
 	return data, stampOf(fi), nil
 }
 
 func readJournal(path string) ([]byte, journalStamp, error) {
+	data, fi, err := readWhole(path, "the journal")
+	if fi == nil {
+		return nil, journalStamp{}, err
+	}
+	return data, journalStamp{exists: true, id: fileID(fi), size: int64(len(data))}, nil
+}
+
+// readWhole reads the file at path, what it is named in errors, and
+// returns its content and the FileInfo of the file read: nil, with no
+// error, when there is none. The FileInfo is the open file's, not the
+// name's: a save by another process may rename a new file over the name
+// while we read.
+func readWhole(path, what string) ([]byte, fs.FileInfo, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, journalStamp{}, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, journalStamp{}, fmt.Errorf("reading the journal: %w", err)
+		return nil, nil, fmt.Errorf("reading %s: %w", what, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, journalStamp{}, fmt.Errorf("reading the journal: %w", err)
+		return nil, nil, fmt.Errorf("reading %s: %w", what, err)
 	}
 	data, err := readAll(f, fi.Size())
 	if err != nil {
-		return nil, journalStamp{}, fmt.Errorf("reading the journal: %w", err)
+		return nil, nil, fmt.Errorf("reading %s: %w", what, err)
 	}
-	return data, journalStamp{exists: true, id: fileID(fi), size: int64(len(data))}, nil
+	return data, fi, nil
 }
 
 // readAll reads f to its end, sized for the size it had.
