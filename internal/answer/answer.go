@@ -408,12 +408,7 @@ func (a *Answer) writeRelation(w *JSON, r *graph.Relation) {
 		return
 	}
 	w.Open('{')
-	w.Key("from")
-	w.String(r.From)
-	w.Key("to")
-	w.String(r.To)
-	w.Key("relationType")
-	w.String(r.RelationType)
+	w.relationMembers(r)
 	w.Key("createdAt")
 	w.String(r.Created.String())
 	w.Close('}')

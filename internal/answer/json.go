@@ -185,11 +185,17 @@ func (w *JSON) Entity(name, entityType string, observations []string) {
 // Relation writes a relation as the tools return it.
 func (w *JSON) Relation(r *graph.Relation) {
 	w.Open('{')
+	w.relationMembers(r)
+	w.Close('}')
+}
+
+// relationMembers writes a relation's three members, in the reference's
+// order, inside an object the caller opened.
+func (w *JSON) relationMembers(r *graph.Relation) {
 	w.Key("from")
 	w.String(r.From)
 	w.Key("to")
 	w.String(r.To)
 	w.Key("relationType")
 	w.String(r.RelationType)
-	w.Close('}')
 }
