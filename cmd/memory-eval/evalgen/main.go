@@ -23,6 +23,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 	"time"
 )
 
@@ -69,20 +72,6 @@ type question struct {
 	Observation string `json:"observation"`
 }
 
-type entityLine struct {
-	Type         string   `json:"type"`
-	Name         string   `json:"name"`
-	EntityType   string   `json:"entityType"`
-	Observations []string `json:"observations"`
-}
-
-type relationLine struct {
-	Type         string `json:"type"`
-	From         string `json:"from"`
-	To           string `json:"to"`
-	RelationType string `json:"relationType"`
-}
-
 // minMessages is how long each chat is at least.
 const minMessages = 1000
 
@@ -101,20 +90,23 @@ func main() {
 			people = append(people, p)
 			facts[p] = f[p]
 		}
-		var buf bytes.Buffer
+		g := graph.New()
 		for _, m := range msgs {
-			writeJSON(&buf, entityLine{"entity", m.name, "message", []string{c.speaker + m.speaker, c.timeLabel + c.timeFormat(m.at), m.text}})
+			g.CreateEntities([]graph.Entity{{Name: m.name, EntityType: "message", Observations: []string{c.speaker + m.speaker, c.timeLabel + c.timeFormat(m.at), m.text}}})
 		}
-		write(filepath.Join(*out, "memories", c.memory+".jsonl"), buf.Bytes())
+		writeMemory(filepath.Join(*out, "memories", c.memory+".jsonl"), g)
 	}
-	var buf bytes.Buffer
+	g := graph.New()
 	for _, p := range people {
-		writeJSON(&buf, entityLine{"entity", p, "person", facts[p]})
+		g.CreateEntities([]graph.Entity{{Name: p, EntityType: "person", Observations: facts[p]}})
 	}
 	for _, c := range chats2 {
-		writeJSON(&buf, relationLine{"relation", c.people[0], c.people[1], "friends_with"})
+		if _, err := g.CreateRelations([]graph.Relation{{From: c.people[0], To: c.people[1], RelationType: "friends_with"}}); err != nil {
+			log.Fatal(err)
+		}
 	}
-	write(filepath.Join(*out, "memories", "people.jsonl"), buf.Bytes())
+	writeMemory(filepath.Join(*out, "memories", "people.jsonl"), g)
+	var buf bytes.Buffer
 	for i := range personQuestions {
 		personQuestions[i].ID = fmt.Sprintf("pp-%03d", i+1)
 	}
@@ -131,6 +123,16 @@ func writeJSON(buf *bytes.Buffer, v any) {
 	if err := enc.Encode(v); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// writeMemory writes g as a memory file, in the reference's format, with
+// the codec the server itself writes with.
+func writeMemory(path string, g *graph.Graph) {
+	var buf bytes.Buffer
+	if err := jsonl.Write(&buf, g, nil); err != nil {
+		log.Fatal(err)
+	}
+	write(path, buf.Bytes())
 }
 
 func write(path string, data []byte) {
