@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
@@ -210,40 +210,23 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(a, b)
 }
 
-// readGraphFile reads a memory file as written by writeGraphFile.
+// readGraphFile reads a memory file as written by writeGraphFile, with the
+// server's own codec; a line it cannot read is an error.
 func readGraphFile(path string) (*testgraph.Graph, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	g := &testgraph.Graph{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var line struct {
-			Type         string   `json:"type"`
-			Name         string   `json:"name"`
-			EntityType   string   `json:"entityType"`
-			Observations []string `json:"observations"`
-			From         string   `json:"from"`
-			To           string   `json:"to"`
-			RelationType string   `json:"relationType"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		switch line.Type {
-		case "entity":
-			g.Entities = append(g.Entities, testgraph.Entity{Name: line.Name, EntityType: line.EntityType, Observations: line.Observations})
-		case "relation":
-			g.Relations = append(g.Relations, testgraph.Relation{From: line.From, To: line.To, RelationType: line.RelationType})
-		default:
-			return nil, fmt.Errorf("%s: a line of type %q", path, line.Type)
-		}
+	f := jsonl.Decode(data)
+	if len(f.Problems) > 0 {
+		return nil, fmt.Errorf("%s: %s", path, f.Problems[0])
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	g := &testgraph.Graph{}
+	for _, e := range f.Graph.Entities() {
+		g.Entities = append(g.Entities, testgraph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations})
+	}
+	for _, r := range f.Graph.Relations() {
+		g.Relations = append(g.Relations, testgraph.Relation{From: r.From, To: r.To, RelationType: r.RelationType})
 	}
 	if len(g.Entities) == 0 || len(g.Relations) == 0 {
 		return nil, fmt.Errorf("%s: no entities or no relations", path)
