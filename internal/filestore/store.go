@@ -199,21 +199,15 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return false, s.explain(fmt.Errorf("creating the directory of the memory file: %w", err))
 	}
-	lock, err := AcquireLock(ctx, s.path, s.opts.Lock)
-	if err != nil {
-		return false, s.explain(err)
-	}
-	defer func() {
-		if rerr := lock.Release(); rerr != nil {
-			s.opts.Logf("%v", rerr)
-		}
-	}()
+	err = s.underLock(ctx, func(lock *Lock) error {
+		changed, err = s.updateLocked(lock, fn)
+		return err
+	})
+	return changed, err
+}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.refreshLocked(); err != nil {
-		return false, s.explain(err)
-	}
+// updateLocked is Update with the lock held and the graph read again.
+func (s *Store) updateLocked(lock *Lock, fn func(*graph.Graph) error) (changed bool, err error) {
 	journaled := s.opts.Journal && !s.mustCompact
 	if journaled {
 		s.g.TrackChanges()
@@ -243,6 +237,27 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 		return false, s.explain(err)
 	}
 	return true, nil
+}
+
+// underLock runs fn with the memory file's lock held, s.mu locked and the
+// graph brought up to date with the file and the journal. A lock or
+// reading error is explained; fn's is returned as it is.
+func (s *Store) underLock(ctx context.Context, fn func(*Lock) error) error {
+	lock, err := AcquireLock(ctx, s.path, s.opts.Lock)
+	if err != nil {
+		return s.explain(err)
+	}
+	defer func() {
+		if rerr := lock.Release(); rerr != nil {
+			s.opts.Logf("%v", rerr)
+		}
+	}()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refreshLocked(); err != nil {
+		return s.explain(err)
+	}
+	return fn(lock)
 }
 
 // explain turns a file system error into the *PathError that says what is
@@ -700,28 +715,16 @@ func (s *Store) Compact(ctx context.Context) error {
 	if j, err := s.statJournal(); err != nil || !j.exists {
 		return err
 	}
-	lock, err := AcquireLock(ctx, s.path, s.opts.Lock)
-	if err != nil {
-		return s.explain(err)
-	}
-	defer func() {
-		if rerr := lock.Release(); rerr != nil {
-			s.opts.Logf("%v", rerr)
+	return s.underLock(ctx, func(lock *Lock) error {
+		if !s.journal.exists {
+			return nil
 		}
-	}()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.refreshLocked(); err != nil {
-		return s.explain(err)
-	}
-	if !s.journal.exists {
+		if err := s.compactLocked(lock); err != nil {
+			s.loaded = false
+			return s.explain(err)
+		}
 		return nil
-	}
-	if err := s.compactLocked(lock); err != nil {
-		s.loaded = false
-		return s.explain(err)
-	}
-	return nil
+	})
 }
 
 // Close stops background compaction and, when this Store journaled writes,
