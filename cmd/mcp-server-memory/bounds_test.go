@@ -141,3 +141,36 @@ func TestNamedBoundsBinary(t *testing.T) {
 		t.Errorf("a session in use was closed: %v", err)
 	}
 }
+
+// TestStreamCapBinary: --http-max-streams-per-token bounds the event
+// streams one token holds, the page's and MCP's together: past it a stream
+// is refused with 429 and a message naming the flag, while calls go on.
+func TestStreamCapBinary(t *testing.T) {
+	const token = "streams-token-0123456789abcdef"
+	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--http-max-streams-per-token", "1")
+	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "MEMORY_HTTP_TOKEN="+token, "MEMORY_DATABASE_URL=")
+	stderr := startChild(t, cmd).stderr
+	base := waitLog(t, stderr, regexp.MustCompile(`the memory's page at (http://127\.0\.0\.1:\d+)/; memory file `))[1]
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the page's events: %d", resp.StatusCode)
+	}
+	listen := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["memory://knowledge-graph"]}}}`
+	code, rpc, msg := rawPost(t, base+"/mcp", token, listen, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"})
+	if code != http.StatusTooManyRequests || rpc != -32000 || !strings.Contains(msg, "--http-max-streams-per-token") {
+		t.Errorf("a second stream past --http-max-streams-per-token 1: %d %d %q, want 429", code, rpc, msg)
+	}
+	if code, _, msg := rawPost(t, base+"/mcp", token, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}); code != http.StatusOK {
+		t.Errorf("a call beside the streams: %d %q", code, msg)
+	}
+}

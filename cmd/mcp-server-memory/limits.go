@@ -9,18 +9,21 @@ import (
 )
 
 // httpLimits bound what clients can make an HTTP server hold: sessions
-// (--http-max-sessions, --http-max-sessions-per-token), named memories
+// (--http-max-sessions, --http-max-sessions-per-token), event streams
+// (--http-max-streams, --http-max-streams-per-token), named memories
 // open at once (--max-open-memories), and, for tests only, how soon a
 // silent session and an unused memory are closed (memoryconfig reads those
 // knobs).
 type httpLimits struct {
 	maxSessions, maxSessionsPerToken, maxOpenMemories int
+	maxStreams, maxStreamsPerToken                    int
 	sessionStart, memoryIdle                          time.Duration
 }
 
 // apply sets the limits in cfg; zero values leave httpserver's defaults.
 func (l httpLimits) apply(cfg *httpserver.Config) {
 	cfg.MaxSessions, cfg.MaxSessionsPerToken, cfg.MaxOpenMemories = l.maxSessions, l.maxSessionsPerToken, l.maxOpenMemories
+	cfg.MaxStreams, cfg.MaxStreamsPerToken = l.maxStreams, l.maxStreamsPerToken
 	cfg.SessionStartTimeout, cfg.MemoryIdleTimeout = l.sessionStart, l.memoryIdle
 }
 
@@ -36,7 +39,7 @@ func limitFlagsProblem(fs *flag.FlagSet, tokens string, l httpLimits) string {
 	for _, f := range []struct {
 		name string
 		n    int
-	}{{"http-max-sessions", l.maxSessions}, {"http-max-sessions-per-token", l.maxSessionsPerToken}, {"max-open-memories", l.maxOpenMemories}} {
+	}{{"http-max-sessions", l.maxSessions}, {"http-max-sessions-per-token", l.maxSessionsPerToken}, {"http-max-streams", l.maxStreams}, {"http-max-streams-per-token", l.maxStreamsPerToken}, {"max-open-memories", l.maxOpenMemories}} {
 		if problem := positiveFlag(f.name, f.n); problem != "" {
 			return problem
 		}

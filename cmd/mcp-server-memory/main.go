@@ -63,6 +63,12 @@ HTTP options (only with --http):
                               sessions one token may hold (default 256); past
                               it, 429. A session that sends nothing within a
                               minute of its initialize is closed.
+  --http-max-streams N        event streams open at once (2025 GET streams,
+                              2026 subscriptions/listen, the page's live
+                              updates; default 1024); past it, 503
+  --http-max-streams-per-token N
+                              event streams one token may hold (default 64);
+                              past it, 429
 
 Named memories (with --http; see docs/teams.md):
   --tokens FILE               who may reach which memory, one grant a line:
@@ -170,6 +176,8 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.Int64Var(&o.maxBody, "http-max-body", httpserver.DefaultMaxBodyBytes, "HTTP request body limit in bytes")
 	fs.IntVar(&o.limits.maxSessions, "http-max-sessions", httpserver.DefaultMaxSessions, "2025 sessions open at once")
 	fs.IntVar(&o.limits.maxSessionsPerToken, "http-max-sessions-per-token", httpserver.DefaultMaxSessionsPerToken, "2025 sessions one token may hold")
+	fs.IntVar(&o.limits.maxStreams, "http-max-streams", httpserver.DefaultMaxStreams, "event streams open at once")
+	fs.IntVar(&o.limits.maxStreamsPerToken, "http-max-streams-per-token", httpserver.DefaultMaxStreamsPerToken, "event streams one token may hold")
 	fs.IntVar(&o.limits.maxOpenMemories, "max-open-memories", httpserver.DefaultMaxOpenMemories, "named memories open at once (with --tokens)")
 	fs.StringVar(&o.tokens, "tokens", "", "tokens file granting named memories (with --http)")
 	fs.StringVar(&o.memories, "memories", "", "directory of named memories, NAME.jsonl each (with --tokens)")

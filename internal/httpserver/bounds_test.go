@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -228,4 +229,76 @@ func TestSessionCapSingleMemory(t *testing.T) {
 		}
 	}
 	readGraph(t, connect(t, ts.url, modern, token, nil))
+}
+
+// listenStatus opens a 2026-07-28 subscriptions/listen stream on memory
+// with token and returns its status and, when refused, its body; an
+// accepted stream stays open until closed or the test ends.
+func listenStatus(t *testing.T, ns *namedServer, memory, token string) (code int, refusal string, closeStream func()) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["` + resource + `"]}}}`
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ns.url(memory), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", modern)
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	closeStream = func() { cancel(); resp.Body.Close() }
+	if resp.StatusCode == http.StatusOK {
+		t.Cleanup(closeStream)
+		return resp.StatusCode, "", closeStream
+	}
+	defer closeStream()
+	msg, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(msg), func() {}
+}
+
+// TestStreamCaps: long-lived streams (subscriptions/listen, the page's
+// events) are capped per token (429) and per server (503), MCP and page
+// counted together, each refusal naming its flag; a closed stream frees
+// its place, and other requests are served throughout.
+func TestStreamCaps(t *testing.T) {
+	ns := startNamedWith(t, teamTokens, nil, func(c *httpserver.Config) { c.MaxStreamsPerToken, c.MaxStreams = 2, 3 })
+	code, body, first := listenStatus(t, ns, "alpha", tokAlpha)
+	if code != http.StatusOK {
+		t.Fatalf("a first stream: %d %q", code, body)
+	}
+	openPageEvents(t, ns, "alpha", "Authorization", "Bearer "+tokAlpha)
+	code, body, _ = listenStatus(t, ns, "alpha", tokAlpha)
+	if code != http.StatusTooManyRequests {
+		t.Fatalf("a token's third stream: %d %q, want 429", code, body)
+	}
+	if code, msg := rpcRefusal(t, body); code != -32000 || !strings.Contains(msg, "--http-max-streams-per-token") {
+		t.Errorf("the refusal: %d %q", code, msg)
+	}
+	resp, text := rawRequest(t, ns.addr, http.MethodGet, pagePath("alpha", "api/events"), "", "Authorization", "Bearer "+tokAlpha)
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(text, "--http-max-streams-per-token") || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a token's third stream, on the page: %d %q", resp.StatusCode, text)
+	}
+	readGraph(t, connect(t, ns.url("alpha"), modern, tokAlpha, nil))
+
+	if code, body, _ := listenStatus(t, ns, "beta", tokTwo); code != http.StatusOK {
+		t.Fatalf("another token's stream: %d %q", code, body)
+	}
+	code, body, _ = listenStatus(t, ns, "beta", tokRead)
+	if code != http.StatusServiceUnavailable {
+		t.Fatalf("a fourth stream on the server: %d %q, want 503", code, body)
+	}
+	if code, msg := rpcRefusal(t, body); code != -32000 || !strings.Contains(msg, "--http-max-streams") || strings.Contains(msg, "per-token") {
+		t.Errorf("the refusal: %d %q", code, msg)
+	}
+	first()
+	if !eventually(func() bool {
+		code, _, closeStream := listenStatus(t, ns, "beta", tokRead)
+		closeStream()
+		return code == http.StatusOK
+	}) {
+		t.Error("a closed stream's place was not freed")
+	}
 }

@@ -73,6 +73,10 @@ const (
 	// memory (a session costs about 20 KiB).
 	DefaultMaxSessions         = 4096
 	DefaultMaxSessionsPerToken = 256
+	// Stream caps: a client listens on one or two streams per memory, a
+	// page on one per open tab.
+	DefaultMaxStreams         = 1024
+	DefaultMaxStreamsPerToken = 64
 	// MinTokenLength keeps guessable tokens out: 32 hex digits is 128 bits.
 	MinTokenLength = 16
 
@@ -117,6 +121,13 @@ type Config struct {
 	// for a token's). 2026-07-28 requests open no session and count for
 	// neither.
 	MaxSessions, MaxSessionsPerToken int
+	// MaxStreams caps the long-lived responses open at once on the server
+	// (2025 GET event streams, 2026 subscriptions/listen, the pages'
+	// /api/events), and MaxStreamsPerToken those of one token (of one
+	// page login without a bearer token); 0 means DefaultMaxStreams and
+	// DefaultMaxStreamsPerToken. A stream past a cap is refused (HTTP 503
+	// for the server's, 429 for a token's) with a message naming the cap.
+	MaxStreams, MaxStreamsPerToken int
 	// MaxOpenMemories caps the named memories open at once, and
 	// MemoryIdleTimeout closes a named memory unused for that long (see
 	// memories.go); 0 means DefaultMaxOpenMemories and
@@ -179,6 +190,8 @@ type Server struct {
 	endpoints map[string]*endpoint // open memories, by name
 	opening   map[string]*opening  // memories being opened, by name
 	sessions  *sessionLimits
+	// streamCaps bounds long-lived responses, MCP and page alike.
+	streamCaps *streamLimits
 	// background is Serve's context for the memories' Watch; nil before
 	// Serve.
 	background context.Context
@@ -230,6 +243,7 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	s := &Server{cfg: cfg, addr: addr, endpoints: map[string]*endpoint{}, opening: map[string]*opening{}}
 	s.sessions = newSessionLimits(cfg.MaxSessions, cfg.MaxSessionsPerToken, s.liveSessions)
+	s.streamCaps = newStreamLimits(cfg.MaxStreams, cfg.MaxStreamsPerToken)
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	s.sessionsOpts, s.statelessOpts = sdkOptions(cfg)
 	switch {
@@ -289,6 +303,12 @@ func (cfg *Config) setDefaults() {
 	}
 	if cfg.MaxSessionsPerToken <= 0 {
 		cfg.MaxSessionsPerToken = DefaultMaxSessionsPerToken
+	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.MaxStreamsPerToken <= 0 {
+		cfg.MaxStreamsPerToken = DefaultMaxStreamsPerToken
 	}
 	if cfg.MaxOpenMemories <= 0 {
 		cfg.MaxOpenMemories = DefaultMaxOpenMemories
@@ -376,6 +396,7 @@ func (s *Server) newEndpoint(mem *server.Server) *endpoint {
 		streams:      s.streams,
 		activity:     ep.activity,
 		limits:       s.sessions,
+		streamCaps:   s.streamCaps,
 		live:         ep.liveSession,
 	}
 	ep.readOnly = auth.RequireBearerToken(readOnlyInfo, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(ep.router)

@@ -111,6 +111,15 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	if refuseWithoutKey(w, strings.TrimPrefix(r.URL.Path, prefix), l) {
 		return
 	}
+	if strings.TrimPrefix(r.URL.Path, prefix) == "/api/events" {
+		done, status, refusal := s.streamCaps.open(r)
+		if done == nil {
+			w.Header().Set("Retry-After", "60")
+			writeFixed(w, status, refusal+"\n")
+			return
+		}
+		defer done()
+	}
 	r = r.WithContext(context.WithValue(r.Context(), loginKey{}, l))
 	s.serveGranted(w, r, name, level, c.check, func(ep *endpoint) http.Handler {
 		if ep.page == nil {

@@ -65,6 +65,8 @@ type generationRouter struct {
 	activity *sessionActivity
 	// limits caps the sessions an initialize may open; nil: no cap.
 	limits *sessionLimits
+	// streamCaps caps the long-lived streams (streams.go); nil: no cap.
+	streamCaps *streamLimits
 	// live returns the protocol version of a live 2025 session, and
 	// whether the session exists.
 	live func(id string) (version string, ok bool)
@@ -90,6 +92,19 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		noteRPC(r.Context(), msgs.method)
 	}
 	if r.Method == http.MethodGet || msgs.listen {
+		if rt.streamCaps != nil {
+			done, status, refusal := rt.streamCaps.open(r)
+			if done == nil {
+				id := msgs.firstID
+				if id == "" {
+					id = "null"
+				}
+				w.Header().Set("Retry-After", "60")
+				writeRPCStatus(w, status, id, rpcCodeUnavailable, refusal)
+				return
+			}
+			defer done()
+		}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		defer context.AfterFunc(rt.streams, cancel)()
