@@ -154,16 +154,7 @@ func TestStreamCapBinary(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/events", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("the page's events: %d", resp.StatusCode)
-	}
+	openPageEvents(ctx, t, base, token)
 	listen := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["memory://knowledge-graph"]}}}`
 	code, rpc, msg := rawPost(t, base+"/mcp", token, listen, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"})
 	if code != http.StatusTooManyRequests || rpc != -32000 || !strings.Contains(msg, "--http-max-streams-per-token") {

@@ -65,6 +65,23 @@ func TestPageAndMCPHearEachOther(t *testing.T) {
 	pageAndMCPHearEachOther(t, base, base+"/mcp", token, "heard")
 }
 
+// openPageEvents opens the live-update stream of the page at base, until
+// ctx ends.
+func openPageEvents(ctx context.Context, t *testing.T, base, token string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/events: %d", resp.StatusCode)
+	}
+	return resp
+}
+
 // pageAndMCPHearEachOther checks, of the page at base and the MCP endpoint
 // at mcpURL of one memory, that a write through MCP (creating the entity
 // name) reaches the page's event stream and that an edit on the page
@@ -75,16 +92,7 @@ func pageAndMCPHearEachOther(t *testing.T, base, mcpURL, token, name string) {
 	defer cancel()
 
 	// The page's event stream, as the open page listens.
-	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/events", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /api/events: %d", resp.StatusCode)
-	}
+	resp := openPageEvents(ctx, t, base, token)
 	pageEvents := make(chan struct{}, 100)
 	connected := make(chan struct{})
 	go func() {

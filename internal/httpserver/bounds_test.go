@@ -236,15 +236,8 @@ func TestSessionCapSingleMemory(t *testing.T) {
 // accepted stream stays open until closed or the test ends.
 func listenStatus(t *testing.T, ns *namedServer, memory, token string) (code int, refusal string, closeStream func()) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["` + resource + `"]}}}`
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ns.url(memory), strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", modern)
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := listenRequest(ctx, ns, memory, token)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

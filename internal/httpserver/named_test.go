@@ -511,16 +511,9 @@ func TestNamedMemoriesOpenFailure(t *testing.T) {
 // token and returns a channel closed when the stream ends.
 func listen(t *testing.T, ns *namedServer, memory, token string) <-chan struct{} {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["` + resource + `"]}}}`
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ns.url(memory), strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", modern)
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := listenRequest(ctx, ns, memory, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,6 +528,19 @@ func listen(t *testing.T, ns *namedServer, memory, token string) <-chan struct{}
 		io.Copy(io.Discard, resp.Body)
 	}()
 	return ended
+}
+
+// listenRequest sends a 2026-07-28 subscriptions/listen request on memory
+// with token; its response is the stream, until ctx ends.
+func listenRequest(ctx context.Context, ns *namedServer, memory, token string) (*http.Response, error) {
+	body := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"resourceSubscriptions":["` + resource + `"]}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ns.url(memory), strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", modern)
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	req.Header.Set("Authorization", "Bearer "+token)
+	return http.DefaultClient.Do(req)
 }
 
 // TestNamedMemoriesRevocationEndsStreams: a reload that revokes a token
