@@ -23,7 +23,9 @@ var cmdExport = &command{
 	summary: "write the memory as jsonl, json, mermaid, dot, graphml or html",
 	help: `Formats:
   jsonl     the memory file's own format (what the reference server reads)
-  json      {"entities": [...], "relations": [...]}, as read_graph returns it
+  json      {"entities": [...], "relations": [...]}, as read_graph returns it:
+            names, types, observations and relations only (jsonl also
+            keeps when each fact was learned and other programs' members)
   mermaid   a Mermaid flowchart (paste into Markdown)
   dot       a Graphviz digraph (dot -Tsvg memory.dot > memory.svg)
   graphml   GraphML for Gephi, yEd, Cytoscape; observations as a JSON array
