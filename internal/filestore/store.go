@@ -68,7 +68,12 @@ type Store struct {
 	mustCompact bool
 	loaded      bool       // false: g must be read from the file first
 	saved       watchStamp // the files as this Store last wrote them
-	dirty       bool       // this Store appended records not yet compacted
+	// foreign counts the reads that changed g after the first:
+	// another process's writes reaching this Store, which its Watches
+	// report.
+	foreign  uint64
+	readOnce bool
+	dirty    bool // this Store appended records not yet compacted
 
 	bgMu    sync.Mutex // guards the fields below
 	timer   *time.Timer
@@ -82,6 +87,10 @@ type journalStamp struct {
 	id     uint64
 	size   int64 // the size when last read
 	end    int64 // bytes of complete lines applied
+	// retired: the journal ends with the intent of a compaction whose
+	// file g was read from, and is about to be removed; nothing in it
+	// applies, and nothing may be appended to it.
+	retired bool
 }
 
 // watchStamp tells whether the memory changed: the memory file or the
@@ -208,7 +217,7 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 
 // updateLocked is Update with the lock held and the graph read again.
 func (s *Store) updateLocked(lock *Lock, fn func(*graph.Graph) error) (changed bool, err error) {
-	journaled := s.opts.Journal && !s.mustCompact
+	journaled := s.opts.Journal && !s.mustCompact && !s.journal.retired
 	if journaled {
 		s.g.TrackChanges()
 	}
@@ -277,8 +286,23 @@ func (s *Store) explain(err error) error {
 	return err
 }
 
-// refreshLocked reads the file if it changed since it was last read.
+// refreshLocked reads the file if it changed since it was last read,
+// and counts in foreign a read that changed g.
 func (s *Store) refreshLocked() error {
+	g, version := s.g, uint64(0)
+	if g != nil {
+		version = g.Version()
+	}
+	err := s.readChangesLocked()
+	if s.readOnce && (s.g != g || s.g.Version() != version) {
+		s.foreign++
+	}
+	s.readOnce = s.readOnce || err == nil
+	return err
+}
+
+// readChangesLocked is refreshLocked without the count.
+func (s *Store) readChangesLocked() error {
 	st, err := s.statFile()
 	if err != nil {
 		return err
@@ -297,9 +321,21 @@ func (s *Store) refreshLocked() error {
 		if err != nil {
 			return err
 		}
-		if ok && s.current(st, j) {
-			return nil
+		if ok {
+			// The journal was looked at before the file: the compaction
+			// may have retired it since.
+			if j, err = s.statJournal(); err != nil {
+				return err
+			}
+			if s.current(st, j) {
+				return nil
+			}
 		}
+	}
+	// The compaction we adopted removed its journal: nothing changed.
+	if s.loaded && s.stamp == st && !j.exists && s.journal.retired {
+		s.journal = journalStamp{}
+		return nil
 	}
 	// Only the journal grew, or appeared: apply what was appended since.
 	if s.loaded && s.stamp == st && j.exists && !s.mustCompact &&
@@ -376,6 +412,10 @@ func (s *Store) catchUpLocked() (bool, error) {
 		return false, fmt.Errorf("reading the journal: %w", err)
 	}
 	p := parseJournal(data, s.journal.end, s.opts.Logf, s.journalPath())
+	if fresh && retiredInto(p, s.fileSum()) {
+		s.journal.size, s.journal.end, s.journal.retired = fi.Size(), p.end, true
+		return true, nil
+	}
 	if fresh && (p.base == nil || *p.base != s.fileSum()) {
 		// Not a journal begun on the file we hold: read it all the
 		// careful way.
@@ -392,6 +432,13 @@ func (s *Store) catchUpLocked() (bool, error) {
 	}
 	s.journal.size, s.journal.end = fi.Size(), p.end
 	return true, nil
+}
+
+// retiredInto reports whether the journal p was compacted into the file
+// of sum: its last line is the intent naming that file.
+func retiredInto(p parsedJournal, sum fileSum) bool {
+	n := len(p.records)
+	return n > 0 && p.records[n-1].intent != nil && *p.records[n-1].intent == sum
 }
 
 // loadAttempts bounds how often a load starts again because a compaction
@@ -748,34 +795,45 @@ func (s *Store) Close() error {
 }
 
 // Watch polls the memory file and its journal every interval until ctx
-// ends and calls onChange when they changed in a way this Store did not
-// cause: another process wrote (or compacted). Polling a stat is cheap,
-// portable, needs no dependency, and sees renames over the file that
-// directory watchers report inconsistently across platforms.
+// ends and calls onChange when another process changed the memory: it
+// wrote. This Store's own writes, and another process's compaction, which
+// rewrites the file with what this Store already holds, are no change.
+// Polling a stat is cheap, portable, needs no dependency, and sees renames
+// over the file that directory watchers report inconsistently across
+// platforms.
 func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func()) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	// What the memory holds now is what later changes are told against.
 	lastSeen, _ := s.watchStamp()
+	s.mu.Lock()
+	s.refreshLocked()
+	heard := s.foreign
+	s.mu.Unlock()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		// Compare under the read lock: a write of ours holds the write lock
-		// from rename or append to recording the new stamp, so it never
-		// looks foreign.
-		s.mu.RLock()
 		st, err := s.watchStamp()
-		saved := s.saved
-		s.mu.RUnlock()
-		if err != nil {
+		if err != nil || st == lastSeen {
 			continue
 		}
-		if st != lastSeen && st != saved {
+		lastSeen = st
+		// Read what changed: the count tells whether another process's
+		// write reached this Store since the last look, whoever read it
+		// (this Watch, another, a call).
+		s.mu.Lock()
+		if err := s.refreshLocked(); err != nil {
+			s.foreign++ // cannot tell: report
+		}
+		foreign := s.foreign
+		s.mu.Unlock()
+		if foreign != heard {
+			heard = foreign
 			onChange()
 		}
-		lastSeen = st
 	}
 }
 

@@ -296,6 +296,16 @@ func testWatchReportsOnlyOtherWriters(t *testing.T, open func(string) *Store) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("another writer's save was not reported")
 	}
+
+	// Another process compacting what we already hold changes nothing.
+	if err := other.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changes:
+		t.Fatal("another process's compaction was reported as a change")
+	case <-time.After(200 * time.Millisecond):
+	}
 }
 
 func TestResolvePath(t *testing.T) {
