@@ -71,8 +71,17 @@ func runEmbed(c *context_, args []string) error {
 	// usual effect again, for an endpoint that does not answer.
 	ctx, stop := interruptible()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }()
 	bar := c.progress("texts have a vector")
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop()
+			bar.say("stopping after the batch in flight (Ctrl-C again stops at once)")
+		case <-finished:
+		}
+	}()
 	start, have, want := -1, 0, 0
 	err = ix.Backfill(context.Background(), s, func(h, w int) error {
 		if start < 0 {
