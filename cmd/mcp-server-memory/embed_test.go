@@ -133,16 +133,6 @@ func openPTY(t *testing.T) (tty, term *os.File) {
 	return tty, term
 }
 
-// waitFor waits until cond holds, failing the test after a generous while.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30 s for %s", what)
-		}
-	}
-}
-
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
 type syncBuffer struct {
 	mu sync.Mutex
