@@ -57,7 +57,7 @@ func runEmbed(c *context_, args []string) error {
 	if !e.On() {
 		return usagef("search by meaning is off: set MEMORY_EMBEDDINGS_URL to an OpenAI-compatible API (such as http://127.0.0.1:11434/v1 for Ollama) and MEMORY_EMBEDDINGS_MODEL to the model, as for the server")
 	}
-	s, err := c.store(true)
+	s, err := c.store(false)
 	if err != nil {
 		return err
 	}
