@@ -82,7 +82,7 @@ func runEmbed(c *context_, args []string) error {
 		case <-finished:
 		}
 	}()
-	start, have, want := -1, 0, 0
+	start, have := -1, 0
 	err = ix.Backfill(context.Background(), s, func(h, w int) error {
 		if start < 0 {
 			start = h
@@ -94,7 +94,7 @@ func runEmbed(c *context_, args []string) error {
 				bar.say("asking %s for %s %s", e, thousands(w-h), n)
 			}
 		}
-		have, want = h, w
+		have = h
 		bar.show(h, w)
 		return ctx.Err()
 	})

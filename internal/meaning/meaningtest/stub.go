@@ -1,7 +1,8 @@
 // Package meaningtest is a stand-in for an OpenAI-compatible embeddings
-// API, for the tests of search by meaning: deterministic vectors from
-// hashed words, with a small table of words that mean alike, so "hobby"
-// finds "photography" though they share no word.
+// API, for the tests of search by meaning and memory-bench --embeddings
+// stub: deterministic vectors from hashed words, with a small table of
+// words that mean alike, so "hobby" finds "photography" though they share
+// no word. It is no model: nothing it ranks says how a model would.
 package meaningtest
 
 import (
