@@ -11,13 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/kgmemory/mcp-server-memory/internal/meaning/meaningtest"
+	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 // TestEmbedStopsAndContinues: the embed command, stopped by Ctrl-C while a
@@ -50,7 +50,7 @@ func TestEmbedStopsAndContinues(t *testing.T) {
 		t.Fatal(err)
 	}
 	term.Close()
-	screen := &syncBuffer{}
+	screen := testlog.OnFailure(t, "the terminal")
 	go io.Copy(screen, tty)
 	waitFor(t, "the first request", func() bool { return stub.Requests() == 1 })
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
@@ -131,22 +131,4 @@ func openPTY(t *testing.T) (tty, term *os.File) {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
 	return tty, term
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
