@@ -12,11 +12,12 @@ import (
 // script:
 //
 //	embedder start MODEL   start one; MEMORY_EMBEDDINGS_URL and _MODEL name it
+//	embedder key KEY       require KEY as the bearer token
 //	embedder down|up       make it fail every request, or answer again
 //	embedder texts N       it has embedded N texts of the model, in all
 func embedder(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: embedder start MODEL | down | up | texts N")
+		ts.Fatalf("usage: embedder start MODEL | key KEY | down | up | texts N")
 	}
 	stub, _ := ts.Value("embedder").(*embedderState)
 	switch {
@@ -28,6 +29,8 @@ func embedder(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv("MEMORY_EMBEDDINGS_MODEL", args[1])
 	case stub.s == nil:
 		ts.Fatalf("embedder start first")
+	case args[0] == "key" && len(args) == 2:
+		stub.s.SetKey(args[1])
 	case args[0] == "down" || args[0] == "up":
 		stub.s.SetDown(args[0] == "down")
 	case args[0] == "texts" && len(args) == 2:
@@ -37,7 +40,7 @@ func embedder(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("the stand-in embedded %d texts, want %d", got, want)
 		}
 	default:
-		ts.Fatalf("usage: embedder start MODEL | down | up | texts N")
+		ts.Fatalf("usage: embedder start MODEL | key KEY | down | up | texts N")
 	}
 }
 
