@@ -196,9 +196,16 @@ func (o options) httpMemory(logger *log.Logger, store graph.Store, name, where s
 	shared := sharedstore.New(store)
 	opts := o.serverOptions(logger, name, hide)
 	opts.Meaning = byMeaning
+	page := ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: o.env.WatchInterval, Logf: logger.Printf, HidePaths: hide}
+	if byMeaning != nil {
+		page.Vectors = func() (int, int) {
+			_, have, want := byMeaning.Status()
+			return have, want
+		}
+	}
 	return httpserver.Memory{
 		Server: server.New(shared.Part(), opts),
-		Page:   ui.NewHandler(shared.Part(), where, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: o.env.WatchInterval, Logf: logger.Printf, HidePaths: hide}),
+		Page:   ui.NewHandler(shared.Part(), where, page),
 	}
 }
 

@@ -3,10 +3,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -260,5 +263,77 @@ func TestMeaningKeyNeverShown(t *testing.T) {
 	cs.Close()
 	if strings.Contains(logs.String(), secret) {
 		t.Errorf("the key is in the log:\n%s", logs)
+	}
+}
+
+// TestPageCountsVectors: the page of `--http` and of the `ui` command says
+// how many texts have their vector when search by meaning is on, and
+// nothing of it when off.
+func TestPageCountsVectors(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(file, []byte(`{"type":"entity","name":"Ada","entityType":"person","observations":["Took up photography","Lives in Lisbon"]}
+{"type":"entity","name":"Lisbon","entityType":"city","observations":[]}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	on := []string{"MEMORY_EMBEDDINGS_URL=" + stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=m"}
+	const token = "page-token-0123456789abcdef"
+	vectors := func(t *testing.T, statsURL string) any {
+		t.Helper()
+		status, stats, _ := pageCall(t, "GET", statsURL, "", "Authorization", "Bearer "+token)
+		if status != 200 {
+			t.Fatalf("GET %s: %d", statsURL, status)
+		}
+		return stats["vectors"]
+	}
+	want := map[string]any{"ready": 3.0, "texts": 3.0}
+
+	for _, env := range [][]string{on, nil} {
+		cmd := serverCmd(file, append(env, "MEMORY_HTTP_TOKEN="+token, "MEMORY_DATABASE_URL=")...)
+		cmd.Args = append(cmd.Args, "--http", "127.0.0.1:0")
+		c := startChild(t, cmd)
+		base := waitLog(t, c.stderr, regexp.MustCompile(`the memory's page at (http://127\.0\.0\.1:\d+)/; memory file `))[1]
+		if env == nil {
+			if v := vectors(t, base+"/api/stats"); v != nil {
+				t.Errorf("--http without search by meaning: vectors %v, want none", v)
+			}
+			continue
+		}
+		// The server embeds in the background: the count reaches all.
+		waitFor(t, "--http: every text with its vector", func() bool { return reflect.DeepEqual(vectors(t, base+"/api/stats"), want) })
+		c.stop(t, os.Interrupt)
+	}
+
+	// The `ui` command counts the vectors file the server left.
+	for _, env := range [][]string{on, nil} {
+		cmd := serverCmd(file, append(env, "MEMORY_DATABASE_URL=")...)
+		cmd.Args = append(cmd.Args, "ui", "--no-open")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		startChild(t, cmd)
+		pageURL := ""
+		for lines := bufio.NewScanner(out); pageURL == "" && lines.Scan(); {
+			if u, ok := strings.CutPrefix(strings.TrimSpace(lines.Text()), "http://"); ok {
+				pageURL = "http://" + u
+			}
+		}
+		got := vectors(t, pageURL+"api/stats")
+		if env == nil && got != nil || env != nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("ui with %v: vectors %v", env, got)
+		}
+	}
+}
+
+// waitFor waits until cond holds, failing the test after a generous while.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30 s for %s", what)
+		}
 	}
 }

@@ -46,8 +46,9 @@ func (fileBackend) fresh(_ context.Context, graphFile, dir string) (*memoryCopy,
 	}
 	return &memoryCopy{
 		// MEMORY_DATABASE_URL set in the caller's environment would
-		// take the server to a database: empty it.
-		env: []string{"MEMORY_FILE_PATH=" + path, "MEMORY_DATABASE_URL="},
+		// take the server to a database, and MEMORY_EMBEDDINGS_URL turn
+		// search by meaning on: empty them.
+		env: []string{"MEMORY_FILE_PATH=" + path, "MEMORY_DATABASE_URL=", "MEMORY_EMBEDDINGS_URL=", "MEMORY_EMBEDDINGS_MODEL=", "MEMORY_EMBEDDINGS_API_KEY=", "MEMORY_EMBEDDINGS_API_KEY_FILE="},
 		bytes: func(context.Context) int64 {
 			if fi, err := os.Stat(path); err == nil {
 				return fi.Size()

@@ -34,6 +34,16 @@
 //	go run ./cmd/memory-bench --sizes 1000,10000 --skip read_graph,search,open_nodes \
 //	    --vs 'node .../@pepk/mcp-memory-sqlite/dist/index.js' --vs-load tools
 //
+// With --embeddings the second server is the same command with search by
+// meaning on (MEMORY_EMBEDDINGS_URL), each run's vectors computed before
+// it by the command's embed, and the ratio is on over off. "--embeddings
+// stub" starts the project's stand-in endpoint (vectors of hashed words,
+// no model) in this process; a URL names an OpenAI-compatible API, with
+// --embeddings-model.
+//
+//	go run ./cmd/memory-bench --sizes 1000,10000 --embeddings stub --writes 0 \
+//	    --skip read_graph,search,open_nodes
+//
 // Without --cmd it builds ./cmd/mcp-server-memory into a temporary directory
 // and runs that. The table goes to stdout, or to stderr when --json or
 // --markdown put their output on stdout.
@@ -77,6 +87,7 @@ Examples:
   go run ./cmd/memory-bench --sizes 1000,10000 --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
   go run ./cmd/memory-bench --cmd 'npx -y @modelcontextprotocol/server-memory@2026.8.31' --sizes 1000
   go run ./cmd/memory-bench --sizes 10000 --postgres auto --writes 0
+  go run ./cmd/memory-bench --sizes 1000,10000 --embeddings stub --writes 0 --skip read_graph,search,open_nodes
   go run ./cmd/memory-bench --sizes 1000,10000 --skip read_graph,search,open_nodes \
       --vs 'node PEER/dist/index.js' --vs-load tools
 
@@ -137,6 +148,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	markdown := fs.Bool("markdown", false, "print a README-ready markdown section (to stdout, or stderr with --json)")
 	vsLoad := fs.String("vs-load", "file", "how the --vs server gets the generated graph: 'file' (a copy at MEMORY_FILE_PATH) or 'tools' (a fresh HOME, loaded through its own create_entities and create_relations; see above)")
 	postgresFlag := fs.String("postgres", "", "also run the server with its memory in PostgreSQL, beside the file, and print PostgreSQL/file ratios: 'auto' starts a private throwaway cluster, or a postgres:// URL of a server where the benchmark may create and drop databases (a new database per run, dropped after); --cmd, if set, must take MEMORY_DATABASE_URL as this server does")
+	embeddingsFlag := fs.String("embeddings", "", "also run the server with search by meaning on, beside it off, and print on/off ratios: 'stub' starts the project's stand-in endpoint (hashed words, no model) in this process, or the base URL of an OpenAI-compatible API (with --embeddings-model; a key as the server reads it); each run's vectors are computed before it by the server's embed command")
+	embeddingsModel := fs.String("embeddings-model", "", "the model with --embeddings URL")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -175,6 +188,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		args = redactArgs(args, *postgresFlag, redactURL(postgres)) // for the report
+	}
+	if *embeddingsFlag != "" {
+		switch {
+		case *vsFlag != "" || *postgresFlag != "":
+			fmt.Fprintln(stderr, "memory-bench: --embeddings, --vs and --postgres each name the second server; run them one at a time")
+			return 2
+		case *embeddingsFlag == embeddingsStub && *embeddingsModel != "":
+			fmt.Fprintln(stderr, "memory-bench: --embeddings stub serves its own model; --embeddings-model is for a URL")
+			return 2
+		case *embeddingsFlag != embeddingsStub && *embeddingsModel == "":
+			fmt.Fprintln(stderr, "memory-bench: --embeddings URL needs --embeddings-model NAME")
+			return 2
+		}
 	}
 	if *writeGraph != "" {
 		g, _ := testgraph.Generate(sizes[0], *seed)
@@ -253,6 +279,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if pg != nil {
 		servers[0].label = "file"
 		servers = append(servers, &benchServer{label: "postgres", command: ours, built: oursBuilt, backend: pg, where: pg.where})
+	}
+	if *embeddingsFlag != "" {
+		b := meaningBackend{command: ours, url: *embeddingsFlag, model: *embeddingsModel}
+		if b.url == embeddingsStub {
+			stub := startStub()
+			defer stub.Close()
+			b.url, b.model = stub.BaseURL(), stubModel
+			progress("search by meaning: the stand-in endpoint at %s", b.url)
+		}
+		servers[0].label = "off"
+		servers = append(servers, &benchServer{label: "on", command: ours, built: oursBuilt, backend: b})
 	}
 
 	rep := &report{

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kgmemory/mcp-server-memory/internal/meaning/meaningtest"
 	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
 )
 
@@ -100,5 +104,86 @@ func TestQuestionFilter(t *testing.T) {
 	}
 	if outs := rep.Outcomes["ours"]; len(outs) != 1 || outs[0].ID != "t-2" {
 		t.Errorf("--questions SHELLFISH ran %+v, want only t-2", outs)
+	}
+}
+
+// TestEmbeddings: with --embeddings the server searches by meaning too,
+// and the questions are asked once every text has its vector: the
+// stand-in endpoint's "hobby" finds the photographer, whom words miss.
+// Without the flag search by meaning is off even where the caller's
+// environment turns it on.
+func TestEmbeddings(t *testing.T) {
+	bin := buildServer(t)
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	set := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(set, "memories"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var memory strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&memory, `{"type":"entity","name":"Person %d","entityType":"person","observations":["Works shift %d at the depot"]}`+"\n", i, i)
+	}
+	memory.WriteString(`{"type":"entity","name":"Carol","entityType":"person","observations":["Took up photography last spring"]}` + "\n")
+	questions := `{"id":"m-1","memory":"people","language":"en","kind":"paraphrase","question":"hobby","entity":"Carol","observation":"Took up photography last spring"}` + "\n"
+	if err := os.WriteFile(filepath.Join(set, "memories", "people.jsonl"), []byte(memory.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(set, "questions.jsonl"), []byte(questions), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eval := func(args ...string) (report, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"--cmd", bin, "--set", set, "--json"}, args...), &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr.String())
+		}
+		var rep report
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+			t.Fatalf("--json output: %v\n%s", err, stdout.String())
+		}
+		return rep, stderr.String()
+	}
+
+	t.Setenv("MEMORY_EMBEDDINGS_URL", stub.BaseURL())
+	t.Setenv("MEMORY_EMBEDDINGS_MODEL", "m")
+	rep, _ := eval()
+	if o := rep.Outcomes["ours"][0]; o.Rank != 0 || stub.Requests() != 0 {
+		t.Fatalf("without --embeddings: %+v and %d requests to the endpoint, want a miss and none", o, stub.Requests())
+	}
+
+	rep, stderr := eval("--embeddings", stub.BaseURL(), "--embeddings-model", "m", "--markdown")
+	if o := rep.Outcomes["ours"][0]; o.Rank != 1 || !o.Evidence || o.ByWords || o.Error != "" {
+		t.Errorf("with --embeddings: %+v, want Carol first with her observation", o)
+	}
+	if n := len(stub.Texts("m")); n != 42 { // 41 texts and the question
+		t.Errorf("the endpoint embedded %d texts, want 41 and the question", n)
+	}
+	for _, want := range []string{
+		`search by meaning through model "m" at ` + stub.BaseURL() + " (0 of 1 answers by words only",
+		"| people (en) | 1 | ours | 1.00 |",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr (table and markdown) lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	// An endpoint slower than the server waits for a query (2 s): the
+	// vectors come, the questions are answered by words, and counted.
+	stub.SetDelay(3 * time.Second)
+	rep, stderr = eval("--embeddings", stub.BaseURL(), "--embeddings-model", "m")
+	if o := rep.Outcomes["ours"][0]; !o.ByWords || o.Rank != 0 {
+		t.Errorf("slow endpoint: %+v, want a miss by words", o)
+	}
+	if want := "(1 of 1 answers by words only"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	stub.SetDelay(0)
+
+	// The endpoint down: the vectors never come, and the run says so.
+	stub.SetDown(true)
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"--cmd", bin, "--set", set, "--embeddings", stub.BaseURL(), "--vectors-timeout", "2s"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "search by meaning was not ready after 2s (0 of 41 texts have a vector)") || !strings.Contains(errOut.String(), "503") {
+		t.Errorf("endpoint down: exit %d\n%s", code, errOut.String())
 	}
 }

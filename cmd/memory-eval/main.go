@@ -19,6 +19,10 @@
 //
 //     go run ./cmd/memory-eval --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
 //
+// With --embeddings URL the server measured searches by meaning too,
+// through the OpenAI-compatible API at URL (docs/evaluation.md): every
+// question is asked once every text of the memory has its vector.
+//
 // Without --cmd it builds ./cmd/mcp-server-memory into a temporary
 // directory and measures that. The table goes to stdout, or to stderr when
 // --json or --markdown put their output on stdout.
@@ -30,10 +34,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -49,6 +55,7 @@ Usage:
 Examples:
   go run ./cmd/memory-eval --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
   go run ./cmd/memory-eval --memory russian --per-question
+  go run ./cmd/memory-eval --embeddings http://127.0.0.1:11434/v1 --embeddings-model nomic-embed-text
 
 Flags:
 `
@@ -58,12 +65,21 @@ type serverUnderTest struct {
 	Label   string `json:"label"`   // "ours" or "theirs"
 	Command string `json:"command"` // run with sh -c
 	Built   string `json:"built,omitempty"`
+	// Embeddings names the endpoint and model of search by meaning
+	// (--embeddings), never a key or password; "" for off.
+	Embeddings string `json:"embeddings,omitempty"`
+
+	env []string // what the server's environment gains
 }
 
 type settings struct {
 	protocol    string
 	callTimeout time.Duration
 	perQuestion io.Writer // nil: no per-question lines
+	// vectorsTimeout bounds the wait for search by meaning's vectors
+	// (--embeddings); progress reports it.
+	vectorsTimeout time.Duration
+	progress       func(string, ...any)
 }
 
 func main() {
@@ -91,6 +107,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	startTimeout := fs.Duration("start-timeout", 10*time.Minute, "time allowed for a server to start and answer the handshake (npx may download first)")
 	jsonOut := fs.Bool("json", false, "write machine-readable results to stdout (the table goes to stderr)")
 	markdown := fs.Bool("markdown", false, "print a markdown section (to stdout, or stderr with --json)")
+	embeddings := fs.String("embeddings", "", "measure the server with search by meaning through the OpenAI-compatible API at this base URL, e.g. http://127.0.0.1:11434/v1 (the server's MEMORY_EMBEDDINGS_URL); the API key, if any, from MEMORY_EMBEDDINGS_API_KEY or _API_KEY_FILE as the server reads them")
+	embeddingsModel := fs.String("embeddings-model", "", "the embedding model with --embeddings (default: MEMORY_EMBEDDINGS_MODEL, as the server reads it)")
+	vectorsTimeout := fs.Duration("vectors-timeout", time.Hour, "with --embeddings, the longest wait for every text of a memory to have its vector")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -127,11 +146,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	s := settings{protocol: *protocol, callTimeout: *callTimeout}
+	if *embeddingsModel != "" && *embeddings == "" {
+		fmt.Fprintln(stderr, "memory-eval: --embeddings-model needs --embeddings URL")
+		return 2
+	}
+	embeddingsURL, err := url.Parse(*embeddings)
+	if *embeddings != "" && (err != nil || embeddingsURL.Scheme != "http" && embeddingsURL.Scheme != "https" || embeddingsURL.Host == "") {
+		fmt.Fprintln(stderr, "memory-eval: --embeddings: want the http or https base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1")
+		return 2
+	}
+	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "memory-eval: "+format+"\n", a...) }
+	s := settings{protocol: *protocol, callTimeout: *callTimeout, vectorsTimeout: *vectorsTimeout, progress: progress}
 	if *perQuestion {
 		s.perQuestion = stderr
 	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "memory-eval: "+format+"\n", a...) }
 
 	tmp, err := os.MkdirTemp("", "memory-eval-")
 	if err != nil {
@@ -139,7 +167,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(tmp)
 
-	servers := []*serverUnderTest{{Label: "ours", Command: *cmdFlag}}
+	servers := []*serverUnderTest{{Label: "ours", Command: *cmdFlag, env: embeddingsEnv(*embeddings, *embeddingsModel)}}
+	if *embeddings != "" {
+		model := strconv.Quote(*embeddingsModel)
+		if *embeddingsModel == "" {
+			model = "named by MEMORY_EMBEDDINGS_MODEL"
+		}
+		servers[0].Embeddings = fmt.Sprintf("model %s at %s", model, embeddingsURL.Redacted())
+	}
 	if servers[0].Command == "" {
 		progress("building %s", serverproc.OurServerPackage)
 		bin, err := serverproc.BuildOurServer(ctx, tmp)
@@ -150,7 +185,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		servers[0].Built = "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin)
 	}
 	if *vsFlag != "" {
-		servers = append(servers, &serverUnderTest{Label: "theirs", Command: *vsFlag})
+		servers = append(servers, &serverUnderTest{Label: "theirs", Command: *vsFlag, env: embeddingsEnv("", "")})
 	}
 
 	rep := &report{
@@ -209,12 +244,17 @@ func askAll(ctx context.Context, srv *serverUnderTest, m *memory, qs []question,
 	}
 	defer os.Remove(file)
 	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
-	p, err := startServer(startCtx, srv.Command, file, s.protocol)
+	p, err := startServer(startCtx, srv.Command, file, s.protocol, srv.env)
 	cancel()
 	if err != nil {
 		return nil, err
 	}
 	defer p.close()
+	if srv.Embeddings != "" {
+		if err := waitForVectors(ctx, p, qs[0].Question, s.vectorsTimeout, s.progress); err != nil {
+			return nil, err
+		}
+	}
 
 	outs := make([]outcome, 0, len(qs))
 	for _, q := range qs {
@@ -229,6 +269,7 @@ func askAll(ctx context.Context, srv *serverUnderTest, m *memory, qs []question,
 			o = outcome{ID: q.ID, Error: err.Error()}
 		} else {
 			o = judge(q, res)
+			o.ByWords = srv.Embeddings != "" && strings.Contains(answerText(res), byWordsOnly)
 		}
 		if s.perQuestion != nil {
 			fmt.Fprintf(s.perQuestion, "%s\t%s\trank=%d\tevidence=%v\tbytes=%d\t%s%s\n",

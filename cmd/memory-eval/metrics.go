@@ -24,6 +24,10 @@ type outcome struct {
 	AnswerBytes int    `json:"answerBytes"` // bytes of all text items
 	Returned    int    `json:"returned"`    // entities in the answer
 	Error       string `json:"error,omitempty"`
+	// ByWords is an answer of a server with search by meaning that says
+	// it searched by words only (the endpoint was down, slow or answered
+	// badly).
+	ByWords bool `json:"byWords,omitempty"`
 }
 
 // judge scores one search_nodes result against question q.

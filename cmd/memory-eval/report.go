@@ -130,10 +130,20 @@ func (r *report) writeTable(w io.Writer) {
 }
 
 func (r *report) describe(srv *serverUnderTest) string {
+	d := srv.Command
 	if srv.Built != "" {
-		return srv.Built
+		d = srv.Built
 	}
-	return srv.Command
+	if srv.Embeddings != "" {
+		byWords := 0
+		for _, o := range r.Outcomes[srv.Label] {
+			if o.ByWords {
+				byWords++
+			}
+		}
+		d += fmt.Sprintf(", search by meaning through %s (%d of %d answers by words only: the endpoint was down, slow or answered badly)", srv.Embeddings, byWords, len(r.Outcomes[srv.Label]))
+	}
+	return d
 }
 
 func writeAligned(w io.Writer, rows [][]string) {

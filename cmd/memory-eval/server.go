@@ -20,14 +20,14 @@ type serverProcess struct {
 	stderr  *serverproc.TailBuffer
 }
 
-// startServer runs command with sh -c and MEMORY_FILE_PATH set to
-// memoryFile, and connects the go-sdk client to it over its stdio. The
+// startServer runs command with sh -c, MEMORY_FILE_PATH set to
+// memoryFile and env added, and connects the go-sdk client to it over its stdio. The
 // command leads its own process group so that close can end whatever sh
 // started (npx and the node it spawns).
-func startServer(ctx context.Context, command, memoryFile, protocol string) (*serverProcess, error) {
+func startServer(ctx context.Context, command, memoryFile, protocol string, env []string) (*serverProcess, error) {
 	cmd := exec.Command("sh", "-c", command)
 	// The last value of a repeated key wins, so this overrides the caller's.
-	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+memoryFile)
+	cmd.Env = append(append(os.Environ(), "MEMORY_FILE_PATH="+memoryFile), env...)
 	serverproc.NewProcessGroup(cmd)
 	p := &serverProcess{cmd: cmd, stderr: serverproc.NewTailBuffer(16 << 10)}
 	cmd.Stderr = p.stderr

@@ -1,10 +1,11 @@
 // Package cli holds the commands people use to see, search, correct and move
 // their memory without an assistant in between (docs/design.md §9): stats,
-// search, show, export, import, check, rename, merge and ui.
+// search, show, export, import, check, rename, merge, ui and embed
+// (search by meaning's vectors).
 //
-// With MEMORY_DATABASE_URL set, every command but check works on a memory
+// With MEMORY_DATABASE_URL set, every command but check and embed works on a memory
 // in PostgreSQL (--memory NAME, default "default") through pgstore.Store,
-// each write one transaction; check works on memory files only. Otherwise
+// each write one transaction; check and embed work on memory files only. Otherwise
 // every command works on the memory file the server uses
 // (MEMORY_FILE_PATH, or --file), through the same
 // filestore.Store: reads take no lock and see the latest saved file, and
@@ -37,6 +38,9 @@ const (
 	exitOK     = 0
 	exitFailed = 1
 	exitUsage  = 2
+	// exitInterrupted is a command stopped by Ctrl-C (128 + SIGINT, as
+	// shells report it).
+	exitInterrupted = 130
 )
 
 // command is one subcommand.
@@ -52,7 +56,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		cmdStats, cmdSearch, cmdShow, cmdExport, cmdImport, cmdCheck, cmdRename, cmdMerge, cmdUI, cmdHelp,
+		cmdStats, cmdSearch, cmdShow, cmdExport, cmdImport, cmdCheck, cmdRename, cmdMerge, cmdUI, cmdEmbed, cmdHelp,
 	}
 }
 
@@ -94,6 +98,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		case errors.Is(err, errReported):
 			return exitFailed
+		case errors.Is(err, errInterrupted):
+			return exitInterrupted
 		default:
 			fmt.Fprintf(stderr, "mcp-server-memory %s: %s\n", cmd.name, terminalSafe(err.Error()))
 			return exitFailed
@@ -121,9 +127,9 @@ func usage() string {
 	}
 	b.WriteString("\nEvery command takes --help, --file PATH and --json (JSON output for scripts).\n" +
 		"Writes take the memory file's lock, as the server does: they are safe while servers run.\n" +
-		"With MEMORY_DATABASE_URL set, as for the server, every command but check works on the\n" +
-		"memory --memory NAME (default \"default\") in PostgreSQL; check works on memory files only.\n" +
-		"Exit codes: 0 done, 1 failed (nothing was written), 2 bad usage.\n")
+		"With MEMORY_DATABASE_URL set, as for the server, every command but check and embed works\n" +
+		"on the memory --memory NAME (default \"default\") in PostgreSQL; they work on memory files only.\n" +
+		"Exit codes: 0 done, 1 failed (nothing was written), 2 bad usage, 130 stopped by Ctrl-C.\n")
 	return b.String()
 }
 

@@ -38,11 +38,13 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("MEMORY_FILE_PATH", filepath.Join(env.WorkDir, "memory.jsonl"))
+			env.Values["embedder"] = &embedderState{}
 			return copyReference(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"livelock": livelock,
 			"cmptimes": cmpTimes,
+			"embedder": embedder,
 		},
 	})
 }
@@ -98,4 +100,12 @@ func livelock(ts *testscript.TestScript, neg bool, args []string) {
 	rand.Read(tok)
 	content := fmt.Sprintf(`{"pid":%d,"hostname":%q,"token":%q}`, os.Getpid(), host, hex.EncodeToString(tok))
 	ts.Check(os.WriteFile(ts.MkAbs(args[0])+".lock", []byte(content), 0o600))
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 812345: "812,345", 1234567: "1,234,567", -1000: "-1,000"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
@@ -37,7 +38,19 @@ MEMORY_DATABASE_URL set, the page shows the memory --memory NAME (default
 			return err
 		}
 		defer m.close()
-		srv, err := ui.Listen(m.Store, m.where, *port, ui.Options{Logf: c.logf})
+		opts := ui.Options{Logf: c.logf}
+		if e := c.config.Embeddings; e.On() && m.file != nil {
+			// The count of the vectors file as it is: this command
+			// computes none (the server and embed do).
+			opts.Vectors = func() (int, int) {
+				have, want, err := meaning.Count(meaning.VectorsPath(m.where), e.Model, m.View)
+				if err != nil {
+					c.logf("counting vectors: %v", err)
+				}
+				return have, want
+			}
+		}
+		srv, err := ui.Listen(m.Store, m.where, *port, opts)
 		if err != nil {
 			return err
 		}

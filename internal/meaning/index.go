@@ -52,6 +52,9 @@ type Index struct {
 
 	qmu     sync.Mutex
 	queries map[string]cachedQuery
+
+	// progress, set during Backfill, hears how far a pass has come.
+	progress func(have, want int) error
 }
 
 type cachedQuery struct {
@@ -144,6 +147,29 @@ func (ix *Index) Run(ctx context.Context, store graph.Store) {
 	}
 }
 
+// Backfill embeds the texts of store's memory that have no vector yet,
+// batch after batch, as Run does after a change, and returns when every
+// text has one, or with the first failed batch's error. progress is
+// called before the first batch and after each with how many of the
+// texts have a vector; an error from it stops Backfill there, every
+// batch done kept in the vectors file, and is returned. ctx bounds each
+// request: to stop between batches, let progress fail instead. Not for
+// an Index whose Run runs.
+func (ix *Index) Backfill(ctx context.Context, store graph.Store, progress func(have, want int) error) error {
+	ix.progress = progress
+	defer func() { ix.progress = nil }()
+	return ix.pass(ctx, store)
+}
+
+// report tells Backfill's progress how far the pass has come.
+func (ix *Index) report() error {
+	if ix.progress == nil {
+		return nil
+	}
+	_, have, want := ix.Status()
+	return ix.progress(have, want)
+}
+
 // texts are what an entity's vectors stand for: one per observation, each
 // prefixed with the entity's name and type so that a short observation
 // ("loves it") keeps who and what it is about; one for an entity with none.
@@ -214,12 +240,18 @@ func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 	ix.mu.Lock()
 	ix.entities, ix.want, ix.have = entities, want, want-len(missing)
 	ix.mu.Unlock()
+	if err := ix.report(); err != nil {
+		return err
+	}
 	for len(missing) > 0 {
 		n := min(len(missing), ix.opts.BatchSize)
 		if err := ix.embed(ctx, missing[:n]); err != nil {
 			return err
 		}
 		missing = missing[n:]
+		if err := ix.report(); err != nil {
+			return err
+		}
 	}
 	ix.mu.Lock()
 	ix.ready = true

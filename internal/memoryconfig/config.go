@@ -82,8 +82,9 @@ type Config struct {
 	// before it is folded into the file (MCP_SERVER_MEMORY_COMPACT_IDLE).
 	CompactIdle time.Duration
 
-	err     error // the first malformed value (Err)
-	openErr error // the first malformed value opening a memory uses
+	err           error // the first malformed value (Err)
+	openErr       error // the first malformed value opening a memory uses
+	embeddingsErr error // a malformed MEMORY_EMBEDDINGS_* value
 }
 
 // FromOS reads the process's environment.
@@ -126,7 +127,7 @@ func Read(env Environment) Config {
 		*k.dst = d
 	}
 	emb, err := readEmbeddings(env)
-	c.Embeddings = emb
+	c.Embeddings, c.embeddingsErr = emb, err
 	c.keep(err, false)
 	limit, err := answerLimit(env.Getenv("MEMORY_ANSWER_LIMIT"))
 	c.AnswerLimit = limit
@@ -149,6 +150,11 @@ func (c *Config) keep(err error, opening bool) {
 // refuses to start on it (exit 2); a command sees only the malformed
 // values of what it uses, from Open.
 func (c Config) Err() error { return c.err }
+
+// EmbeddingsErr returns what is wrong with the MEMORY_EMBEDDINGS_*
+// variables, naming the variable and the fix, never the key; nil when
+// they are good or unset. Embeddings is then off.
+func (c Config) EmbeddingsErr() error { return c.embeddingsErr }
 
 // answerLimit reads MEMORY_ANSWER_LIMIT (docs/design.md §8).
 func answerLimit(v string) (int, error) {

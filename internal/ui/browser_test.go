@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,7 +98,15 @@ func serve(t *testing.T, memory string) (*Server, string) {
 // `mcp-server-memory ui` does, until the test ends.
 func serveStore(t *testing.T, store graph.Store, where string) *Server {
 	t.Helper()
-	srv, err := Listen(store, where, 0, Options{WatchInterval: 100 * time.Millisecond, Logf: t.Logf})
+	return serveOptions(t, store, where, Options{})
+}
+
+// serveOptions is serveStore with opts (a short watch interval and the
+// test's log added).
+func serveOptions(t *testing.T, store graph.Store, where string, opts Options) *Server {
+	t.Helper()
+	opts.WatchInterval, opts.Logf = 100*time.Millisecond, t.Logf
+	srv, err := Listen(store, where, 0, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -697,4 +706,28 @@ func TestSearchInChromium(t *testing.T) {
 	waitFor(t, ctx, "the closest matches, said to be only that", `document.querySelector("#count").textContent === "No entity contains “zeppelin aircraft”; the closest matches by the words they share with it:" && document.querySelectorAll("#hits li a").length === 2`)
 	waitFor(t, ctx, "each with the words it shares marked", `[...document.querySelectorAll("#hits .snippet mark")].map(m => m.textContent.toLowerCase()).sort().join() === "aircraft,zeppelin"`)
 	shot(t, ctx, "search-partial")
+}
+
+// TestVectorsInChromium: with search by meaning on, the page says how many
+// texts have their vector, as stats does; off, it says nothing of it.
+func TestVectorsInChromium(t *testing.T) {
+	ctx := browser(t)
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(path, []byte(searchMemory), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := filestore.Open(path, filestore.Options{Logf: t.Logf})
+	var ready atomic.Int64
+	ready.Store(812)
+	on := serveOptions(t, store, path, Options{Vectors: func() (int, int) { return int(ready.Load()), 1000 }})
+	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(on.URL))
+	waitFor(t, ctx, "the count of vectors", `document.querySelector("#vectors").textContent === "Vectors 812 of 1,000 texts" && document.querySelector("#vectors").checkVisibility()`)
+	shot(t, ctx, "vectors")
+	ready.Store(1000)
+	do(t, ctx, "open the page again", chromedp.Navigate(on.URL))
+	waitFor(t, ctx, "every text with its vector", `document.querySelector("#vectors").textContent === "Vectors 1,000 of 1,000 texts"`)
+
+	off := serveStore(t, store, path)
+	do(t, ctx, "open the page of a server without search by meaning", chromedp.Navigate(off.URL))
+	waitFor(t, ctx, "the home page, with no word of vectors", textHas("#stats", "3 entities and 0 relations")+` && !document.querySelector("#vectors").checkVisibility() && !/Vectors \d/.test(document.body.innerText)`)
 }

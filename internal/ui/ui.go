@@ -74,6 +74,10 @@ type Options struct {
 	// says where the database is (internal/redact). The log keeps every
 	// message whole.
 	HidePaths []string
+	// Vectors, when set, says how many of the memory's texts have a
+	// vector for search by meaning (internal/meaning), which the page
+	// shows; unset (search by meaning off), the page says nothing of it.
+	Vectors func() (ready, texts int)
 }
 
 // Handler serves the page and its API for one memory.
@@ -188,9 +192,18 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 		if err := h.mayEdit(r); err != nil {
 			readOnly = err.Error()
 		}
+		var vectors any
+		if h.opts.Vectors != nil {
+			ready, texts := h.opts.Vectors()
+			vectors = map[string]int{"ready": ready, "texts": texts}
+		}
 		h.view(w, func(g *graph.Graph) (any, int) {
 			e, rel := g.Len()
-			return map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly}, 200
+			ans := map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly}
+			if vectors != nil {
+				ans["vectors"] = vectors
+			}
+			return ans, 200
 		})
 	case "search":
 		h.search(w, q.Get("q"), q.Get("offset"))

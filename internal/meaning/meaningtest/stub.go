@@ -1,7 +1,8 @@
 // Package meaningtest is a stand-in for an OpenAI-compatible embeddings
-// API, for the tests of search by meaning: deterministic vectors from
-// hashed words, with a small table of words that mean alike, so "hobby"
-// finds "photography" though they share no word.
+// API, for the tests of search by meaning and memory-bench --embeddings
+// stub: deterministic vectors from hashed words, with a small table of
+// words that mean alike, so "hobby" finds "photography" though they share
+// no word. It is no model: nothing it ranks says how a model would.
 package meaningtest
 
 import (
@@ -71,6 +72,9 @@ func (s *Server) Close() {
 // answer again.
 func (s *Server) SetDown(down bool) { s.mu.Lock(); s.down = down; s.mu.Unlock() }
 
+// SetKey changes Key while the stub serves.
+func (s *Server) SetKey(key string) { s.mu.Lock(); s.Key = key; s.mu.Unlock() }
+
 // SetBad makes every answer hold one vector too few.
 func (s *Server) SetBad(bad bool) { s.mu.Lock(); s.bad = bad; s.mu.Unlock() }
 
@@ -103,7 +107,7 @@ func apiError(w http.ResponseWriter, status int, typ, format string, args ...any
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs++
-	down, bad, delay, undo := s.down, s.bad, s.delay, s.undo
+	down, bad, delay, undo, key := s.down, s.bad, s.delay, s.undo, s.Key
 	s.mu.Unlock()
 	if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
 		apiError(w, http.StatusNotFound, "invalid_request_error", "Invalid URL (%s %s)", r.Method, r.URL.Path)
@@ -123,7 +127,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusServiceUnavailable, "server_error", "The server is overloaded or not ready yet.")
 		return
 	}
-	if s.Key != "" && r.Header.Get("Authorization") != "Bearer "+s.Key {
+	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
 		// OpenAI quotes the key it refused; a client must not pass it on.
 		apiError(w, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided: %s.", strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
 		return

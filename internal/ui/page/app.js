@@ -267,6 +267,8 @@ async function renderHome() {
     const s = await api("stats");
     showMode(s);
     $("stats").textContent = `${plural(s.entities, "entity", "entities")} and ${plural(s.relations, "relation", "relations")} in ${s.where}. Search above, or open an entity from the list.`;
+    $("vectors").hidden = !s.vectors;
+    if (s.vectors) $("vectors").textContent = `Vectors ${fmt(s.vectors.ready)} of ${fmt(s.vectors.texts)} texts`;
   } catch (e) { say(e.message, true); }
   renderPicture();
 }

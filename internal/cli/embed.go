@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kgmemory/mcp-server-memory/internal/meaning"
+)
+
+var cmdEmbed = &command{
+	name:    "embed",
+	summary: "compute the vectors search by meaning uses, showing progress",
+	help: `Asks the embeddings endpoint (MEMORY_EMBEDDINGS_URL, MEMORY_EMBEDDINGS_MODEL
+and the API key, set as for the server) for the vector of every text of the
+memory file that has none yet, in batches, and keeps them in the vectors
+file beside it (MEMORY_FILE.vectors). The server does the same in the
+background; this shows a big memory's progress and finishes it before the
+server searches. Ctrl-C stops after the batch in flight (a second Ctrl-C at
+once); run embed again to continue: stored vectors are not computed again.
+Exit codes: 0 every text has a vector, 1 the endpoint or the memory failed
+(the batches done are kept), 2 bad usage, 130 stopped by Ctrl-C.
+
+  --batch N     texts per request (default 64): lower it for an endpoint
+                that takes fewer inputs at once
+`,
+	run: runEmbed,
+}
+
+// Embedded is what embed prints with --json.
+type Embedded struct {
+	VectorCount
+	// Computed is how many vectors this run asked for.
+	Computed int `json:"computed"`
+}
+
+// errInterrupted is a command stopped by Ctrl-C after saying how far it
+// got (exit 130).
+var errInterrupted = errors.New("interrupted")
+
+func runEmbed(c *context_, args []string) error {
+	batch := c.flags.Int("batch", 64, "")
+	args, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return usagef("embed takes no arguments")
+	}
+	if *batch < 1 || *batch > 2048 {
+		return usagef("--batch must be 1..2048")
+	}
+	if err := c.config.EmbeddingsErr(); err != nil {
+		return usageError{err.Error()}
+	}
+	e := c.config.Embeddings
+	if !e.On() {
+		return usagef("search by meaning is off: set MEMORY_EMBEDDINGS_URL to an OpenAI-compatible API (such as http://127.0.0.1:11434/v1 for Ollama) and MEMORY_EMBEDDINGS_MODEL to the model, as for the server")
+	}
+	s, err := c.store(false)
+	if err != nil {
+		return err
+	}
+	path := meaning.VectorsPath(s.Path())
+	ix, err := meaning.Open(path, meaning.NewClient(e.URL, e.Model, e.APIKey()), meaning.Options{Logf: c.logf, BatchSize: *batch})
+	if err != nil {
+		return err
+	}
+
+	// The first Ctrl-C stops between batches; after it, Ctrl-C has its
+	// usual effect again, for an endpoint that does not answer.
+	ctx, stop := interruptible()
+	defer stop()
+	bar := c.progress("texts have a vector")
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop()
+			bar.say("stopping after the batch in flight (Ctrl-C again stops at once)")
+		case <-finished:
+		}
+	}()
+	start, have := -1, 0
+	err = ix.Backfill(context.Background(), s, func(h, w int) error {
+		if start < 0 {
+			start = h
+			if h < w {
+				n := "vectors"
+				if w-h == 1 {
+					n = "vector"
+				}
+				bar.say("asking %s for %s %s", e, thousands(w-h), n)
+			}
+		}
+		have = h
+		bar.show(h, w)
+		return ctx.Err()
+	})
+	bar.end()
+	// Say what the file holds now, not what was asked for.
+	stored, want, cerr := meaning.Count(path, e.Model, s.View)
+	if cerr != nil {
+		return cerr
+	}
+	computed := max(0, have-start)
+	left := fmt.Sprintf("%s of %s texts have a vector (%s computed now); run embed again to continue", thousands(stored), thousands(want), thousands(computed))
+	switch {
+	case ctx.Err() != nil && stored < want:
+		c.logf("stopped by Ctrl-C: %s", left)
+		return errInterrupted
+	case err != nil:
+		c.logf("%v; %s", err, left)
+		return errReported
+	}
+	if c.json {
+		return c.printJSON(Embedded{VectorCount{Model: e.Model, Ready: stored, Texts: want}, computed})
+	}
+	c.printf("Vectors         %d of %d texts, by model %q (%d computed now)\n", stored, want, e.Model, computed)
+	return nil
+}
