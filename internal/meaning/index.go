@@ -30,11 +30,11 @@ type Options struct {
 	Settle time.Duration
 }
 
-// Index holds the vectors of one memory's texts, keeps them in the
-// vectors file, and fills in the missing ones in the background (Run).
+// Index holds the vectors of one memory's texts, keeps them in its
+// Storage, and fills in the missing ones in the background (Run).
 type Index struct {
 	client *Client
-	path   string
+	store  Storage
 	opts   Options
 	wake   chan struct{}
 	down   atomic.Bool // the endpoint's last answer was a failure
@@ -46,9 +46,8 @@ type Index struct {
 	want     int              // texts at the last pass
 	have     int              // of which with a vector
 
-	// Only Run's goroutine touches the file.
-	end     int64 // bytes of whole records in the file
-	records int   // records in the file, live or not
+	// Only Run's goroutine touches the storage.
+	records int // vectors kept, live or not, as far as this Index knows
 
 	qmu     sync.Mutex
 	queries map[string]cachedQuery
@@ -63,6 +62,16 @@ type cachedQuery struct {
 // vectors by c's model. A file that is not a vectors file is an error; a
 // missing one is empty, and created at the first vector.
 func Open(path string, c *Client, opts Options) (*Index, error) {
+	ix := OpenStorage(FileStorage(path), c, opts)
+	if err := ix.refresh(context.Background(), c.Model()); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// OpenStorage returns the Index of the vectors kept in st by c's model.
+// It reads nothing yet: Run's first pass loads them.
+func OpenStorage(st Storage, c *Client, opts Options) *Index {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
@@ -75,14 +84,40 @@ func Open(path string, c *Client, opts Options) (*Index, error) {
 	if opts.Settle <= 0 {
 		opts.Settle = 250 * time.Millisecond
 	}
-	ix := &Index{client: c, path: path, opts: opts, wake: make(chan struct{}, 1), vectors: make(map[key]vector), queries: make(map[string]cachedQuery)}
-	end, err := load(path, ix.vectors)
-	if err != nil {
-		return nil, err
-	}
-	ix.end, ix.records = end, len(ix.vectors)
+	ix := &Index{client: c, store: st, opts: opts, wake: make(chan struct{}, 1), vectors: make(map[key]vector), queries: make(map[string]cachedQuery)}
 	ix.wake <- struct{}{}
-	return ix, nil
+	return ix
+}
+
+// refresh adds the vectors the storage holds that this Index has not
+// seen: at first all, then those another server (a replica) added.
+func (ix *Index) refresh(ctx context.Context, model string) error {
+	recs, err := ix.store.Load(ctx, model)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	ix.mu.Lock()
+	for _, r := range recs {
+		ix.vectors[r.Key] = r.vector()
+	}
+	ix.mu.Unlock()
+	ix.records += len(recs)
+	return nil
+}
+
+// Release drops the vectors, for an Index whose memory is closed (Run has
+// returned): search no longer uses them.
+func (ix *Index) Release() {
+	ix.mu.Lock()
+	ix.vectors, ix.entities = make(map[key]vector), nil
+	ix.ready, ix.want, ix.have = false, 0, 0
+	ix.mu.Unlock()
+	ix.qmu.Lock()
+	clear(ix.queries)
+	ix.qmu.Unlock()
 }
 
 // Changed tells Run that the memory changed: it looks for texts without
@@ -173,83 +208,144 @@ type job struct {
 // pass finds the texts without vectors and embeds them.
 func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 	model := ix.client.Model()
+	if err := ix.refresh(ctx, model); err != nil {
+		return &storeError{err}
+	}
+	entities, all, err := scan(store, model)
+	if err != nil {
+		return &storeError{err}
+	}
+	var missing []job
+	ix.mu.RLock()
+	for _, j := range all {
+		if _, ok := ix.vectors[j.k]; !ok {
+			missing = append(missing, j)
+		}
+	}
+	ix.mu.RUnlock()
+	ix.mu.Lock()
+	ix.entities, ix.want, ix.have = entities, len(all), len(all)-len(missing)
+	ix.mu.Unlock()
+	for len(missing) > 0 {
+		// Each batch is embedded alone among the servers sharing the
+		// storage, after loading what they added: a text another replica
+		// embedded meanwhile is not asked for again.
+		err := ix.store.Exclusive(ctx, func() error {
+			if err := ix.refresh(ctx, model); err != nil {
+				return &storeError{err}
+			}
+			missing = ix.stillMissing(missing)
+			n := min(len(missing), ix.opts.BatchSize)
+			if n == 0 {
+				return nil
+			}
+			if err := ix.embed(ctx, model, missing[:n]); err != nil {
+				return err
+			}
+			missing = missing[n:]
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	ix.mu.Lock()
+	ix.ready = true
+	ix.mu.Unlock()
+	if ix.records > 2*len(all)+1024 {
+		if err := ix.store.Exclusive(ctx, func() error { return ix.compact(ctx, store, model) }); err != nil {
+			ix.opts.Logf("search by meaning: compacting the vectors: %v", err)
+		}
+	}
+	return nil
+}
+
+// scan reads the memory's texts: each entity's texts' keys, and every
+// text once.
+func scan(store graph.Store, model string) (map[string][]key, []job, error) {
 	// Only the texts are taken while the graph is held (a write waits for
 	// a reader); hashing them is done after.
 	type entityTexts struct {
 		name  string
 		texts []string
 	}
-	var all []entityTexts
+	var ets []entityTexts
 	err := store.View(func(g *graph.Graph) {
-		all = make([]entityTexts, 0, len(g.Entities()))
+		ets = make([]entityTexts, 0, len(g.Entities()))
 		for _, e := range g.Entities() {
-			all = append(all, entityTexts{e.Name, texts(e)})
+			ets = append(ets, entityTexts{e.Name, texts(e)})
 		}
 	})
 	if err != nil {
-		return &storeError{err}
+		return nil, nil, err
 	}
-	entities := make(map[string][]key, len(all))
-	var missing []job
-	want := 0
+	entities := make(map[string][]key, len(ets))
+	var all []job
 	seen := make(map[key]bool)
-	ix.mu.RLock()
-	for _, et := range all {
+	for _, et := range ets {
 		ks := make([]key, len(et.texts))
 		for i, t := range et.texts {
 			k := keyOf(model, t)
 			ks[i] = k
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			want++
-			if _, ok := ix.vectors[k]; !ok {
-				missing = append(missing, job{k, t})
+			if !seen[k] {
+				seen[k] = true
+				all = append(all, job{k, t})
 			}
 		}
 		entities[et.name] = ks
 	}
+	return entities, all, nil
+}
+
+// stillMissing returns the jobs of missing whose vectors are still
+// missing, and counts the others as had.
+func (ix *Index) stillMissing(missing []job) []job {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	out := missing[:0]
+	for _, j := range missing {
+		if _, ok := ix.vectors[j.k]; ok {
+			ix.have++
+		} else {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// compact drops the kept vectors no text of the memory has. The memory
+// is read after the storage is (refresh): a text whose vector another
+// replica kept was written before it, so it is among the live ones.
+func (ix *Index) compact(ctx context.Context, store graph.Store, model string) error {
+	if err := ix.refresh(ctx, model); err != nil {
+		return err
+	}
+	entities, all, err := scan(store, model)
+	if err != nil {
+		return err
+	}
+	keep := make([]Record, 0, len(all))
+	live := make(map[key]vector, len(all))
+	ix.mu.RLock()
+	for _, j := range all {
+		if v, ok := ix.vectors[j.k]; ok {
+			keep = append(keep, record(j.k, v))
+			live[j.k] = v
+		}
+	}
 	ix.mu.RUnlock()
-	ix.mu.Lock()
-	ix.entities, ix.want, ix.have = entities, want, want-len(missing)
-	ix.mu.Unlock()
-	for len(missing) > 0 {
-		n := min(len(missing), ix.opts.BatchSize)
-		if err := ix.embed(ctx, missing[:n]); err != nil {
-			return err
-		}
-		missing = missing[n:]
+	if err := ix.store.Compact(ctx, model, keep); err != nil {
+		return err
 	}
 	ix.mu.Lock()
-	ix.ready = true
-	compact := ix.records > 2*want+1024
-	var live map[key]vector
-	if compact {
-		live = make(map[key]vector, want)
-		for _, ks := range entities {
-			for _, k := range ks {
-				if v, ok := ix.vectors[k]; ok {
-					live[k] = v
-				}
-			}
-		}
-		ix.vectors = live
-	}
+	ix.vectors, ix.entities = live, entities
 	ix.mu.Unlock()
-	if compact {
-		end, err := rewrite(ix.path, live)
-		if err != nil {
-			ix.opts.Logf("search by meaning: compacting %s: %v", ix.path, err)
-			return nil
-		}
-		ix.end, ix.records = end, len(live)
-	}
+	ix.records = len(keep)
 	return nil
 }
 
 // embed asks for one batch and keeps its vectors.
-func (ix *Index) embed(ctx context.Context, batch []job) error {
+func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 	in := make([]string, len(batch))
 	for i, j := range batch {
 		in[i] = j.text
@@ -261,22 +357,21 @@ func (ix *Index) embed(ctx context.Context, batch []job) error {
 		return err
 	}
 	ix.answered()
-	var rec []byte
+	recs := make([]Record, len(vs))
 	ix.mu.Lock()
 	for i, v := range vs {
 		q := quantise(v)
 		ix.vectors[batch[i].k] = q
-		rec = appendRecord(rec, batch[i].k, q)
+		recs[i] = record(batch[i].k, q)
 	}
 	ix.have += len(batch)
 	ix.mu.Unlock()
-	end, err := appendFile(ix.path, ix.end, rec)
-	if err != nil {
+	if err := ix.store.Append(ctx, model, recs); err != nil {
 		// The vectors are in memory; only a restart will ask for them again.
-		ix.opts.Logf("search by meaning: keeping vectors in %s: %v", ix.path, err)
+		ix.opts.Logf("search by meaning: keeping vectors: %v", err)
 		return nil
 	}
-	ix.end, ix.records = end, ix.records+len(batch)
+	ix.records += len(batch)
 	return nil
 }
 
