@@ -93,7 +93,9 @@ func TestVectorsCompact(t *testing.T) {
 	open := openMemory(t)
 	a, b := open(t), open(t)
 	addPeople(t, a, 0, 1) // the memory's row
-	rec := func(i byte) meaning.Record { return meaning.Record{Key: meaning.Key{i}, Scale: 0.5, Values: []int8{int8(i), -1}} }
+	rec := func(i byte) meaning.Record {
+		return meaning.Record{Key: meaning.Key{i}, Scale: 0.5, Values: []int8{int8(i), -1}}
+	}
 	va, vb := a.Vectors(), b.Vectors()
 	appendAll := func(st meaning.Storage, model string, recs ...meaning.Record) {
 		t.Helper()
