@@ -325,3 +325,63 @@ func TestRunRetriesAtTheNextChange(t *testing.T) {
 		t.Errorf("logged %q, want the outage and its end once each", logged)
 	}
 }
+
+// TestFileStorageFollowsAnotherServer: a vectors file's storage loads
+// what another server appended since, and the whole file again after the
+// other compacted it, so appending after that keeps the file readable.
+func TestFileStorageFollowsAnotherServer(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v")
+	rec := func(i byte) Record { return Record{Key: Key{i}, Scale: 0.5, Values: []int8{int8(i), 1, -1}} }
+	keys := func(rs []Record) []byte {
+		var out []byte
+		for _, r := range rs {
+			out = append(out, r.Key[0])
+		}
+		return out
+	}
+	a, b := FileStorage(path), FileStorage(path)
+	for _, st := range []Storage{a, b} {
+		if got, err := st.Load(ctx, "m"); err != nil || len(got) != 0 {
+			t.Fatalf("a missing file loads %v (%v)", got, err)
+		}
+	}
+	if err := a.Append(ctx, "m", []Record{rec(1), rec(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Load(ctx, "m"); err != nil || string(keys(got)) != "\x01\x02" {
+		t.Fatalf("b loaded %v (%v), want what a appended", keys(got), err)
+	}
+	if got, err := a.Load(ctx, "m"); err != nil || len(got) != 0 {
+		t.Fatalf("a loaded its own records again: %v (%v)", keys(got), err)
+	}
+	if err := a.Compact(ctx, "m", []Record{rec(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Load(ctx, "m"); err != nil || string(keys(got)) != "\x02" {
+		t.Fatalf("after a's compaction b loaded %v (%v), want the file again", keys(got), err)
+	}
+	if err := b.Append(ctx, "m", []Record{rec(3)}); err != nil {
+		t.Fatal(err)
+	}
+	vs := make(map[key]vector)
+	if _, err := load(path, vs); err != nil || len(vs) != 2 || vs[rec(3).Key].q[0] != 3 {
+		t.Errorf("the file holds %v (%v), want vectors 2 and 3", vs, err)
+	}
+}
+
+// TestReleaseDropsTheVectors: a released index (its memory closed) holds
+// no vector and searches by words until a pass runs again.
+func TestReleaseDropsTheVectors(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	ix := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+	if err := ix.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	ix.Release()
+	if ready, have, want := ix.Status(); ready || have != 0 || want != 0 || len(ix.vectors) != 0 || len(ix.queries) != 0 {
+		t.Errorf("after Release: ready %t, %d of %d, %d vectors, %d queries held", ready, have, want, len(ix.vectors), len(ix.queries))
+	}
+}

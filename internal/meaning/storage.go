@@ -1,6 +1,10 @@
 package meaning
 
-import "context"
+import (
+	"context"
+	"errors"
+	"os"
+)
 
 // Storage keeps an Index's vectors across restarts: the vectors file
 // beside a memory file (FileStorage), or a table in PostgreSQL shared by
@@ -51,17 +55,39 @@ func FileStorage(path string) Storage { return &fileStorage{path: path} }
 
 type fileStorage struct {
 	path string
-	end  int64 // bytes of whole records read or written
+	end  int64       // bytes of whole records read or written
+	file os.FileInfo // the file they are in; nil before the first
 }
 
+// Load reads the records after those read or written before, or the
+// whole file again when it is another file (another server compacted it)
+// or shorter (it was cut).
 func (f *fileStorage) Load(context.Context, string) ([]Record, error) {
+	fi, err := os.Stat(f.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		f.end, f.file = 0, nil
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case f.file != nil && !os.SameFile(f.file, fi), fi.Size() < f.end:
+		f.end = 0
+	}
 	var out []Record
 	end, err := readRecords(f.path, f.end, func(k key, v vector) { out = append(out, record(k, v)) })
 	if err != nil {
 		return nil, err
 	}
-	f.end = end
+	f.end, f.file = end, fi
 	return out, nil
+}
+
+// wrote notes the file's length end after this Storage wrote it.
+func (f *fileStorage) wrote(end int64) {
+	f.end = end
+	if fi, err := os.Stat(f.path); err == nil {
+		f.file = fi
+	}
 }
 
 func (f *fileStorage) Append(_ context.Context, _ string, batch []Record) error {
@@ -73,7 +99,7 @@ func (f *fileStorage) Append(_ context.Context, _ string, batch []Record) error 
 	if err != nil {
 		return err
 	}
-	f.end = end
+	f.wrote(end)
 	return nil
 }
 
@@ -82,7 +108,7 @@ func (f *fileStorage) Compact(_ context.Context, _ string, keep []Record) error 
 	if err != nil {
 		return err
 	}
-	f.end = end
+	f.wrote(end)
 	return nil
 }
 
