@@ -118,10 +118,13 @@ func (v *vectors) Compact(ctx context.Context, model string, keep []meaning.Reco
 	return nil
 }
 
-// Exclusive holds the memory's vectors lock (a session-level advisory
-// lock, released with its connection if the server dies) while fn runs.
-// A DB lends one connection at a time to it, so the memories' vectors
-// never take the connections that reads and writes need.
+// Exclusive holds the memory's vectors lock while fn runs. It is a
+// session-level advisory lock, not the memory row's lock that writes
+// take (doc.go): fn asks the embeddings endpoint, for up to a minute,
+// and must neither hold a transaction open that long nor make writers
+// wait; the lock goes with its connection if the server dies. A DB lends
+// one connection at a time to it, so the memories' vectors never take the
+// connections that reads and writes need.
 func (v *vectors) Exclusive(ctx context.Context, fn func() error) error {
 	db := v.s.db
 	select {
@@ -137,6 +140,9 @@ func (v *vectors) Exclusive(ctx context.Context, fn func() error) error {
 	defer conn.Release()
 	key := v.lockKey()
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		// Whether or not the lock was taken as the wait ended, a closed
+		// connection holds none.
+		conn.Conn().Close(context.Background())
 		return v.s.fail("locking the vectors of", err)
 	}
 	defer func() {
