@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +104,15 @@ func TestMeaningReplicasShareVectorsBinary(t *testing.T) {
 	waitMeaning(t, a, "medic", "Bob")
 	embeddedOnce(t, stub, "Alice (person): lives in Lisbon", "Alice (person): spends weekends on photography",
 		"Carnival (event): held every year in Rio", "Bob (person): works as a physician")
+
+	// stats counts the vectors in the database.
+	stats := exec.Command(binary, "stats", "--json", "--memory", name)
+	stats.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+url, "MEMORY_FILE_PATH=", "MEMORY_EMBEDDINGS_URL="+stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=m1")
+	out, err := stats.Output()
+	var st struct{ Vectors struct{ Ready, Texts int } }
+	if err != nil || json.Unmarshal(out, &st) != nil || st.Vectors.Ready != 4 || st.Vectors.Texts != 4 {
+		t.Errorf("stats: %s (%v), want 4 of 4 vectors", out, err)
+	}
 }
 
 // startNamedMeaning runs the binary serving named memories, from the

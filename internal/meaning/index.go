@@ -603,13 +603,16 @@ func (ix *Index) closest(e *graph.Entity, q Query) []int {
 }
 
 // Count reports how many of the texts of the graph view gives have a
-// vector by model in the vectors file at path, for a command that shows
-// it without running an Index. view is called once, after the file is
-// read.
-func Count(path, model string, view func(func(*graph.Graph)) error) (have, want int, err error) {
-	vs := make(map[key]vector)
-	if _, err := load(path, vs); err != nil {
+// vector by model in st, for a command that shows it without running an
+// Index. view is called once, after st is read.
+func Count(st Storage, model string, view func(func(*graph.Graph)) error) (have, want int, err error) {
+	recs, err := st.Load(context.Background(), model)
+	if err != nil {
 		return 0, 0, err
+	}
+	vs := make(map[key]bool, len(recs))
+	for _, r := range recs {
+		vs[r.Key] = true
 	}
 	err = view(func(g *graph.Graph) {
 		seen := make(map[key]bool)
