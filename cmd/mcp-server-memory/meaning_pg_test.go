@@ -20,7 +20,6 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/meaning/meaningtest"
 	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
-	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 // Search by meaning on a memory in PostgreSQL, on named memories, and
@@ -35,14 +34,7 @@ func startMeaningReplica(t *testing.T, url, name string, stub *meaningtest.Serve
 	cmd := exec.Command(binary, "--memory", name)
 	cmd.Env = append(os.Environ(), "MEMORY_DATABASE_URL="+url, "MEMORY_FILE_PATH=", "MCP_SERVER_MEMORY_WATCH_INTERVAL=100ms",
 		"MEMORY_EMBEDDINGS_URL="+stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=m1")
-	cmd.Stderr = testlog.OnFailure(t, "replica stderr")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs, _ := connectStdio(t, cmd)
 	return cs
 }
 
