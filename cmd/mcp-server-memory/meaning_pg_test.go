@@ -221,7 +221,7 @@ func waitIndexes(t *testing.T, n int) {
 // closes: a memory nobody wrote as soon as its request ends, a memory
 // unused for the idle timeout then, and one closed to make room under
 // --max-open-memories. Opened again, a memory's index reads its vectors
-// again and sends only the query.
+// again, and the first search finds by meaning having sent only the query.
 func TestMeaningClosesWithItsMemory(t *testing.T) {
 	for _, where := range []string{"file", "database"} {
 		t.Run(where, func(t *testing.T) {
@@ -260,10 +260,13 @@ func TestMeaningClosesWithItsMemory(t *testing.T) {
 			waitLog(t, logs, regexp.MustCompile(`memory `+a+` closed: unused for`))
 			waitIndexes(t, 0)
 
-			// Opened again, it reads its vectors again: only the query is sent.
+			// Opened again, it reads its vectors again, and the first
+			// search finds by meaning, having sent only the query.
 			before := len(stub.Texts("m1"))
 			cs = mcpSession(t, base, a, "2025-11-25", meaningWriter)
-			waitMeaning(t, cs, "pastime", "Alice")
+			if text := search(t, cs, "pastime"); firstFound(t, text) != "Alice" {
+				t.Errorf("the first search after memory %s opened again: %s", a, text)
+			}
 			if sent := stub.Texts("m1")[before:]; len(sent) != 1 || sent[0] != "pastime" {
 				t.Errorf("memory %s opened again sent %q, want only the query", a, sent)
 			}

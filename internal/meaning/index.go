@@ -37,6 +37,7 @@ type Index struct {
 	store  Storage
 	opts   Options
 	wake   chan struct{}
+	opened chan struct{} // closed when Run's first pass ends
 	down   atomic.Bool // the endpoint's last answer was a failure
 
 	mu       sync.RWMutex
@@ -84,7 +85,7 @@ func OpenStorage(st Storage, c *Client, opts Options) *Index {
 	if opts.Settle <= 0 {
 		opts.Settle = 250 * time.Millisecond
 	}
-	ix := &Index{client: c, store: st, opts: opts, wake: make(chan struct{}, 1), vectors: make(map[key]vector), queries: make(map[string]cachedQuery)}
+	ix := &Index{client: c, store: st, opts: opts, wake: make(chan struct{}, 1), opened: make(chan struct{}), vectors: make(map[key]vector), queries: make(map[string]cachedQuery)}
 	ix.wake <- struct{}{}
 	return ix
 }
@@ -129,6 +130,17 @@ func (ix *Index) Changed() {
 	}
 }
 
+// Opened waits until Run's first pass has ended, or ctx has: then the
+// vectors kept are loaded, and Status says whether all the memory's texts
+// have one. A search that comes as its memory opens waits for it, so that
+// it need not answer by words only because it came first.
+func (ix *Index) Opened(ctx context.Context) {
+	select {
+	case <-ix.opened:
+	case <-ctx.Done():
+	}
+}
+
 // Status reports whether search uses the vectors (a pass has found every
 // text with its vector of the current model), and how many of the texts
 // of the memory, at the last look, have one.
@@ -142,25 +154,31 @@ func (ix *Index) Status() (ready bool, have, want int) {
 // changed (Changed), until ctx ends. A failed batch is tried again after
 // Options.Retry, or at the next change.
 func (ix *Index) Run(ctx context.Context, store graph.Store) {
-	for {
+	for first := true; ; first = false {
 		var retry <-chan time.Time
 		select {
 		case <-ctx.Done():
 			return
 		case <-ix.wake:
 		}
-		settle := time.NewTimer(ix.opts.Settle)
-		select {
-		case <-ctx.Done():
-			settle.Stop()
-			return
-		case <-settle.C:
+		if !first { // the first look is at opening: no write to wait for
+			settle := time.NewTimer(ix.opts.Settle)
+			select {
+			case <-ctx.Done():
+				settle.Stop()
+				return
+			case <-settle.C:
+			}
+			select { // the changes that came while settling are in this look
+			case <-ix.wake:
+			default:
+			}
 		}
-		select { // the changes that came while settling are in this look
-		case <-ix.wake:
-		default:
+		err := ix.pass(ctx, store)
+		if first {
+			close(ix.opened)
 		}
-		if err := ix.pass(ctx, store); err != nil && ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil {
 			if se, ok := err.(*storeError); ok {
 				ix.opts.Logf("search by meaning: reading the memory: %v", se.err)
 			} else {
