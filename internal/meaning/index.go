@@ -180,7 +180,7 @@ func (ix *Index) Run(ctx context.Context, store graph.Store) {
 		}
 		if err != nil && ctx.Err() == nil {
 			if se, ok := err.(*storeError); ok {
-				ix.opts.Logf("search by meaning: reading the memory: %v", se.err)
+				ix.opts.Logf("search by meaning: %s: %v", se.doing, se.err)
 			} else {
 				ix.failed(err)
 			}
@@ -212,9 +212,12 @@ func texts(e *graph.Entity) []string {
 	return out
 }
 
-// storeError is a pass that could not read the memory: the endpoint is
-// not to blame.
-type storeError struct{ err error }
+// storeError is a pass that could not read the memory or its kept
+// vectors: the endpoint is not to blame.
+type storeError struct {
+	doing string
+	err   error
+}
 
 func (e *storeError) Error() string { return e.err.Error() }
 
@@ -227,11 +230,11 @@ type job struct {
 func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 	model := ix.client.Model()
 	if err := ix.refresh(ctx, model); err != nil {
-		return &storeError{err}
+		return &storeError{"reading the kept vectors", err}
 	}
 	entities, all, err := scan(store, model)
 	if err != nil {
-		return &storeError{err}
+		return &storeError{"reading the memory", err}
 	}
 	var missing []job
 	ix.mu.RLock()
@@ -248,23 +251,28 @@ func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 		// Each batch is embedded alone among the servers sharing the
 		// storage, after loading what they added: a text another replica
 		// embedded meanwhile is not asked for again.
+		var batchErr error
 		err := ix.store.Exclusive(ctx, func() error {
 			if err := ix.refresh(ctx, model); err != nil {
-				return &storeError{err}
+				batchErr = &storeError{"reading the kept vectors", err}
+				return batchErr
 			}
 			missing = ix.stillMissing(missing)
 			n := min(len(missing), ix.opts.BatchSize)
 			if n == 0 {
 				return nil
 			}
-			if err := ix.embed(ctx, model, missing[:n]); err != nil {
-				return err
+			if batchErr = ix.embed(ctx, model, missing[:n]); batchErr != nil {
+				return batchErr
 			}
 			missing = missing[n:]
 			return nil
 		})
-		if err != nil {
-			return err
+		switch {
+		case batchErr != nil:
+			return batchErr
+		case err != nil:
+			return &storeError{"taking the turn to embed", err}
 		}
 	}
 	ix.mu.Lock()
