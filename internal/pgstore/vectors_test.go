@@ -153,3 +153,42 @@ func TestVectorsOfAMemoryNobodyWrote(t *testing.T) {
 		t.Errorf("%d rows (%v), want none", rows, err)
 	}
 }
+
+// BenchmarkVectorsLoad is what a replica reads when a memory opens: n
+// vectors of 768 dimensions, one Load (docs/embeddings.md):
+//
+//	go test -run '^$' -bench VectorsLoad -benchtime 3x ./internal/pgstore
+func BenchmarkVectorsLoad(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			url, name := pgtest.URL(b), pgtest.MemoryName(b)
+			s, err := pgstore.Open(ctx, url, name, pgstore.Options{Logf: b.Logf})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			st := s.Vectors()
+			batch := make([]meaning.Record, 0, 1000)
+			for i := range n {
+				r := meaning.Record{Key: meaning.KeyOf("m", fmt.Sprint(i)), Scale: 0.01, Values: make([]int8, 768)}
+				for j := range r.Values {
+					r.Values[j] = int8(i + j)
+				}
+				batch = append(batch, r)
+				if len(batch) == cap(batch) || i == n-1 {
+					if err := st.Append(ctx, "m", batch); err != nil {
+						b.Fatal(err)
+					}
+					batch = batch[:0]
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				got, err := s.Vectors().Load(ctx, "m")
+				if err != nil || len(got) != n {
+					b.Fatalf("loaded %d vectors (%v), want %d", len(got), err, n)
+				}
+			}
+		})
+	}
+}
