@@ -38,7 +38,7 @@ type Index struct {
 	opts   Options
 	wake   chan struct{}
 	opened chan struct{} // closed when Run's first pass ends
-	down   atomic.Bool // the endpoint's last answer was a failure
+	down   atomic.Bool   // the endpoint's last answer was a failure
 
 	mu       sync.RWMutex
 	vectors  map[key]vector
