@@ -37,7 +37,8 @@ type Index struct {
 	store  Storage
 	opts   Options
 	wake   chan struct{}
-	opened chan struct{} // closed when Run's first pass ends
+	opened chan struct{} // closed when Run's first pass ends, or Run does
+	once   sync.Once     // closes opened
 	down   atomic.Bool   // the endpoint's last answer was a failure
 
 	mu       sync.RWMutex
@@ -141,6 +142,8 @@ func (ix *Index) Opened(ctx context.Context) {
 	}
 }
 
+func (ix *Index) markOpened() { ix.once.Do(func() { close(ix.opened) }) }
+
 // Status reports whether search uses the vectors (a pass has found every
 // text with its vector of the current model), and how many of the texts
 // of the memory, at the last look, have one.
@@ -154,6 +157,7 @@ func (ix *Index) Status() (ready bool, have, want int) {
 // changed (Changed), until ctx ends. A failed batch is tried again after
 // Options.Retry, or at the next change.
 func (ix *Index) Run(ctx context.Context, store graph.Store) {
+	defer ix.markOpened()
 	for first := true; ; first = false {
 		var retry <-chan time.Time
 		select {
@@ -175,9 +179,7 @@ func (ix *Index) Run(ctx context.Context, store graph.Store) {
 			}
 		}
 		err := ix.pass(ctx, store)
-		if first {
-			close(ix.opened)
-		}
+		ix.markOpened()
 		if err != nil && ctx.Err() == nil {
 			if se, ok := err.(*storeError); ok {
 				ix.opts.Logf("search by meaning: %s: %v", se.doing, se.err)

@@ -385,3 +385,28 @@ func TestReleaseDropsTheVectors(t *testing.T) {
 		t.Errorf("after Release: ready %t, %d of %d, %d vectors, %d queries held", ready, have, want, len(ix.vectors), len(ix.queries))
 	}
 }
+
+// TestOpened: Opened returns once Run's first look is done, with the
+// kept vectors read, and also when Run ended before any.
+func TestOpened(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	path := filepath.Join(t.TempDir(), "v")
+	if err := open(t, path, stub, "m").pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	ix := OpenStorage(FileStorage(path), NewClient(stub.BaseURL(), "m", ""), Options{Settle: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go ix.Run(ctx, store)
+	ix.Opened(context.Background()) // the first look does not wait to settle
+	if ready, have, want := ix.Status(); !ready || have != 5 || want != 5 {
+		t.Errorf("after Opened: ready %t, %d of %d", ready, have, want)
+	}
+	gone, stop := context.WithCancel(context.Background())
+	stop()
+	never := OpenStorage(FileStorage(path), NewClient(stub.BaseURL(), "m", ""), Options{})
+	never.Run(gone, store)
+	never.Opened(context.Background())
+}
