@@ -13,14 +13,15 @@ import (
 // nothing opened, when it is not set or cannot apply. A memory file's
 // vectors file is read now, so that one that is not a vectors file turns
 // search by meaning off at once; a database's vectors are read by the
-// index's first pass.
-func openMeaning(cfg memoryconfig.Config, m *memoryconfig.Memory, logf func(string, ...any)) *meaning.Index {
+// index's first pass. The indexes of named memories share one
+// meaning.Shared (nil: the index's own).
+func openMeaning(cfg memoryconfig.Config, m *memoryconfig.Memory, shared *meaning.Shared, logf func(string, ...any)) *meaning.Index {
 	e := cfg.Embeddings
 	if !e.On() {
 		return nil
 	}
 	c := meaning.NewClient(e.URL, e.Model, e.APIKey())
-	opts := meaning.Options{Logf: logf}
+	opts := meaning.Options{Logf: logf, Shared: shared}
 	if m.File == nil {
 		return meaning.OpenStorage(m.Vectors(), c, opts)
 	}

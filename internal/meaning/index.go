@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -28,6 +27,9 @@ type Options struct {
 	// before it looks, so that a burst of writes costs one look; 0 is
 	// 250 ms.
 	Settle time.Duration
+	// Shared is what the indexes of one server share (NewShared); nil is
+	// this index's own.
+	Shared *Shared
 }
 
 // Index holds the vectors of one memory's texts, keeps them in its
@@ -39,7 +41,7 @@ type Index struct {
 	wake   chan struct{}
 	opened chan struct{} // closed when Run's first pass ends, or Run does
 	once   sync.Once     // closes opened
-	down   atomic.Bool   // the endpoint's last answer was a failure
+	shared *Shared
 
 	mu       sync.RWMutex
 	vectors  map[key]vector
@@ -50,14 +52,6 @@ type Index struct {
 
 	// Only Run's goroutine touches the storage.
 	records int // vectors kept, live or not, as far as this Index knows
-
-	qmu     sync.Mutex
-	queries map[string]cachedQuery
-}
-
-type cachedQuery struct {
-	v  vector
-	at time.Time
 }
 
 // Open loads the vectors file at path (VectorsPath) for the texts'
@@ -86,7 +80,10 @@ func OpenStorage(st Storage, c *Client, opts Options) *Index {
 	if opts.Settle <= 0 {
 		opts.Settle = 250 * time.Millisecond
 	}
-	ix := &Index{client: c, store: st, opts: opts, wake: make(chan struct{}, 1), opened: make(chan struct{}), vectors: make(map[key]vector), queries: make(map[string]cachedQuery)}
+	if opts.Shared == nil {
+		opts.Shared = NewShared()
+	}
+	ix := &Index{client: c, store: st, opts: opts, shared: opts.Shared, wake: make(chan struct{}, 1), opened: make(chan struct{}), vectors: make(map[key]vector)}
 	ix.wake <- struct{}{}
 	return ix
 }
@@ -117,9 +114,6 @@ func (ix *Index) Release() {
 	ix.vectors, ix.entities = make(map[key]vector), nil
 	ix.ready, ix.want, ix.have = false, 0, 0
 	ix.mu.Unlock()
-	ix.qmu.Lock()
-	clear(ix.queries)
-	ix.qmu.Unlock()
 }
 
 // Changed tells Run that the memory changed: it looks for texts without
@@ -405,14 +399,14 @@ func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 
 // failed logs an outage of the endpoint once, at its start.
 func (ix *Index) failed(err error) {
-	if !ix.down.Swap(true) {
+	if !ix.shared.down.Swap(true) {
 		ix.opts.Logf("search by meaning: %v; searching by words only until the endpoint answers again", err)
 	}
 }
 
 // answered logs the end of an outage.
 func (ix *Index) answered() {
-	if ix.down.Swap(false) {
+	if ix.shared.down.Swap(false) {
 		ix.opts.Logf("search by meaning: the embeddings endpoint answers again")
 	}
 }
@@ -420,22 +414,14 @@ func (ix *Index) answered() {
 // A Query is a search's text as a vector.
 type Query struct{ v vector }
 
-// queryTTL is how long a query's vector is kept, and maxQueries how many.
-const (
-	queryTTL   = 10 * time.Minute
-	maxQueries = 1024
-)
-
 // Query returns the vector of a search's text, from the cache of recent
 // queries or from the endpoint within QueryTimeout. Its error says why
 // there is none.
 func (ix *Index) Query(ctx context.Context, text string) (Query, error) {
 	now := time.Now()
-	ix.qmu.Lock()
-	c, ok := ix.queries[text]
-	ix.qmu.Unlock()
-	if ok && now.Sub(c.at) < queryTTL {
-		return Query{c.v}, nil
+	model := ix.client.Model()
+	if v, ok := ix.shared.query(model, text, now); ok {
+		return Query{v}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
 	defer cancel()
@@ -446,12 +432,7 @@ func (ix *Index) Query(ctx context.Context, text string) (Query, error) {
 	}
 	ix.answered()
 	v := quantise(vs[0])
-	ix.qmu.Lock()
-	if len(ix.queries) >= maxQueries {
-		clear(ix.queries)
-	}
-	ix.queries[text] = cachedQuery{v, now}
-	ix.qmu.Unlock()
+	ix.shared.keepQuery(model, text, v, now)
 	return Query{v}, nil
 }
 

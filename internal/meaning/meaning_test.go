@@ -381,8 +381,8 @@ func TestReleaseDropsTheVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix.Release()
-	if ready, have, want := ix.Status(); ready || have != 0 || want != 0 || len(ix.vectors) != 0 || len(ix.queries) != 0 {
-		t.Errorf("after Release: ready %t, %d of %d, %d vectors, %d queries held", ready, have, want, len(ix.vectors), len(ix.queries))
+	if ready, have, want := ix.Status(); ready || have != 0 || want != 0 || len(ix.vectors) != 0 {
+		t.Errorf("after Release: ready %t, %d of %d, %d vectors held", ready, have, want, len(ix.vectors))
 	}
 }
 
@@ -409,4 +409,38 @@ func TestOpened(t *testing.T) {
 	never := OpenStorage(FileStorage(path), NewClient(stub.BaseURL(), "m", ""), Options{})
 	never.Run(gone, store)
 	never.Opened(context.Background())
+}
+
+// TestSharedOutageAndQueries: indexes sharing a Shared log an outage
+// once whichever meets it, and ask once for a query either asked.
+func TestSharedOutageAndQueries(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	var mu sync.Mutex
+	var logged []string
+	shared := NewShared()
+	opts := Options{Shared: shared, Logf: func(f string, args ...any) { mu.Lock(); logged = append(logged, f); mu.Unlock() }}
+	dir := t.TempDir()
+	a := OpenStorage(FileStorage(filepath.Join(dir, "a")), NewClient(stub.BaseURL(), "m", ""), opts)
+	b := OpenStorage(FileStorage(filepath.Join(dir, "b")), NewClient(stub.BaseURL(), "m", ""), opts)
+	stub.SetDown(true)
+	for _, ix := range []*Index{a, b, a} {
+		if _, err := ix.Query(context.Background(), "hobby"); err == nil {
+			t.Fatal("a query with the endpoint down did not fail")
+		}
+	}
+	stub.SetDown(false)
+	for _, ix := range []*Index{a, b} {
+		if _, err := ix.Query(context.Background(), "hobby"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := stub.Texts("m"); len(got) != 1 {
+		t.Errorf("sent %q, want the query once", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) != 2 {
+		t.Errorf("logged %q, want the outage and its end once each", logged)
+	}
 }
