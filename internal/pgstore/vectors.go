@@ -34,13 +34,17 @@ func (v *vectors) lockKey() int64 {
 	return vectorsLockClass | int64(h.Sum32())
 }
 
+// Load, Append and Compact are each bounded by Options.QueryTimeout.
+
 func (v *vectors) Load(ctx context.Context, model string) ([]meaning.Record, error) {
+	ctx, cancel := context.WithTimeout(ctx, v.s.db.opts.QueryTimeout)
+	defer cancel()
 	// The rows of other models are read too, as their seq only, so that
 	// Compact, which goes as far as the last row read, drops them.
 	rows, err := v.s.db.pool.Query(ctx, `SELECT v.seq, v.key, v.scale, CASE WHEN v.model = $2 THEN v.vals END FROM memory_vectors v JOIN memories m ON m.id = v.memory_id
 		WHERE m.name = $1 AND v.seq > $3 ORDER BY v.seq`, v.s.name, model, v.last)
 	if err != nil {
-		return nil, v.s.fail("reading the vectors of", err)
+		return nil, v.s.failCtx(ctx, "reading the vectors of", err)
 	}
 	defer rows.Close()
 	var out []meaning.Record
@@ -52,7 +56,7 @@ func (v *vectors) Load(ctx context.Context, model string) ([]meaning.Record, err
 			r         meaning.Record
 		)
 		if err := rows.Scan(&seq, &key, &r.Scale, &vals); err != nil {
-			return nil, v.s.fail("reading the vectors of", err)
+			return nil, v.s.failCtx(ctx, "reading the vectors of", err)
 		}
 		last = seq
 		if vals == nil || len(key) != len(r.Key) {
@@ -66,13 +70,15 @@ func (v *vectors) Load(ctx context.Context, model string) ([]meaning.Record, err
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, v.s.fail("reading the vectors of", err)
+		return nil, v.s.failCtx(ctx, "reading the vectors of", err)
 	}
 	v.last = last
 	return out, nil
 }
 
 func (v *vectors) Append(ctx context.Context, model string, batch []meaning.Record) error {
+	ctx, cancel := context.WithTimeout(ctx, v.s.db.opts.QueryTimeout)
+	defer cancel()
 	keys := make([][]byte, len(batch))
 	scales := make([]float32, len(batch))
 	vals := make([][]byte, len(batch))
@@ -93,7 +99,7 @@ func (v *vectors) Append(ctx context.Context, model string, batch []meaning.Reco
 			RETURNING seq)
 		SELECT max(seq) FROM added`, v.s.name, model, keys, scales, vals).Scan(&last)
 	if err != nil {
-		return v.s.fail("keeping the vectors of", err)
+		return v.s.failCtx(ctx, "keeping the vectors of", err)
 	}
 	// Rows are added only under the lock, after Load: none was added
 	// between the last row read and these.
@@ -104,6 +110,8 @@ func (v *vectors) Append(ctx context.Context, model string, batch []meaning.Reco
 }
 
 func (v *vectors) Compact(ctx context.Context, model string, keep []meaning.Record) error {
+	ctx, cancel := context.WithTimeout(ctx, v.s.db.opts.QueryTimeout)
+	defer cancel()
 	keys := make([][]byte, len(keep))
 	for i := range keep {
 		keys[i] = keep[i].Key[:]
@@ -113,7 +121,7 @@ func (v *vectors) Compact(ctx context.Context, model string, keep []meaning.Reco
 		AND (v.model <> $3 OR NOT EXISTS (SELECT 1 FROM unnest($4::bytea[]) AS k (key) WHERE k.key = v.key))`,
 		v.s.name, v.last, model, keys)
 	if err != nil {
-		return v.s.fail("compacting the vectors of", err)
+		return v.s.failCtx(ctx, "compacting the vectors of", err)
 	}
 	return nil
 }
