@@ -91,8 +91,12 @@ func TestMeaningReplicasShareVectorsBinary(t *testing.T) {
 		t.Errorf("replica B sent %q, want only its query", sent)
 	}
 
+	// The endpoint answers slowly, so that both replicas look for Bob's
+	// text while one is embedding it.
+	stub.SetDelay(500 * time.Millisecond)
 	createPeople(t, a, person("Bob", "person", "works as a physician"))
 	waitMeaning(t, b, "doctor", "Bob")
+	stub.SetDelay(0)
 	waitMeaning(t, a, "medic", "Bob")
 	embeddedOnce(t, stub, "Alice (person): lives in Lisbon", "Alice (person): spends weekends on photography",
 		"Carnival (event): held every year in Rio", "Bob (person): works as a physician")

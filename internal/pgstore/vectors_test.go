@@ -68,6 +68,8 @@ func TestVectorsShared(t *testing.T) {
 	if n := len(stub.Texts("m")) - sent; n != 0 {
 		t.Errorf("replica B embedded %d texts replica A had", n)
 	}
+	// Each batch takes a while, so that the two replicas' passes overlap.
+	stub.SetDelay(30 * time.Millisecond)
 	addPeople(t, a, 5, 25)
 	ixA.Changed()
 	ixB.Changed()
