@@ -39,7 +39,7 @@ type Index struct {
 	store  Storage
 	opts   Options
 	wake   chan struct{}
-	opened chan struct{} // closed when Run's first pass ends, or Run does
+	opened chan struct{} // closed when the first pass has looked, or Run ends
 	once   sync.Once     // closes opened
 	shared *Shared
 
@@ -125,9 +125,9 @@ func (ix *Index) Changed() {
 	}
 }
 
-// Opened waits until Run's first pass has ended, or ctx has: then the
-// vectors kept are loaded, and Status says whether all the memory's texts
-// have one. A search that comes as its memory opens waits for it, so that
+// Opened waits until Run's first pass has read the kept vectors and the
+// memory (not for it to embed what lacks a vector), or until it failed,
+// or ctx ended: then Status says whether all the memory's texts have one. A search that comes as its memory opens waits for it, so that
 // it need not answer by words only because it came first.
 func (ix *Index) Opened(ctx context.Context) {
 	select {
@@ -243,6 +243,7 @@ func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 	ix.mu.Lock()
 	ix.entities, ix.want, ix.have = entities, len(all), len(all)-len(missing)
 	ix.mu.Unlock()
+	ix.markOpened() // Status is known: a search waits no longer
 	for len(missing) > 0 {
 		// Each batch is embedded alone among the servers sharing the
 		// storage, after loading what they added: a text another replica

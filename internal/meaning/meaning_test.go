@@ -387,9 +387,10 @@ func TestReleaseDropsTheVectors(t *testing.T) {
 }
 
 // TestOpened: Opened returns once Run's first look is done, with the
-// kept vectors read, and also when Run ended before any.
+// kept vectors read, without waiting for what lacks a vector to be
+// embedded; and also when Run ended before any look.
 func TestOpened(t *testing.T) {
-	stub := meaningtest.New("m")
+	stub := meaningtest.New("m", "m2")
 	defer stub.Close()
 	store := newStore(t, people...)
 	path := filepath.Join(t.TempDir(), "v")
@@ -403,6 +404,13 @@ func TestOpened(t *testing.T) {
 	ix.Opened(context.Background()) // the first look does not wait to settle
 	if ready, have, want := ix.Status(); !ready || have != 5 || want != 5 {
 		t.Errorf("after Opened: ready %t, %d of %d", ready, have, want)
+	}
+	stub.SetDelay(time.Hour)
+	slow := OpenStorage(FileStorage(path), NewClient(stub.BaseURL(), "m2", ""), Options{})
+	go slow.Run(ctx, store)
+	slow.Opened(context.Background())
+	if ready, have, want := slow.Status(); ready || have != 0 || want != 5 {
+		t.Errorf("a new model after Opened: ready %t, %d of %d", ready, have, want)
 	}
 	gone, stop := context.WithCancel(context.Background())
 	stop()
