@@ -133,7 +133,9 @@ func (o options) oneMemory(ctx context.Context, logger *log.Logger, cfg *httpser
 	}
 	// The page names the memory by its file or database: it is the
 	// owner's, as the token is.
-	hm := o.httpMemory(logger, m.Store, "", m.Where, m.HidePaths, startMeaning(ctx, o.env, m, logger.Printf))
+	byMeaning := openMeaning(o.env, m, nil, logger.Printf)
+	o.logMeaning(logger, byMeaning != nil)
+	hm := o.httpMemory(logger, m.Store, "", m.Where, m.HidePaths, byMeaning)
 	cfg.Token, cfg.Page = token, hm.Page
 	auth := "no token"
 	if token != "" {
@@ -164,9 +166,10 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 			logger.Print("MEMORY_FILE_PATH is not used: MEMORY_DATABASE_URL is set")
 		}
 	}
-	if o.env.Embeddings.On() {
-		logger.Print("search by meaning is not available for named memories yet: MEMORY_EMBEDDINGS_URL is not used")
-	}
+	o.logMeaning(logger, o.env.Embeddings.On())
+	// One outage is logged once, and the recent queries' vectors are
+	// bounded, for all the memories together.
+	shared := meaning.NewShared()
 	cfg.Tokens = tokens
 	cfg.Memories = func(ctx context.Context, name string) (httpserver.Memory, error) {
 		m, err := memories.Open(ctx, name)
@@ -175,7 +178,7 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 		}
 		// "memory NAME", not the file's path: the page is for the team,
 		// the server's directories are not.
-		hm := o.httpMemory(logger, m.Store, name, "memory "+name, m.HidePaths, nil)
+		hm := o.httpMemory(logger, m.Store, name, "memory "+name, m.HidePaths, openMeaning(o.env, m, shared, logger.Printf))
 		// A memory nobody wrote has no file or row, and is kept open
 		// only while it is used.
 		hm.Exists = m.Exists

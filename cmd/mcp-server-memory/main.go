@@ -235,7 +235,8 @@ func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.Rea
 	}
 	defer m.Close()
 	opts := o.serverOptions(logger, "", m.HidePaths)
-	opts.Meaning = startMeaning(ctx, o.env, m, logger.Printf)
+	opts.Meaning = openMeaning(o.env, m, nil, logger.Printf)
+	o.logMeaning(logger, opts.Meaning != nil)
 	srv := server.New(m.Store, opts)
 	logger.Printf("serving MCP on stdio; %s", m.Where)
 	if isTerminal(stdin) {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -29,7 +30,13 @@ func startMeaningServer(t *testing.T, memoryFile string, stub *meaningtest.Serve
 	if model != "" {
 		env = []string{"MEMORY_EMBEDDINGS_URL=" + stub.BaseURL(), "MEMORY_EMBEDDINGS_MODEL=" + model}
 	}
-	cmd := serverCmd(memoryFile, env...)
+	return connectStdio(t, serverCmd(memoryFile, env...))
+}
+
+// connectStdio starts cmd, the server on stdio, and returns a session
+// with it and what it logs.
+func connectStdio(t *testing.T, cmd *exec.Cmd) (*mcp.ClientSession, *testlog.Buffer) {
+	t.Helper()
 	logs := testlog.OnFailure(t, "server stderr")
 	cmd.Stderr = logs
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -34,8 +34,9 @@ func TestDatabaseScripts(t *testing.T) {
 			env.Setenv("THIRD", pgtest.MemoryName(t))
 			env.Setenv("FOURTH", pgtest.MemoryName(t))
 			env.Setenv("MEMORY_FILE_PATH", filepath.Join(env.WorkDir, "memory.jsonl"))
+			env.Values["embedder"] = &embedderState{}
 			return copyReference(env)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmptimes": cmpTimes},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"cmptimes": cmpTimes, "embedder": embedder},
 	})
 }

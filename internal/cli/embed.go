@@ -13,8 +13,10 @@ var cmdEmbed = &command{
 	summary: "compute the vectors search by meaning uses, showing progress",
 	help: `Asks the embeddings endpoint (MEMORY_EMBEDDINGS_URL, MEMORY_EMBEDDINGS_MODEL
 and the API key, set as for the server) for the vector of every text of the
-memory file that has none yet, in batches, and keeps them in the vectors
-file beside it (MEMORY_FILE.vectors). The server does the same in the
+memory that has none yet, in batches, and keeps them where the server
+does: the vectors file beside the memory file (MEMORY_FILE.vectors), or
+for a memory in PostgreSQL (MEMORY_DATABASE_URL, --memory NAME) the table
+its replicas share. The server does the same in the
 background; this shows a big memory's progress and finishes it before the
 server searches. Ctrl-C stops after the batch in flight (a second Ctrl-C at
 once); run embed again to continue: stored vectors are not computed again.
@@ -57,15 +59,12 @@ func runEmbed(c *context_, args []string) error {
 	if !e.On() {
 		return usagef("search by meaning is off: set MEMORY_EMBEDDINGS_URL to an OpenAI-compatible API (such as http://127.0.0.1:11434/v1 for Ollama) and MEMORY_EMBEDDINGS_MODEL to the model, as for the server")
 	}
-	s, err := c.store(false)
+	s, err := c.open(false)
 	if err != nil {
 		return err
 	}
-	path := meaning.VectorsPath(s.Path())
-	ix, err := meaning.Open(path, meaning.NewClient(e.URL, e.Model, e.APIKey()), meaning.Options{Logf: c.logf, BatchSize: *batch})
-	if err != nil {
-		return err
-	}
+	defer s.close()
+	ix := meaning.OpenStorage(s.vectors(), meaning.NewClient(e.URL, e.Model, e.APIKey()), meaning.Options{Logf: c.logf, BatchSize: *batch})
 
 	// The first Ctrl-C stops between batches; after it, Ctrl-C has its
 	// usual effect again, for an endpoint that does not answer.
@@ -100,7 +99,7 @@ func runEmbed(c *context_, args []string) error {
 	})
 	bar.end()
 	// Say what the file holds now, not what was asked for.
-	stored, want, cerr := meaning.Count(path, e.Model, s.View)
+	stored, want, cerr := meaning.Count(s.vectors(), e.Model, s.View)
 	if cerr != nil {
 		return cerr
 	}

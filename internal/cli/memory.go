@@ -5,6 +5,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 )
 
@@ -14,6 +15,8 @@ type memory struct {
 	file  *filestore.Store // nil for a memory in a database
 	where string           // the file's path, or the memory and database
 	close func()
+	// vectors is where search by meaning keeps the memory's vectors.
+	vectors func() meaning.Storage
 }
 
 // open opens the memory the command works on, as the server opens it: the
@@ -33,9 +36,9 @@ func (c *context_) open(quiet bool) (*memory, error) {
 		return nil, err
 	}
 	if m.File != nil {
-		return &memory{Store: m.Store, file: m.File, where: m.File.Path(), close: m.Close}, nil
+		return &memory{Store: m.Store, file: m.File, where: m.File.Path(), close: m.Close, vectors: m.Vectors}, nil
 	}
-	return &memory{Store: m.Store, where: m.Where, close: m.Close}, nil
+	return &memory{Store: m.Store, where: m.Where, close: m.Close, vectors: m.Vectors}, nil
 }
 
 // store opens the memory file, for the commands that work on memory files

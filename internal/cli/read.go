@@ -30,8 +30,7 @@ type Stats struct {
 	DanglingRelations int         `json:"danglingRelations"`
 	EntityTypes       []TypeCount `json:"entityTypes"`
 	RelationTypes     []TypeCount `json:"relationTypes"`
-	// Vectors counts search by meaning's vectors, when it is on for a
-	// memory file.
+	// Vectors counts search by meaning's vectors, when it is on.
 	Vectors *VectorCount `json:"vectors,omitempty"`
 }
 
@@ -92,8 +91,8 @@ func runStats(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
-	if e := c.config.Embeddings; e.On() && st.File != "" {
-		have, want, err := meaning.Count(meaning.VectorsPath(st.File), e.Model, s.View)
+	if e := c.config.Embeddings; e.On() {
+		have, want, err := meaning.Count(s.vectors(), e.Model, s.View)
 		if err != nil {
 			return err
 		}

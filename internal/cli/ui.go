@@ -39,11 +39,11 @@ MEMORY_DATABASE_URL set, the page shows the memory --memory NAME (default
 		}
 		defer m.close()
 		opts := ui.Options{Logf: c.logf}
-		if e := c.config.Embeddings; e.On() && m.file != nil {
+		if e := c.config.Embeddings; e.On() {
 			// The count of the vectors file as it is: this command
 			// computes none (the server and embed do).
 			opts.Vectors = func() (int, int) {
-				have, want, err := meaning.Count(meaning.VectorsPath(m.where), e.Model, m.View)
+				have, want, err := meaning.Count(m.vectors(), e.Model, m.View)
 				if err != nil {
 					c.logf("counting vectors: %v", err)
 				}

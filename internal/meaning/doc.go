@@ -11,14 +11,17 @@
 //     it show the observation that matched first; and adding a fact to a
 //     big entity embeds that fact only, where a vector per entity would
 //     embed the whole entity again, past what small models read.
-//   - The vectors file, beside the memory file (VectorsPath), keeps each
-//     text's vector, quantised to int8, keyed by model and text hash, so a
-//     restart asks for nothing again and a new model asks for everything
-//     again (vectors.go; docs/embeddings.md gives the format and the
-//     memory it takes).
+//   - A Storage keeps each text's vector, quantised to int8, keyed by
+//     model and text hash, so a restart asks for nothing again and a new
+//     model asks for everything again (storage.go): the vectors file beside
+//     the memory file (FileStorage, VectorsPath; vectors.go), or a table in
+//     PostgreSQL that the replicas of a memory share (pgstore's Vectors).
+//     docs/embeddings.md gives both formats and the memory they take.
 //   - Index holds the vectors, embeds what lacks one in the background
-//     after writes (Run, Changed), and ranks a query by words and meaning
-//     (Search).
+//     after writes (Run, Changed), one batch at a time among the servers
+//     sharing its Storage (Storage.Exclusive), and ranks a query by words
+//     and meaning (Search). One Index per open memory; Release drops its
+//     vectors when the memory closes.
 //
 // A write never waits for the model: Changed only wakes Run. A query
 // whose vector does not come within QueryTimeout is answered by words.

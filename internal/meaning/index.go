@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -28,16 +27,21 @@ type Options struct {
 	// before it looks, so that a burst of writes costs one look; 0 is
 	// 250 ms.
 	Settle time.Duration
+	// Shared is what the indexes of one server share (NewShared); nil is
+	// this index's own.
+	Shared *Shared
 }
 
-// Index holds the vectors of one memory's texts, keeps them in the
-// vectors file, and fills in the missing ones in the background (Run).
+// Index holds the vectors of one memory's texts, keeps them in its
+// Storage, and fills in the missing ones in the background (Run).
 type Index struct {
 	client *Client
-	path   string
+	store  Storage
 	opts   Options
 	wake   chan struct{}
-	down   atomic.Bool // the endpoint's last answer was a failure
+	opened chan struct{} // closed when the first pass has looked, or Run ends
+	once   sync.Once     // closes opened
+	shared *Shared
 
 	mu       sync.RWMutex
 	vectors  map[key]vector
@@ -46,26 +50,27 @@ type Index struct {
 	want     int              // texts at the last pass
 	have     int              // of which with a vector
 
-	// Only Run's goroutine touches the file.
-	end     int64 // bytes of whole records in the file
-	records int   // records in the file, live or not
-
-	qmu     sync.Mutex
-	queries map[string]cachedQuery
+	// Only Run's goroutine touches the storage.
+	records int // vectors kept, live or not, as far as this Index knows
 
 	// progress, set during Backfill, hears how far a pass has come.
 	progress func(have, want int) error
-}
-
-type cachedQuery struct {
-	v  vector
-	at time.Time
 }
 
 // Open loads the vectors file at path (VectorsPath) for the texts'
 // vectors by c's model. A file that is not a vectors file is an error; a
 // missing one is empty, and created at the first vector.
 func Open(path string, c *Client, opts Options) (*Index, error) {
+	ix := OpenStorage(FileStorage(path), c, opts)
+	if err := ix.refresh(context.Background(), c.Model()); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// OpenStorage returns the Index of the vectors kept in st by c's model.
+// It reads nothing yet: Run's first pass loads them.
+func OpenStorage(st Storage, c *Client, opts Options) *Index {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
@@ -78,14 +83,40 @@ func Open(path string, c *Client, opts Options) (*Index, error) {
 	if opts.Settle <= 0 {
 		opts.Settle = 250 * time.Millisecond
 	}
-	ix := &Index{client: c, path: path, opts: opts, wake: make(chan struct{}, 1), vectors: make(map[key]vector), queries: make(map[string]cachedQuery)}
-	end, err := load(path, ix.vectors)
-	if err != nil {
-		return nil, err
+	if opts.Shared == nil {
+		opts.Shared = NewShared()
 	}
-	ix.end, ix.records = end, len(ix.vectors)
+	ix := &Index{client: c, store: st, opts: opts, shared: opts.Shared, wake: make(chan struct{}, 1), opened: make(chan struct{}), vectors: make(map[key]vector)}
 	ix.wake <- struct{}{}
-	return ix, nil
+	return ix
+}
+
+// refresh adds the vectors the storage holds that this Index has not
+// seen: at first all, then those another server (a replica) added.
+func (ix *Index) refresh(ctx context.Context, model string) error {
+	recs, err := ix.store.Load(ctx, model)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	ix.mu.Lock()
+	for _, r := range recs {
+		ix.vectors[r.Key] = r.vector()
+	}
+	ix.mu.Unlock()
+	ix.records += len(recs)
+	return nil
+}
+
+// Release drops the vectors, for an Index whose memory is closed (Run has
+// returned): search no longer uses them.
+func (ix *Index) Release() {
+	ix.mu.Lock()
+	ix.vectors, ix.entities = make(map[key]vector), nil
+	ix.ready, ix.want, ix.have = false, 0, 0
+	ix.mu.Unlock()
 }
 
 // Changed tells Run that the memory changed: it looks for texts without
@@ -96,6 +127,19 @@ func (ix *Index) Changed() {
 	default:
 	}
 }
+
+// Opened waits until Run's first pass has read the kept vectors and the
+// memory (not for it to embed what lacks a vector), or until it failed,
+// or ctx ended: then Status says whether all the memory's texts have one. A search that comes as its memory opens waits for it, so that
+// it need not answer by words only because it came first.
+func (ix *Index) Opened(ctx context.Context) {
+	select {
+	case <-ix.opened:
+	case <-ctx.Done():
+	}
+}
+
+func (ix *Index) markOpened() { ix.once.Do(func() { close(ix.opened) }) }
 
 // Status reports whether search uses the vectors (a pass has found every
 // text with its vector of the current model), and how many of the texts
@@ -110,27 +154,32 @@ func (ix *Index) Status() (ready bool, have, want int) {
 // changed (Changed), until ctx ends. A failed batch is tried again after
 // Options.Retry, or at the next change.
 func (ix *Index) Run(ctx context.Context, store graph.Store) {
-	for {
+	defer ix.markOpened()
+	for first := true; ; first = false {
 		var retry <-chan time.Time
 		select {
 		case <-ctx.Done():
 			return
 		case <-ix.wake:
 		}
-		settle := time.NewTimer(ix.opts.Settle)
-		select {
-		case <-ctx.Done():
-			settle.Stop()
-			return
-		case <-settle.C:
+		if !first { // the first look is at opening: no write to wait for
+			settle := time.NewTimer(ix.opts.Settle)
+			select {
+			case <-ctx.Done():
+				settle.Stop()
+				return
+			case <-settle.C:
+			}
+			select { // the changes that came while settling are in this look
+			case <-ix.wake:
+			default:
+			}
 		}
-		select { // the changes that came while settling are in this look
-		case <-ix.wake:
-		default:
-		}
-		if err := ix.pass(ctx, store); err != nil && ctx.Err() == nil {
+		err := ix.pass(ctx, store)
+		ix.markOpened()
+		if err != nil && ctx.Err() == nil {
 			if se, ok := err.(*storeError); ok {
-				ix.opts.Logf("search by meaning: reading the memory: %v", se.err)
+				ix.opts.Logf("search by meaning: %s: %v", se.doing, se.err)
 			} else {
 				ix.failed(err)
 			}
@@ -185,9 +234,12 @@ func texts(e *graph.Entity) []string {
 	return out
 }
 
-// storeError is a pass that could not read the memory: the endpoint is
-// not to blame.
-type storeError struct{ err error }
+// storeError is a pass that could not read the memory or its kept
+// vectors: the endpoint is not to blame.
+type storeError struct {
+	doing string
+	err   error
+}
 
 func (e *storeError) Error() string { return e.err.Error() }
 
@@ -199,89 +251,156 @@ type job struct {
 // pass finds the texts without vectors and embeds them.
 func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 	model := ix.client.Model()
-	// Only the texts are taken while the graph is held (a write waits for
-	// a reader); hashing them is done after.
-	type entityTexts struct {
-		name  string
-		texts []string
+	if err := ix.refresh(ctx, model); err != nil {
+		return &storeError{"reading the kept vectors", err}
 	}
-	var all []entityTexts
-	err := store.View(func(g *graph.Graph) {
-		all = make([]entityTexts, 0, len(g.Entities()))
-		for _, e := range g.Entities() {
-			all = append(all, entityTexts{e.Name, texts(e)})
-		}
-	})
+	entities, all, err := scan(store, model)
 	if err != nil {
-		return &storeError{err}
+		return &storeError{"reading the memory", err}
 	}
-	entities := make(map[string][]key, len(all))
 	var missing []job
-	want := 0
-	seen := make(map[key]bool)
 	ix.mu.RLock()
-	for _, et := range all {
-		ks := make([]key, len(et.texts))
-		for i, t := range et.texts {
-			k := keyOf(model, t)
-			ks[i] = k
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			want++
-			if _, ok := ix.vectors[k]; !ok {
-				missing = append(missing, job{k, t})
-			}
+	for _, j := range all {
+		if _, ok := ix.vectors[j.k]; !ok {
+			missing = append(missing, j)
 		}
-		entities[et.name] = ks
 	}
 	ix.mu.RUnlock()
 	ix.mu.Lock()
-	ix.entities, ix.want, ix.have = entities, want, want-len(missing)
+	ix.entities, ix.want, ix.have = entities, len(all), len(all)-len(missing)
 	ix.mu.Unlock()
+	ix.markOpened() // Status is known: a search waits no longer
 	if err := ix.report(); err != nil {
 		return err
 	}
 	for len(missing) > 0 {
-		n := min(len(missing), ix.opts.BatchSize)
-		if err := ix.embed(ctx, missing[:n]); err != nil {
-			return err
+		// Each batch is embedded alone among the servers sharing the
+		// storage, after loading what they added: a text another replica
+		// embedded meanwhile is not asked for again.
+		var batchErr error
+		err := ix.store.Exclusive(ctx, func() error {
+			if err := ix.refresh(ctx, model); err != nil {
+				batchErr = &storeError{"reading the kept vectors", err}
+				return batchErr
+			}
+			missing = ix.stillMissing(missing)
+			n := min(len(missing), ix.opts.BatchSize)
+			if n == 0 {
+				return nil
+			}
+			if batchErr = ix.embed(ctx, model, missing[:n]); batchErr != nil {
+				return batchErr
+			}
+			missing = missing[n:]
+			return nil
+		})
+		switch {
+		case batchErr != nil:
+			return batchErr
+		case err != nil:
+			return &storeError{"taking the turn to embed", err}
 		}
-		missing = missing[n:]
 		if err := ix.report(); err != nil {
 			return err
 		}
 	}
 	ix.mu.Lock()
 	ix.ready = true
-	compact := ix.records > 2*want+1024
-	var live map[key]vector
-	if compact {
-		live = make(map[key]vector, want)
-		for _, ks := range entities {
-			for _, k := range ks {
-				if v, ok := ix.vectors[k]; ok {
-					live[k] = v
-				}
-			}
-		}
-		ix.vectors = live
-	}
 	ix.mu.Unlock()
-	if compact {
-		end, err := rewrite(ix.path, live)
-		if err != nil {
-			ix.opts.Logf("search by meaning: compacting %s: %v", ix.path, err)
-			return nil
+	if ix.records > 2*len(all)+1024 {
+		if err := ix.store.Exclusive(ctx, func() error { return ix.compact(ctx, store, model) }); err != nil {
+			ix.opts.Logf("search by meaning: compacting the vectors: %v", err)
 		}
-		ix.end, ix.records = end, len(live)
 	}
 	return nil
 }
 
+// scan reads the memory's texts: each entity's texts' keys, and every
+// text once.
+func scan(store graph.Store, model string) (map[string][]key, []job, error) {
+	// Only the texts are taken while the graph is held (a write waits for
+	// a reader); hashing them is done after.
+	type entityTexts struct {
+		name  string
+		texts []string
+	}
+	var ets []entityTexts
+	err := store.View(func(g *graph.Graph) {
+		ets = make([]entityTexts, 0, len(g.Entities()))
+		for _, e := range g.Entities() {
+			ets = append(ets, entityTexts{e.Name, texts(e)})
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	entities := make(map[string][]key, len(ets))
+	var all []job
+	seen := make(map[key]bool)
+	for _, et := range ets {
+		ks := make([]key, len(et.texts))
+		for i, t := range et.texts {
+			k := keyOf(model, t)
+			ks[i] = k
+			if !seen[k] {
+				seen[k] = true
+				all = append(all, job{k, t})
+			}
+		}
+		entities[et.name] = ks
+	}
+	return entities, all, nil
+}
+
+// stillMissing returns the jobs of missing whose vectors are still
+// missing, and counts the others as had.
+func (ix *Index) stillMissing(missing []job) []job {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	out := missing[:0]
+	for _, j := range missing {
+		if _, ok := ix.vectors[j.k]; ok {
+			ix.have++
+		} else {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// compact drops the kept vectors no text of the memory has. The memory
+// is read after the storage is (refresh): a text whose vector another
+// replica kept was written before it, so it is among the live ones.
+func (ix *Index) compact(ctx context.Context, store graph.Store, model string) error {
+	if err := ix.refresh(ctx, model); err != nil {
+		return err
+	}
+	entities, all, err := scan(store, model)
+	if err != nil {
+		return err
+	}
+	keep := make([]Record, 0, len(all))
+	live := make(map[key]vector, len(all))
+	ix.mu.RLock()
+	for _, j := range all {
+		if v, ok := ix.vectors[j.k]; ok {
+			keep = append(keep, record(j.k, v))
+			live[j.k] = v
+		}
+	}
+	ix.mu.RUnlock()
+	if err := ix.store.Compact(ctx, model, keep); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	ix.vectors, ix.entities = live, entities
+	ix.mu.Unlock()
+	ix.records = len(keep)
+	return nil
+}
+
 // embed asks for one batch and keeps its vectors.
-func (ix *Index) embed(ctx context.Context, batch []job) error {
+func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 	in := make([]string, len(batch))
 	for i, j := range batch {
 		in[i] = j.text
@@ -293,35 +412,34 @@ func (ix *Index) embed(ctx context.Context, batch []job) error {
 		return err
 	}
 	ix.answered()
-	var rec []byte
+	recs := make([]Record, len(vs))
 	ix.mu.Lock()
 	for i, v := range vs {
 		q := quantise(v)
 		ix.vectors[batch[i].k] = q
-		rec = appendRecord(rec, batch[i].k, q)
+		recs[i] = record(batch[i].k, q)
 	}
 	ix.have += len(batch)
 	ix.mu.Unlock()
-	end, err := appendFile(ix.path, ix.end, rec)
-	if err != nil {
+	if err := ix.store.Append(ctx, model, recs); err != nil {
 		// The vectors are in memory; only a restart will ask for them again.
-		ix.opts.Logf("search by meaning: keeping vectors in %s: %v", ix.path, err)
+		ix.opts.Logf("search by meaning: keeping vectors: %v", err)
 		return nil
 	}
-	ix.end, ix.records = end, ix.records+len(batch)
+	ix.records += len(batch)
 	return nil
 }
 
 // failed logs an outage of the endpoint once, at its start.
 func (ix *Index) failed(err error) {
-	if !ix.down.Swap(true) {
+	if !ix.shared.down.Swap(true) {
 		ix.opts.Logf("search by meaning: %v; searching by words only until the endpoint answers again", err)
 	}
 }
 
 // answered logs the end of an outage.
 func (ix *Index) answered() {
-	if ix.down.Swap(false) {
+	if ix.shared.down.Swap(false) {
 		ix.opts.Logf("search by meaning: the embeddings endpoint answers again")
 	}
 }
@@ -329,22 +447,14 @@ func (ix *Index) answered() {
 // A Query is a search's text as a vector.
 type Query struct{ v vector }
 
-// queryTTL is how long a query's vector is kept, and maxQueries how many.
-const (
-	queryTTL   = 10 * time.Minute
-	maxQueries = 1024
-)
-
 // Query returns the vector of a search's text, from the cache of recent
 // queries or from the endpoint within QueryTimeout. Its error says why
 // there is none.
 func (ix *Index) Query(ctx context.Context, text string) (Query, error) {
 	now := time.Now()
-	ix.qmu.Lock()
-	c, ok := ix.queries[text]
-	ix.qmu.Unlock()
-	if ok && now.Sub(c.at) < queryTTL {
-		return Query{c.v}, nil
+	model := ix.client.Model()
+	if v, ok := ix.shared.query(model, text, now); ok {
+		return Query{v}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
 	defer cancel()
@@ -355,12 +465,7 @@ func (ix *Index) Query(ctx context.Context, text string) (Query, error) {
 	}
 	ix.answered()
 	v := quantise(vs[0])
-	ix.qmu.Lock()
-	if len(ix.queries) >= maxQueries {
-		clear(ix.queries)
-	}
-	ix.queries[text] = cachedQuery{v, now}
-	ix.qmu.Unlock()
+	ix.shared.keepQuery(model, text, v, now)
 	return Query{v}, nil
 }
 
@@ -540,13 +645,16 @@ func (ix *Index) closest(e *graph.Entity, q Query) []int {
 }
 
 // Count reports how many of the texts of the graph view gives have a
-// vector by model in the vectors file at path, for a command that shows
-// it without running an Index. view is called once, after the file is
-// read.
-func Count(path, model string, view func(func(*graph.Graph)) error) (have, want int, err error) {
-	vs := make(map[key]vector)
-	if _, err := load(path, vs); err != nil {
+// vector by model in st, for a command that shows it without running an
+// Index. view is called once, after st is read.
+func Count(st Storage, model string, view func(func(*graph.Graph)) error) (have, want int, err error) {
+	recs, err := st.Load(context.Background(), model)
+	if err != nil {
 		return 0, 0, err
+	}
+	vs := make(map[key]bool, len(recs))
+	for _, r := range recs {
+		vs[r.Key] = true
 	}
 	err = view(func(g *graph.Graph) {
 		seen := make(map[key]bool)

@@ -325,3 +325,130 @@ func TestRunRetriesAtTheNextChange(t *testing.T) {
 		t.Errorf("logged %q, want the outage and its end once each", logged)
 	}
 }
+
+// TestFileStorageFollowsAnotherServer: a vectors file's storage loads
+// what another server appended since, and the whole file again after the
+// other compacted it, so appending after that keeps the file readable.
+func TestFileStorageFollowsAnotherServer(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v")
+	rec := func(i byte) Record { return Record{Key: Key{i}, Scale: 0.5, Values: []int8{int8(i), 1, -1}} }
+	keys := func(rs []Record) []byte {
+		var out []byte
+		for _, r := range rs {
+			out = append(out, r.Key[0])
+		}
+		return out
+	}
+	a, b := FileStorage(path), FileStorage(path)
+	for _, st := range []Storage{a, b} {
+		if got, err := st.Load(ctx, "m"); err != nil || len(got) != 0 {
+			t.Fatalf("a missing file loads %v (%v)", got, err)
+		}
+	}
+	if err := a.Append(ctx, "m", []Record{rec(1), rec(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Load(ctx, "m"); err != nil || string(keys(got)) != "\x01\x02" {
+		t.Fatalf("b loaded %v (%v), want what a appended", keys(got), err)
+	}
+	if got, err := a.Load(ctx, "m"); err != nil || len(got) != 0 {
+		t.Fatalf("a loaded its own records again: %v (%v)", keys(got), err)
+	}
+	if err := a.Compact(ctx, "m", []Record{rec(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Load(ctx, "m"); err != nil || string(keys(got)) != "\x02" {
+		t.Fatalf("after a's compaction b loaded %v (%v), want the file again", keys(got), err)
+	}
+	if err := b.Append(ctx, "m", []Record{rec(3)}); err != nil {
+		t.Fatal(err)
+	}
+	vs := make(map[key]vector)
+	if _, err := load(path, vs); err != nil || len(vs) != 2 || vs[rec(3).Key].q[0] != 3 {
+		t.Errorf("the file holds %v (%v), want vectors 2 and 3", vs, err)
+	}
+}
+
+// TestReleaseDropsTheVectors: a released index (its memory closed) holds
+// no vector and searches by words until a pass runs again.
+func TestReleaseDropsTheVectors(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	ix := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+	if err := ix.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	ix.Release()
+	if ready, have, want := ix.Status(); ready || have != 0 || want != 0 || len(ix.vectors) != 0 {
+		t.Errorf("after Release: ready %t, %d of %d, %d vectors held", ready, have, want, len(ix.vectors))
+	}
+}
+
+// TestOpened: Opened returns once Run's first look is done, with the
+// kept vectors read, without waiting for what lacks a vector to be
+// embedded; and also when Run ended before any look.
+func TestOpened(t *testing.T) {
+	stub := meaningtest.New("m", "m2")
+	defer stub.Close()
+	store := newStore(t, people...)
+	path := filepath.Join(t.TempDir(), "v")
+	if err := open(t, path, stub, "m").pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	ix := OpenStorage(FileStorage(path), NewClient(stub.BaseURL(), "m", ""), Options{Settle: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go ix.Run(ctx, store)
+	ix.Opened(context.Background()) // the first look does not wait to settle
+	if ready, have, want := ix.Status(); !ready || have != 5 || want != 5 {
+		t.Errorf("after Opened: ready %t, %d of %d", ready, have, want)
+	}
+	stub.SetDelay(time.Hour)
+	slow := OpenStorage(FileStorage(path), NewClient(stub.BaseURL(), "m2", ""), Options{})
+	go slow.Run(ctx, store)
+	slow.Opened(context.Background())
+	if ready, have, want := slow.Status(); ready || have != 0 || want != 5 {
+		t.Errorf("a new model after Opened: ready %t, %d of %d", ready, have, want)
+	}
+	gone, stop := context.WithCancel(context.Background())
+	stop()
+	never := OpenStorage(FileStorage(path), NewClient(stub.BaseURL(), "m", ""), Options{})
+	never.Run(gone, store)
+	never.Opened(context.Background())
+}
+
+// TestSharedOutageAndQueries: indexes sharing a Shared log an outage
+// once whichever meets it, and ask once for a query either asked.
+func TestSharedOutageAndQueries(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	var mu sync.Mutex
+	var logged []string
+	shared := NewShared()
+	opts := Options{Shared: shared, Logf: func(f string, args ...any) { mu.Lock(); logged = append(logged, f); mu.Unlock() }}
+	dir := t.TempDir()
+	a := OpenStorage(FileStorage(filepath.Join(dir, "a")), NewClient(stub.BaseURL(), "m", ""), opts)
+	b := OpenStorage(FileStorage(filepath.Join(dir, "b")), NewClient(stub.BaseURL(), "m", ""), opts)
+	stub.SetDown(true)
+	for _, ix := range []*Index{a, b, a} {
+		if _, err := ix.Query(context.Background(), "hobby"); err == nil {
+			t.Fatal("a query with the endpoint down did not fail")
+		}
+	}
+	stub.SetDown(false)
+	for _, ix := range []*Index{a, b} {
+		if _, err := ix.Query(context.Background(), "hobby"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := stub.Texts("m"); len(got) != 1 {
+		t.Errorf("sent %q, want the query once", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) != 2 {
+		t.Errorf("logged %q, want the outage and its end once each", logged)
+	}
+}

@@ -12,10 +12,9 @@ import (
 	"path/filepath"
 )
 
-// key names a vector: the first 16 bytes of SHA-256 of the model's name,
-// a zero byte and the text. A text keeps its vector for as long as it and
-// the model are unchanged, and a new model misses every key.
-type key [16]byte
+// key is a Key: a text keeps its vector for as long as it and the model
+// are unchanged, and a new model misses every key.
+type key = Key
 
 func keyOf(model, text string) key {
 	h := sha256.New()
@@ -89,20 +88,35 @@ func VectorsPath(memoryFile string) string { return memoryFile + ".vectors" }
 // load reads the vectors file at path into vs and returns the offset of
 // its last whole record's end. A missing file is empty.
 func load(path string, vs map[key]vector) (end int64, err error) {
+	return readRecords(path, 0, func(k key, v vector) { vs[k] = v })
+}
+
+// readRecords calls add for each whole record of the vectors file at path
+// from offset from (0: the start, whose magic it checks) and returns the
+// offset of the last one's end. A missing file is empty.
+func readRecords(path string, from int64, add func(key, vector)) (end int64, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
+		return from, nil
 	}
 	if err != nil {
-		return 0, err
+		return from, err
 	}
 	defer f.Close()
-	r := bufio.NewReader(f)
-	head := make([]byte, len(magic))
-	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
-		return 0, fmt.Errorf("%s is not a vectors file; move it away and its vectors are computed again", path)
+	end = from
+	if from > 0 {
+		if _, err := f.Seek(from, io.SeekStart); err != nil {
+			return from, err
+		}
 	}
-	end = int64(len(magic))
+	r := bufio.NewReader(f)
+	if from == 0 {
+		head := make([]byte, len(magic))
+		if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
+			return 0, fmt.Errorf("%s is not a vectors file; move it away and its vectors are computed again", path)
+		}
+		end = int64(len(magic))
+	}
 	var hdr [16 + 2 + 4]byte
 	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -119,7 +133,7 @@ func load(path string, vs map[key]vector) (end int64, err error) {
 		for i, b := range buf {
 			v.q[i] = int8(b)
 		}
-		vs[k] = v
+		add(k, v)
 		end += int64(len(hdr) + dims)
 	}
 }
@@ -157,10 +171,10 @@ func appendFile(path string, end int64, records []byte) (int64, error) {
 
 // rewrite replaces the file at path with the vectors keep, through a
 // temporary file renamed over it, and returns its length.
-func rewrite(path string, keep map[key]vector) (int64, error) {
+func rewrite(path string, keep []Record) (int64, error) {
 	b := []byte(magic)
-	for k, v := range keep {
-		b = appendRecord(b, k, v)
+	for _, r := range keep {
+		b = appendRecord(b, r.Key, r.vector())
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 )
 
@@ -70,9 +71,15 @@ type Memory struct {
 	// to remote clients leave out (none for a database).
 	HidePaths []string
 
-	exists func() bool
-	close  func()
+	exists  func() bool
+	close   func()
+	vectors func() meaning.Storage
 }
+
+// Vectors returns where search by meaning keeps the memory's vectors: the
+// vectors file beside the memory file, or the database's table, which
+// the replicas share. Each Index needs its own.
+func (m *Memory) Vectors() meaning.Storage { return m.vectors() }
 
 // Exists reports whether the memory has been written: a memory file on
 // disk, a memory's row in the database.
@@ -140,7 +147,8 @@ func (c Config) openFile(path string, ch Choice) *Memory {
 	s := filestore.Open(path, filestore.Options{Logf: logf, Lock: lock, Journal: ch.Journal, CompactIdle: c.CompactIdle})
 	return &Memory{
 		Store: s, File: s, Where: "memory file " + path, HidePaths: hiddenPaths(path),
-		exists: func() bool { _, err := os.Lstat(path); return err == nil },
+		exists:  func() bool { _, err := os.Lstat(path); return err == nil },
+		vectors: func() meaning.Storage { return meaning.FileStorage(meaning.VectorsPath(path)) },
 		close: func() {
 			if err := s.Close(); err != nil {
 				ch.Logf("compacting the memory file at exit: %v", err)
@@ -171,7 +179,7 @@ func (c Config) openDatabase(ctx context.Context, ch Choice) (*Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the %s: %s", where, oneLine(err))
 	}
-	return &Memory{Store: s, Where: where, exists: s.Exists, close: s.Close}, nil
+	return &Memory{Store: s, Where: where, exists: s.Exists, close: s.Close, vectors: s.Vectors}, nil
 }
 
 // databaseOptions are the PostgreSQL store's options: the lock timeout,

@@ -41,6 +41,9 @@ type DB struct {
 	pool *pgxpool.Pool
 	opts Options
 	hub  hub // the Watches' listening connection
+	// vectorTurn holds a token while a memory's vectors hold a
+	// connection (Vectors, Exclusive).
+	vectorTurn chan struct{}
 }
 
 // Connect opens a connection pool on the database at url (a postgres://
@@ -83,7 +86,7 @@ func Connect(ctx context.Context, url string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("preparing the PostgreSQL schema: %w", err)
 	}
-	db := &DB{pool: pool, opts: opts}
+	db := &DB{pool: pool, opts: opts, vectorTurn: make(chan struct{}, 1)}
 	db.hub.db = db
 	return db, nil
 }

@@ -39,6 +39,8 @@
 //     names the memory, the revision and the writer, so a Store hears the
 //     writes of every other Store (another replica, another process) and
 //     not its own.
+//   - Vectors: search by meaning's vectors of a memory, in the table
+//     memory_vectors (vectors.go), which its replicas share.
 //
 // Why a row lock and not serializable isolation or an advisory lock: a write
 // must read the revision and bump it anyway, and locking the row it is about

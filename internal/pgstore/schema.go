@@ -59,6 +59,21 @@ var migrations = []string{
 	// Rows written before hold no times: no server wrote any then.
 	`ALTER TABLE memory_entities ADD COLUMN created_at timestamptz, ADD COLUMN updated_at timestamptz;
 	ALTER TABLE memory_relations ADD COLUMN created_at timestamptz;`,
+	// Search by meaning's vectors (vectors.go), shared by the replicas:
+	// key is the first 16 bytes of SHA-256 of the model, a zero byte and
+	// the text; vals the int8 values of the unit vector, scale what one
+	// unit of them is worth. seq orders the rows as they were added, so a
+	// replica reads only the rows added since it last looked.
+	`CREATE TABLE memory_vectors (
+		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+		model     text NOT NULL,
+		key       bytea NOT NULL,
+		scale     real NOT NULL,
+		vals      bytea NOT NULL,
+		seq       bigserial NOT NULL,
+		PRIMARY KEY (memory_id, model, key)
+	);
+	CREATE INDEX memory_vectors_seq ON memory_vectors (memory_id, seq);`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.

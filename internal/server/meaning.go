@@ -36,6 +36,9 @@ func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a sea
 			return ans, nil
 		})
 	}
+	opening, cancel := context.WithTimeout(ctx, meaning.QueryTimeout)
+	ix.Opened(opening)
+	cancel()
 	if ready, have, want := ix.Status(); !ready {
 		return byWords(meaningNotReady(have, want))
 	}

@@ -47,8 +47,9 @@ type Options struct {
 	// caller that opened the store knows them; the server never guesses.
 	HidePaths []string
 	// Meaning, when not nil, is search by meaning (internal/meaning): the
-	// search tool fuses word ranking with it, and writes wake it. The
-	// caller runs it (Index.Run); nil is word ranking only.
+	// search tool fuses word ranking with it, and writes wake it. Watch
+	// runs it, and releases its vectors when it ends (the memory is
+	// closed); nil is word ranking only.
 	Meaning *meaning.Index
 }
 
@@ -117,8 +118,15 @@ func (s *Server) CancelToolCalls() { s.stopCalls() }
 func (s *Server) logf(format string, args ...any) { s.opts.Logf(format, args...) }
 
 // Watch tells subscribers when another process changes the memory file,
+// and runs search by meaning's background embedding (Options.Meaning),
 // until ctx ends.
 func (s *Server) Watch(ctx context.Context) {
+	if ix := s.opts.Meaning; ix != nil {
+		go func() {
+			ix.Run(ctx, s.store)
+			ix.Release()
+		}()
+	}
 	if s.opts.WatchInterval < 0 {
 		return
 	}
