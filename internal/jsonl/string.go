@@ -114,7 +114,8 @@ func AppendGoString(buf []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs a look: U+2028 and
 		// U+2029 start with 0xE2, and a string that is not UTF-8 is
-		// looked at rune by rune.
+		// looked at rune by rune. Eight bytes that do need one are looked
+		// at byte by byte (in indented JSON, most do).
 		if valid && i+8 <= len(s) {
 			w := load64(s, i)
 			if hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|hasByte(w, '<')|hasByte(w, '>')|hasByte(w, '&')|hasByte(w, 0xE2) == 0 {
@@ -122,43 +123,45 @@ func AppendGoString(buf []byte, s string) []byte {
 				continue
 			}
 		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			esc := goEscapes[c]
-			if esc == 0 {
+		for end := min(i+8, len(s)); i < end; {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				esc := goEscapes[c]
+				if esc == 0 {
+					i++
+					continue
+				}
+				buf = append(buf, s[start:i]...)
+				if esc == 'u' {
+					buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				} else {
+					buf = append(buf, '\\', esc)
+				}
+				i++
+				start = i
+				continue
+			}
+			if valid && c != 0xE2 {
+				// i may be inside a rune; in valid UTF-8 only U+2028 and
+				// U+2029 need a look.
 				i++
 				continue
 			}
-			buf = append(buf, s[start:i]...)
-			if esc == 'u' {
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			} else {
-				buf = append(buf, '\\', esc)
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				buf = append(buf, s[start:i]...)
+				buf = append(buf, `\ufffd`...)
+			case r == '\u2028' || r == '\u2029':
+				buf = append(buf, s[start:i]...)
+				buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			default:
+				i += size
+				continue
 			}
-			i++
-			start = i
-			continue
-		}
-		if valid && c != 0xE2 {
-			// Past eight bytes at a time, i may be inside a rune; in
-			// valid UTF-8 only U+2028 and U+2029 need a look.
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
 			i += size
-			continue
+			start = i
 		}
-		i += size
-		start = i
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
