@@ -3,18 +3,25 @@ package server
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"testing"
 )
 
 // BenchmarkWholeAnswer times a whole read_graph and a search matching
-// thousands of entities (no answer limit, 10k entities) over stdio, to the
-// answer's last byte: the server's work and the go-sdk's encoding, without
-// a client decoding it.
+// thousands of entities (no answer limit, 10k and 100k entities) over
+// stdio, to the answer's last byte: the server's work and the go-sdk's
+// encoding, without a client decoding it.
 //
-//	go test ./internal/server -run XXX -bench WholeAnswer -benchmem
+//	go test ./internal/server -run XXX -bench WholeAnswer/10k -benchmem
 func BenchmarkWholeAnswer(b *testing.B) {
-	s, q, _ := serverOnGraph(b, 10000, 0)
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) { benchmarkWholeAnswer(b, n) })
+	}
+}
+
+func benchmarkWholeAnswer(b *testing.B, n int) {
+	s, q, _ := serverOnGraph(b, n, 0)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	go s.RunStdio(context.Background(), inR, outW)
