@@ -8,6 +8,40 @@ import (
 	"testing"
 )
 
+// stdioSession runs s over stdio pipes, initialized, for a test or a
+// benchmark that sends lines and reads whole answer lines (their size).
+func stdioSession(tb testing.TB, s *Server) (send func(string), read func() int) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go s.RunStdio(context.Background(), inR, outW)
+	tb.Cleanup(func() { inW.Close() })
+	out := bufio.NewReaderSize(outR, 1<<20)
+	send = func(l string) {
+		if _, err := io.WriteString(inW, l+"\n"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	read = func() int {
+		n := 0
+		for {
+			line, err := out.ReadSlice('\n')
+			n += len(line)
+			if err == nil {
+				return n
+			}
+			if err != bufio.ErrBufferFull {
+				tb.Fatal(err)
+			}
+		}
+	}
+	send(initialize)
+	read()
+	send(initialized)
+	return send, read
+}
+
+const readGraphCall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}`
+
 // BenchmarkWholeAnswer times a whole read_graph and a search matching
 // thousands of entities (no answer limit, 10k and 100k entities) over
 // stdio, to the answer's last byte: the server's work and the go-sdk's
@@ -22,34 +56,9 @@ func BenchmarkWholeAnswer(b *testing.B) {
 
 func benchmarkWholeAnswer(b *testing.B, n int) {
 	s, q, _ := serverOnGraph(b, n, 0)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	go s.RunStdio(context.Background(), inR, outW)
-	defer inW.Close()
-	out := bufio.NewReaderSize(outR, 1<<20)
-	send := func(l string) {
-		if _, err := io.WriteString(inW, l+"\n"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	read := func() int {
-		n := 0
-		for {
-			line, err := out.ReadSlice('\n')
-			n += len(line)
-			if err == nil {
-				return n
-			}
-			if err != bufio.ErrBufferFull {
-				b.Fatal(err)
-			}
-		}
-	}
-	send(initialize)
-	read()
-	send(initialized)
+	send, read := stdioSession(b, s)
 	for _, c := range []struct{ name, call string }{
-		{"read_graph", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}`},
+		{"read_graph", readGraphCall},
 		{"search_common", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_nodes","arguments":{"query":"` + q.Common + `"}}}`},
 	} {
 		b.Run(c.name, func(b *testing.B) {

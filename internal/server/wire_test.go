@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -85,5 +86,33 @@ func TestSplitMessageIsEncodeMessage(t *testing.T) {
 		if got != string(want) {
 			t.Errorf("%s:\n got %.300s\nwant %.300s", name, got, want)
 		}
+	}
+}
+
+// TestWholeAnswerIsNotCopiedOverAndOver sends a whole read_graph over
+// stdio and counts the bytes allocated meanwhile. The answer is encoded
+// once (the text item and the structured content), written into the result
+// once, and the go-sdk checks that into the response once: about four times
+// the line. When the go-sdk encoded the text item and the result itself,
+// and encoded the message again on stdio, it was about ten times.
+func TestWholeAnswerIsNotCopiedOverAndOver(t *testing.T) {
+	s, _, _ := serverOnGraph(t, 2000, 0)
+	send, read := stdioSession(t, s)
+	send(readGraphCall)
+	read() // the memory is loaded
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	send(readGraphCall)
+	line := read()
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	limit := 6.0
+	if raceEnabled {
+		limit = 8 // sync.Pool keeps less under the race detector
+	}
+	if ratio := float64(allocated) / float64(line); ratio > limit {
+		t.Errorf("a whole read_graph of %d bytes allocated %d bytes, %.1f times the answer; want at most %g", line, allocated, ratio, limit)
+	} else {
+		t.Logf("a whole read_graph of %d bytes allocated %d bytes, %.1f times the answer", line, allocated, ratio)
 	}
 }
