@@ -27,10 +27,15 @@ type toolResultJSON struct{ *mcp.CallToolResult }
 // toolResultJSON writes the content and the structured content there. It
 // cannot occur inside a JSON string (a quote there is escaped), and the
 // result's own member is the last that can have it: "_meta" comes before,
-// and what comes after ("isError", "resultType") has no such member.
+// and what comes after ("isError", "resultType") has no such member. A
+// result asking the client for input ("inputRequests", which could) is
+// left to the go-sdk; this server's tools ask for none.
 const contentHole = `"content":null`
 
 func (r toolResultJSON) MarshalJSON() ([]byte, error) {
+	if r.InputRequests != nil {
+		return json.Marshal(r.CallToolResult)
+	}
 	rest := *r.CallToolResult
 	rest.Content, rest.StructuredContent = nil, nil
 	head, err := json.Marshal(&rest)
