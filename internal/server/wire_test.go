@@ -32,6 +32,7 @@ func TestToolResultJSONIsTheGoSDKs(t *testing.T) {
 		"annotated text":     {Content: []mcp.Content{&mcp.TextContent{Text: "x", Annotations: &mcp.Annotations{Priority: 1}}}},
 		"image":              {Content: []mcp.Content{&mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}, &mcp.TextContent{Text: "<"}}},
 		"meta":               withMeta,
+		"input requests":     {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, InputRequests: mcp.InputRequestMap{"r": &mcp.CreateMessageParams{Messages: []*mcp.SamplingMessage{{Role: "user"}}}}},
 	} {
 		want, err := json.Marshal(r)
 		if err != nil {
