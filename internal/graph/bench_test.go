@@ -134,3 +134,17 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// BenchmarkMatched orders the observations of every hit of a search that
+// matches thousands of entities at 10k, as a whole answer shows them
+// (Hit.Observations).
+func BenchmarkMatched(b *testing.B) {
+	g, q := benchGraph(b, 10_000)
+	r := g.SearchRanked(q.Common, 0)
+	b.ReportMetric(float64(len(r.Hits)), "hits")
+	for b.Loop() {
+		for _, h := range r.Hits {
+			h.Observations()
+		}
+	}
+}

@@ -441,6 +441,39 @@ type rankQuery struct {
 	terms []string
 	ids   []uint32 // ids[i] is terms[i]'s id; terms unknown to the index are left out of both
 	idf   map[string]float64
+
+	// stems remembers the term of each word Matched met: a search that
+	// matches thousands of entities would otherwise stem every word of
+	// their observations once per hit (most of a big answer's time), and
+	// the same words recur. At most maxStems words.
+	mu    sync.Mutex
+	stems map[string]string
+}
+
+// maxStems bounds the words a query remembers the terms of.
+const maxStems = 1 << 16
+
+// wordTerm is wordTerm(w), remembered.
+func (q *rankQuery) wordTerm(w string) string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t, ok := q.stems[w]; ok {
+		return t
+	}
+	t := wordTerm(w)
+	if q.stems == nil {
+		q.stems = make(map[string]string)
+	}
+	if len(q.stems) < maxStems {
+		// w is part of an observation: a copy does not keep the whole
+		// observation's folded form alive.
+		k := strings.Clone(w)
+		if t == w {
+			t = k
+		}
+		q.stems[k] = t
+	}
+	return t
 }
 
 func (x *wordIndex) resolve(query string) *rankQuery {
@@ -822,8 +855,11 @@ func (h Hit) Matched() []int {
 		m := match{i: i, whole: f.contains(h.q.whole)}
 		if len(h.q.idf) > 0 {
 			clear(seen)
-			forEachTerm(f.nfkc, func(t string) {
-				if w, ok := h.q.idf[t]; ok && !seen[t] {
+			forEachToken(f.nfkc, func(t string, word bool) {
+				if word {
+					t = h.q.wordTerm(t)
+				}
+				if w, ok := h.q.idf[t]; ok && t != "" && !seen[t] {
 					seen[t] = true
 					m.score += w
 				}

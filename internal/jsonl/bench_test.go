@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
@@ -106,5 +107,17 @@ func BenchmarkAppendString(b *testing.B) {
 		for _, s := range strs {
 			buf = AppendString(buf, s)
 		}
+	}
+}
+
+// BenchmarkAppendGoString escapes a whole answer's text item: indented
+// JSON, with a quote or a new line every few bytes.
+func BenchmarkAppendGoString(b *testing.B) {
+	item := "    {\n      \"name\": \"Entity 12345\",\n      \"entityType\": \"person\",\n      \"observations\": [\n        \"Works on machine learning at the Tokyo office since 2019\",\n        \"東京で働いている\"\n      ]\n    },\n"
+	s := strings.Repeat(item, 20000)
+	b.SetBytes(int64(len(s)))
+	buf := make([]byte, 0, len(s)*2)
+	for b.Loop() {
+		buf = AppendGoString(buf[:0], s)
 	}
 }

@@ -93,3 +93,76 @@ func appendInvalidString(buf []byte, s string) []byte {
 	}
 	return append(buf, '"')
 }
+
+// goEscapes is escapes as encoding/json escapes with HTML escaping on (as
+// json.Marshal does): '<', '>' and '&' too.
+var goEscapes = func() (t [256]byte) {
+	t = escapes
+	t['<'], t['>'], t['&'] = 'u', 'u', 'u'
+	return t
+}()
+
+// AppendGoString appends s as a JSON string escaped exactly as json.Marshal
+// escapes a string: '<', '>', '&', U+2028 and U+2029 as \u escapes, and
+// each byte that is not valid UTF-8 as \ufffd. It is for text the go-sdk
+// would otherwise encode with json.Marshal, written byte for byte as it
+// would, in one pass.
+func AppendGoString(buf []byte, s string) []byte {
+	valid := utf8.ValidString(s)
+	buf = append(buf, '"')
+	start := 0 // s[start:i] is still to be copied
+	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look: U+2028 and
+		// U+2029 start with 0xE2, and a string that is not UTF-8 is
+		// looked at rune by rune. Eight bytes that do need one are looked
+		// at byte by byte (in indented JSON, most do).
+		if valid && i+8 <= len(s) {
+			w := load64(s, i)
+			if hasLess(w, 0x20)|hasByte(w, '"')|hasByte(w, '\\')|hasByte(w, '<')|hasByte(w, '>')|hasByte(w, '&')|hasByte(w, 0xE2) == 0 {
+				i += 8
+				continue
+			}
+		}
+		for end := min(i+8, len(s)); i < end; {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				esc := goEscapes[c]
+				if esc == 0 {
+					i++
+					continue
+				}
+				buf = append(buf, s[start:i]...)
+				if esc == 'u' {
+					buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				} else {
+					buf = append(buf, '\\', esc)
+				}
+				i++
+				start = i
+				continue
+			}
+			if valid && c != 0xE2 {
+				// i may be inside a rune; in valid UTF-8 only U+2028 and
+				// U+2029 need a look.
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				buf = append(buf, s[start:i]...)
+				buf = append(buf, `\ufffd`...)
+			case r == '\u2028' || r == '\u2029':
+				buf = append(buf, s[start:i]...)
+				buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			default:
+				i += size
+				continue
+			}
+			i += size
+			start = i
+		}
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}

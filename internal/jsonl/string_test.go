@@ -103,3 +103,21 @@ func perByteReplacement(s string) string {
 	}
 	return b.String()
 }
+
+// FuzzAppendGoString checks AppendGoString against json.Marshal, byte for
+// byte.
+func FuzzAppendGoString(f *testing.F) {
+	for _, tt := range appendStringTests {
+		f.Add(tt.in)
+	}
+	f.Add("a<b>c&d e\u2028f\u2029 \x7f \xe2\x80 \xe2\x80\xa8\xff long enough to take the fast path <")
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendGoString(nil, s); string(got) != string(want) {
+			t.Fatalf("AppendGoString(%q) = %s, want %s (json.Marshal)", s, got, want)
+		}
+	})
+}

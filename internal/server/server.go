@@ -147,8 +147,9 @@ func (s *Server) graphChanged(ctx context.Context) {
 // receive is the server's one receiving middleware: it pins each session
 // to its protocol (pins.go), counts tool calls and lets CancelToolCalls end
 // them, gives every error a JSON-RPC code (errors.go), sends no caching
-// hints where the session's protocol has none (cache.go), and keeps file
-// paths out of what HTTP clients see (paths.go).
+// hints where the session's protocol has none (cache.go), keeps file
+// paths out of what HTTP clients see (paths.go), and has tool results
+// written in one pass (wire.go).
 func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		version, decides := requestVersion(method, req)
@@ -178,7 +179,7 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			return res, err
 		}
-		return withoutCacheHints(res, version), nil
+		return encodedOnce(withoutCacheHints(res, version)), nil
 	}
 }
 

@@ -57,6 +57,7 @@ type stdioLines struct {
 	mu          sync.Mutex
 	changed     *sync.Cond        // signalled when answered or closed change
 	inProgress  map[string]string // method by id key, for requests handed over
+	batched     map[string]bool   // id keys of calls that came in a batch
 	unanswered  int               // requests handed over whose answer is not written yet, listens aside
 	closed      bool
 	initialized bool   // initialize was answered with a result
@@ -70,6 +71,7 @@ func newStdioLines(in io.ReadCloser, out io.WriteCloser) *stdioLines {
 		raw:        in,
 		out:        &lockedWriter{w: out},
 		inProgress: make(map[string]string),
+		batched:    make(map[string]bool),
 	}
 	l.changed = sync.NewCond(&l.mu)
 	return l
@@ -215,6 +217,9 @@ func (l *stdioLines) check(line []byte) bool {
 	}
 	for key, method := range calls {
 		l.inProgress[key] = method
+		if line[0] == '[' {
+			l.batched[key] = true
+		}
 		if method != "subscriptions/listen" {
 			l.unanswered++
 		}
@@ -388,14 +393,16 @@ type stdioConn struct {
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
-		return c.Connection.Write(ctx, msg)
+		return c.write(ctx, msg, false)
 	}
 	l := c.l
 	l.mu.Lock()
 	key := idKeyOf(resp.ID)
 	method, handedOver := l.inProgress[key]
+	batched := l.batched[key]
 	// The client may reuse the id as soon as it reads this answer.
 	delete(l.inProgress, key)
+	delete(l.batched, key)
 	initialized := l.initialized
 	if method == "initialize" && resp.Error == nil {
 		l.initialized = true
@@ -411,7 +418,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		r.Error = classify(method, initialized, resp.Error)
 		resp = &r
 	}
-	err := c.Connection.Write(ctx, resp)
+	err := c.write(ctx, resp, batched)
 	if handedOver && method != "subscriptions/listen" {
 		l.mu.Lock()
 		l.unanswered--
@@ -419,6 +426,54 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		l.mu.Unlock()
 	}
 	return err
+}
+
+// write sends one message as a line. The answers to a batch go through the
+// go-sdk, which sends them together as one array. Every other message is
+// written here, as the go-sdk would write it, but without encoding its
+// payload (a result, or a request's params) again: the go-sdk encoded it
+// already, and would check and copy it twice more (for a whole answer of
+// 100k entities, over a hundred megabytes each time).
+func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool) error {
+	if batched {
+		return c.Connection.Write(ctx, msg)
+	}
+	if err := ctx.Err(); err != nil {
+		return err // as the go-sdk's connection does
+	}
+	head, payload, err := splitMessage(msg)
+	if err != nil {
+		return err
+	}
+	return c.l.out.writeLine(head, payload)
+}
+
+// splitMessage encodes msg as the go-sdk's jsonrpc.EncodeMessage does, but
+// leaves the payload out: the line is head, then payload and "}" when
+// payload is not nil. The payload is the message's last member (a
+// request's params, or a response's result when it has no error), JSON the
+// go-sdk encoded compactly, which EncodeMessage would copy as it is.
+func splitMessage(msg jsonrpc.Message) (head, payload []byte, err error) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if len(m.Params) > 0 {
+			bare := *m
+			bare.Params, payload = nil, m.Params
+			head, err = jsonrpc.EncodeMessage(&bare)
+			head = append(head[:len(head)-1], `,"params":`...)
+		}
+	case *jsonrpc.Response:
+		if len(m.Result) > 0 && m.Error == nil {
+			bare := *m
+			bare.Result, payload = nil, m.Result
+			head, err = jsonrpc.EncodeMessage(&bare)
+			head = append(head[:len(head)-1], `,"result":`...)
+		}
+	}
+	if payload == nil {
+		head, err = jsonrpc.EncodeMessage(msg)
+	}
+	return head, payload, err
 }
 
 func (c *stdioConn) Close() error {
@@ -443,3 +498,25 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 }
 
 func (w *lockedWriter) Close() error { return w.w.Close() }
+
+// writeLine writes head, then payload and "}" when payload is not nil,
+// then a new line, as one line: a payload is written from where it is
+// rather than copied after head, unless it is small.
+func (w *lockedWriter) writeLine(head, payload []byte) error {
+	if payload == nil {
+		_, err := w.Write(append(head, '\n'))
+		return err
+	}
+	if len(payload) <= 64<<10 {
+		_, err := w.Write(append(append(head, payload...), '}', '\n'))
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, part := range [][]byte{head, payload, []byte("}\n")} {
+		if _, err := w.w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}

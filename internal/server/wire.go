@@ -1,0 +1,132 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+// Every tool answer reaches the wire through toolResultJSON: the answer
+// package encoded it once (the text item and the structured content), and
+// toolResultJSON writes those bytes into the result in one pass. Left to
+// itself, the go-sdk would encode each text item with json.Marshal and then
+// check and copy the result's JSON again at every level that has its own
+// MarshalJSON (the text item, the result): for a whole answer of 100k
+// entities, over a hundred megabytes each time.
+
+// toolResultJSON is a tools/call result as the go-sdk would write it, byte
+// for byte, written in one pass. Everything the go-sdk adds to a result
+// after the tool returns (_meta, resultType) is in the embedded result and
+// written by the go-sdk's own encoding.
+type toolResultJSON struct{ *mcp.CallToolResult }
+
+// contentHole is what the go-sdk writes for a result whose content is nil:
+// toolResultJSON writes the content and the structured content there. It
+// cannot occur inside a JSON string (a quote there is escaped), and the
+// result's own member is the last that can have it: "_meta" comes before,
+// and what comes after ("isError", "resultType") has no such member. A
+// result asking the client for input ("inputRequests", which could) is
+// left to the go-sdk; this server's tools ask for none.
+const contentHole = `"content":null`
+
+func (r toolResultJSON) MarshalJSON() ([]byte, error) {
+	if r.InputRequests != nil {
+		return json.Marshal(r.CallToolResult)
+	}
+	rest := *r.CallToolResult
+	rest.Content, rest.StructuredContent = nil, nil
+	head, err := json.Marshal(&rest)
+	if err != nil {
+		return nil, err
+	}
+	hole := bytes.LastIndex(head, []byte(contentHole))
+	if hole < 0 {
+		return json.Marshal(r.CallToolResult)
+	}
+	structured, err := structuredJSON(r.StructuredContent)
+	if err != nil {
+		return nil, err
+	}
+	size := len(head) + len(structured) + len(`,"structuredContent":`)
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			// Indented JSON: about one quote or new line in eight bytes.
+			size += len(t.Text) + len(t.Text)/8 + 32
+		}
+	}
+	out := make([]byte, 0, size)
+	out = append(out, head[:hole]...)
+	out = append(out, `"content":`...)
+	if r.Content == nil {
+		out = append(out, "null"...)
+	} else {
+		out = append(out, '[')
+		for i, c := range r.Content {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			if out, err = appendContent(out, c); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, ']')
+	}
+	if structured != nil {
+		out = append(out, `,"structuredContent":`...)
+		out = append(out, structured...)
+	}
+	out = append(out, head[hole+len(contentHole):]...)
+	r.letGo()
+	return out, nil
+}
+
+// letGo drops the result's text items and structured content once they
+// are written: a result is written once, and the go-sdk then makes two more
+// copies of what MarshalJSON returns while the result is still held (for a
+// whole answer of 100k entities, 85 MB that can be collected meanwhile).
+func (r toolResultJSON) letGo() {
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			t.Text = ""
+		}
+	}
+	r.StructuredContent = nil
+}
+
+// appendContent appends one content item as the go-sdk writes it.
+func appendContent(out []byte, c mcp.Content) ([]byte, error) {
+	t, ok := c.(*mcp.TextContent)
+	if !ok || t.Meta != nil || t.Annotations != nil {
+		b, err := json.Marshal(c)
+		return append(out, b...), err
+	}
+	out = append(out, `{"type":"text","text":`...)
+	out = jsonl.AppendGoString(out, t.Text)
+	return append(out, '}'), nil
+}
+
+// structuredJSON returns the structured content's JSON, nil when it is
+// left out. The answer package's is compact JSON already, as encoding/json
+// would make it.
+func structuredJSON(v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		if len(v) > 0 {
+			return v, nil
+		}
+	}
+	return json.Marshal(v)
+}
+
+// encodedOnce gives a tool's result its one-pass encoding.
+func encodedOnce(res mcp.Result) mcp.Result {
+	if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
+		return toolResultJSON{r}
+	}
+	return res
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// nastyText has what json.Marshal escapes and JSON.stringify does not.
+const nastyText = "{\n  \"name\": \"<b>Tom & Jerry</b>\",\n  \"x\": \"line\u2028para\u2029 \x01 \x7f bad\xff \\\\ 日本 🧠\"\n}"
+
+// TestToolResultJSONIsTheGoSDKs writes tool results of every shape the
+// server makes, and some it does not, through toolResultJSON and through
+// the go-sdk's own encoding: the bytes are the same.
+func TestToolResultJSONIsTheGoSDKs(t *testing.T) {
+	withMeta := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: nastyText}}, StructuredContent: json.RawMessage(`{"a":"<&>"}`)}
+	withMeta.SetMeta(map[string]any{"io.modelcontextprotocol/serverInfo": &mcp.Implementation{Name: "n", Version: "1"}, "content": nil})
+	big := strings.Repeat(nastyText, 5000)
+	for name, r := range map[string]*mcp.CallToolResult{
+		"answer":             {Content: []mcp.Content{&mcp.TextContent{Text: nastyText}, &mcp.TextContent{Text: "a note"}}, StructuredContent: json.RawMessage(`{"entities":[{"name":"<b>"}]}`)},
+		"big":                {Content: []mcp.Content{&mcp.TextContent{Text: big}}, StructuredContent: json.RawMessage(`{"s":"` + strings.Repeat("x", 100000) + `"}`)},
+		"tool error":         toolError(errorString(nastyText)),
+		"empty text":         {Content: []mcp.Content{&mcp.TextContent{}}, StructuredContent: json.RawMessage(`{}`)},
+		"no content":         {},
+		"empty content":      {Content: []mcp.Content{}},
+		"nil raw structured": {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(nil)},
+		"value structured":   {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: map[string]any{"b": "<", "a": 1}},
+		"annotated text":     {Content: []mcp.Content{&mcp.TextContent{Text: "x", Annotations: &mcp.Annotations{Priority: 1}}}},
+		"image":              {Content: []mcp.Content{&mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}, &mcp.TextContent{Text: "<"}}},
+		"meta":               withMeta,
+		"input requests":     {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, InputRequests: mcp.InputRequestMap{"r": &mcp.CreateMessageParams{Messages: []*mcp.SamplingMessage{{Role: "user"}}}}},
+	} {
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(toolResultJSON{r})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s:\n got %.300s\nwant %.300s", name, got, want)
+		}
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// TestSplitMessageIsEncodeMessage checks that the stdio transport writes
+// every kind of message as the go-sdk's encoder does.
+func TestSplitMessageIsEncodeMessage(t *testing.T) {
+	id := func(v any) jsonrpc.ID {
+		id, err := jsonrpc.MakeID(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	for name, msg := range map[string]jsonrpc.Message{
+		"result":          &jsonrpc.Response{ID: id(float64(7)), Result: json.RawMessage(`{"content":[{"type":"text","text":"\u003c"}]}`)},
+		"string id":       &jsonrpc.Response{ID: id("a\"<b"), Result: json.RawMessage(`{}`)},
+		"big result":      &jsonrpc.Response{ID: id(float64(1)), Result: json.RawMessage(`{"s":"` + strings.Repeat("y", 200000) + `"}`)},
+		"error":           &jsonrpc.Response{ID: id(float64(2)), Error: &jsonrpc.Error{Code: -32602, Message: "bad <params>"}},
+		"no result":       &jsonrpc.Response{ID: id(float64(3))},
+		"notification":    &jsonrpc.Request{Method: "notifications/resources/updated", Params: json.RawMessage(`{"uri":"memory://x"}`)},
+		"no params":       &jsonrpc.Request{Method: "notifications/tools/list_changed"},
+		"request to peer": &jsonrpc.Request{ID: id(float64(9)), Method: "ping", Params: json.RawMessage(`{}`)},
+	} {
+		want, err := jsonrpc.EncodeMessage(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, payload, err := splitMessage(msg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := string(head)
+		if payload != nil {
+			got += string(payload) + "}"
+		}
+		if got != string(want) {
+			t.Errorf("%s:\n got %.300s\nwant %.300s", name, got, want)
+		}
+	}
+}
+
+// TestWholeAnswerIsNotCopiedOverAndOver sends a whole read_graph over
+// stdio and counts the bytes allocated meanwhile. The answer is encoded
+// once (the text item and the structured content), written into the result
+// once, and the go-sdk checks that into the response once: about four times
+// the line. When the go-sdk encoded the text item and the result itself,
+// and encoded the message again on stdio, it was about ten times.
+func TestWholeAnswerIsNotCopiedOverAndOver(t *testing.T) {
+	s, _, _ := serverOnGraph(t, 2000, 0)
+	send, read := stdioSession(t, s)
+	send(readGraphCall)
+	read() // the memory is loaded
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	send(readGraphCall)
+	line := read()
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	limit := 6.0
+	if raceEnabled {
+		limit = 8 // sync.Pool keeps less under the race detector
+	}
+	if ratio := float64(allocated) / float64(line); ratio > limit {
+		t.Errorf("a whole read_graph of %d bytes allocated %d bytes, %.1f times the answer; want at most %g", line, allocated, ratio, limit)
+	} else {
+		t.Logf("a whole read_graph of %d bytes allocated %d bytes, %.1f times the answer", line, allocated, ratio)
+	}
+}
