@@ -2,10 +2,13 @@ package meaning
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -451,4 +454,67 @@ func TestSharedOutageAndQueries(t *testing.T) {
 	if len(logged) != 2 {
 		t.Errorf("logged %q, want the outage and its end once each", logged)
 	}
+}
+
+// TestPassLooksAtWhatChanged: a pass after a write hashes the texts of
+// the entities the write changed only, not the whole memory, and still
+// knows every entity's texts as a pass from scratch would: after adding,
+// deleting, renaming and removing, and after the memory is read again
+// from storage (another graph), which is looked at whole.
+func TestPassLooksAtWhatChanged(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	var many []graph.Entity
+	for i := range 100 {
+		many = append(many, graph.Entity{Name: fmt.Sprintf("e%d", i), EntityType: "t", Observations: []string{"one", "two"}})
+	}
+	store := newStore(t, append(many, people...)...)
+	ix := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+	ctx := context.Background()
+	step := func(what string, wantHashed int64, write func(g *graph.Graph) error) {
+		t.Helper()
+		if write != nil {
+			if _, err := store.Update(ctx, write); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		}
+		before := ix.hashed.Load()
+		if err := ix.pass(ctx, store); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := ix.hashed.Load() - before; got != wantHashed {
+			t.Errorf("%s: the pass hashed %d texts, want %d", what, got, wantHashed)
+		}
+		fresh := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+		fresh.client = ix.client
+		fresh.vectors = ix.vectors
+		fresh.look(store, "m")
+		if !maps.EqualFunc(ix.entities, fresh.entities, slices.Equal) {
+			t.Errorf("%s: the entities' keys differ from a look at the whole memory", what)
+		}
+		if ready, have, want := ix.Status(); !ready || have != want || want != fresh.want {
+			t.Errorf("%s: Status %t %d/%d, want ready with %d texts", what, ready, have, want, fresh.want)
+		}
+	}
+	step("the first pass", 205, nil)
+	step("nothing changed", 0, nil)
+	step("add_observations", 3, func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "e7", Contents: []string{"three"}}})
+		return err
+	})
+	step("create_entities", 1, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "new", EntityType: "t", Observations: []string{"fresh"}}})
+		return nil
+	})
+	step("delete_entities", 0, func(g *graph.Graph) error { g.DeleteEntities([]string{"e3", "Bob"}); return nil })
+	step("rename", 2, func(g *graph.Graph) error { _, err := g.Rename("e4", "e4b"); return err })
+	step("delete_observations", 1, func(g *graph.Graph) error {
+		g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "e5", Observations: []string{"one"}}})
+		return nil
+	})
+	store.mu.Lock()
+	store.g = graph.New()
+	store.g.CreateEntities(people)
+	store.mu.Unlock()
+	step("the memory read again", 5, nil)
 }

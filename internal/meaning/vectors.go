@@ -17,13 +17,14 @@ import (
 type key = Key
 
 func keyOf(model, text string) key {
-	h := sha256.New()
-	h.Write([]byte(model))
-	h.Write([]byte{0})
-	h.Write([]byte(text))
-	var k key
-	copy(k[:], h.Sum(nil))
-	return k
+	b := append([]byte(model), 0)
+	return keyOfBytes(append(b, text...))
+}
+
+// keyOfBytes is the key of b, the model's name, a zero byte and the text.
+func keyOfBytes(b []byte) key {
+	sum := sha256.Sum256(b)
+	return key(sum[:16])
 }
 
 // maxDims bounds the length of a vector (the file writes it in 16 bits).
