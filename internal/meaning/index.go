@@ -1,6 +1,7 @@
 package meaning
 
 import (
+	"container/heap"
 	"context"
 	"slices"
 	"sync"
@@ -115,6 +116,9 @@ func (ix *Index) refresh(ctx context.Context, model string) error {
 		return nil
 	}
 	ix.mu.Lock()
+	if len(ix.vectors) == 0 {
+		ix.vectors = make(map[key]vector, len(recs)) // not grown insert by insert
+	}
 	for _, r := range recs {
 		ix.vectors[r.Key] = r.vector()
 		ix.found(r.Key)
@@ -708,15 +712,13 @@ type near struct {
 }
 
 // nearest returns the fuseDepth entities of g closest to q, skipping
-// those in skip, best first (ties in graph order).
+// those in skip, best first (ties in graph order). It compares q with
+// every text's vector, and looks up in g only the entities that would be
+// among the best so far.
 func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) []near {
+	top := make(nearHeap, 0, fuseDepth)
 	ix.mu.RLock()
-	var ns []near
 	for name, ks := range ix.entities {
-		e := g.Entity(name)
-		if e == nil || skip[e] {
-			continue
-		}
 		best, found := float32(0), false
 		for _, k := range ks {
 			if v, ok := ix.vectors[k]; ok {
@@ -726,21 +728,51 @@ func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) [
 				}
 			}
 		}
-		if found {
-			ns = append(ns, near{e, best})
+		if !found || len(top) == fuseDepth && best < top[0].sim {
+			continue
+		}
+		e := g.Entity(name)
+		if e == nil || skip[e] {
+			continue
+		}
+		switch n := (near{e, best}); {
+		case len(top) < fuseDepth:
+			heap.Push(&top, n)
+		case n.better(top[0]):
+			top[0] = n
+			heap.Fix(&top, 0)
 		}
 	}
 	ix.mu.RUnlock()
-	slices.SortFunc(ns, func(a, b near) int {
-		if a.sim != b.sim {
-			if a.sim > b.sim {
-				return -1
-			}
-			return 1
+	slices.SortFunc(top, func(a, b near) int {
+		if a.better(b) {
+			return -1
 		}
-		return graph.CompareOrder(a.e, b.e)
+		return 1
 	})
-	return ns[:min(len(ns), fuseDepth)]
+	return top
+}
+
+// better orders the nearest: the more similar first, ties in graph order.
+func (n near) better(o near) bool {
+	if n.sim != o.sim {
+		return n.sim > o.sim
+	}
+	return graph.CompareOrder(n.e, o.e) < 0
+}
+
+// nearHeap keeps the best entities found so far, the least of them first.
+type nearHeap []near
+
+func (h nearHeap) Len() int           { return len(h) }
+func (h nearHeap) Less(i, j int) bool { return h[j].better(h[i]) }
+func (h nearHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nearHeap) Push(x any)        { *h = append(*h, x.(near)) }
+func (h *nearHeap) Pop() any {
+	old := *h
+	n := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return n
 }
 
 // closest returns the indexes of e's observations by similarity to q,

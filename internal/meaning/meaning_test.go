@@ -518,3 +518,57 @@ func TestPassLooksAtWhatChanged(t *testing.T) {
 	store.mu.Unlock()
 	step("the memory read again", 5, nil)
 }
+
+// TestNearestKeepsTheBest: the entities closest to a query are those a
+// sort of them all gives, ties in graph order, without the skipped ones
+// and those gone from the graph since the last look.
+func TestNearestKeepsTheBest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var distinct []vector // few, so that many similarities tie
+	for range 6 {
+		v := make([]float32, 16)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		distinct = append(distinct, quantise(v))
+	}
+	g := graph.New()
+	ix := &Index{vectors: make(map[key]vector), entities: make(map[string][]key)}
+	for i := range 300 {
+		name := fmt.Sprintf("e%d", i)
+		g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t"}})
+		for j := range 1 + i%3 {
+			k := keyOf("m", fmt.Sprintf("%s %d", name, j))
+			ix.vectors[k] = distinct[r.IntN(len(distinct))]
+			ix.entities[name] = append(ix.entities[name], k)
+		}
+	}
+	g.DeleteEntities([]string{"e5", "e77"})
+	skip := map[*graph.Entity]bool{g.Entity("e8"): true, g.Entity("e100"): true}
+	q := Query{distinct[0]}
+	var want []near
+	for _, e := range g.Entities() {
+		if skip[e] {
+			continue
+		}
+		best := float32(-2)
+		for _, k := range ix.entities[e.Name] {
+			best = max(best, cosine(q.v, ix.vectors[k]))
+		}
+		want = append(want, near{e, best})
+	}
+	slices.SortStableFunc(want, func(a, b near) int {
+		switch {
+		case a.sim > b.sim:
+			return -1
+		case a.sim < b.sim:
+			return 1
+		}
+		return 0
+	})
+	want = want[:fuseDepth]
+	got := ix.nearest(g, q, skip)
+	if !slices.Equal(got, want) {
+		t.Errorf("nearest:\n got %v\nwant %v", got, want)
+	}
+}
