@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // key is a Key: a text keeps its vector for as long as it and the model
@@ -119,6 +120,7 @@ func readRecords(path string, from int64, add func(key, vector)) (end int64, err
 		end = int64(len(magic))
 	}
 	var hdr [16 + 2 + 4]byte
+	var buf []byte // one for all records: a vector's values are its own only
 	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			return end, nil
@@ -126,11 +128,11 @@ func readRecords(path string, from int64, add func(key, vector)) (end int64, err
 		var k key
 		copy(k[:], hdr[:16])
 		dims := int(binary.LittleEndian.Uint16(hdr[16:]))
-		v := vector{scale: math.Float32frombits(binary.LittleEndian.Uint32(hdr[18:])), q: make([]int8, dims)}
-		buf := make([]byte, dims)
+		buf = slices.Grow(buf[:0], dims)[:dims]
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return end, nil
 		}
+		v := vector{scale: math.Float32frombits(binary.LittleEndian.Uint32(hdr[18:])), q: make([]int8, dims)}
 		for i, b := range buf {
 			v.q[i] = int8(b)
 		}
