@@ -445,6 +445,16 @@ func (ix *Index) look(store graph.Store, model string) error {
 		}
 	}
 	ix.graph, ix.version = id, version
+	if len(ix.queue) > 2*len(ix.lacking)+1024 {
+		// Texts changed again and again while the endpoint was down: the
+		// queue keeps each lacking key once, in its order.
+		queued := make(map[key]bool, len(ix.lacking))
+		ix.queue = slices.DeleteFunc(ix.queue, func(k key) bool {
+			drop := ix.lacking[k] == nil || queued[k]
+			queued[k] = true
+			return drop
+		})
+	}
 	return nil
 }
 

@@ -572,3 +572,37 @@ func TestNearestKeepsTheBest(t *testing.T) {
 		t.Errorf("nearest:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestLackingStaysBounded: texts written and changed again many times
+// before any is embedded (the endpoint down) leave the queue of texts to
+// embed bounded by those still lacking, and only the live ones are
+// embedded when the endpoint answers.
+func TestLackingStaysBounded(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	ix := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+	ctx := context.Background()
+	for i := range 3000 {
+		store.Update(ctx, func(g *graph.Graph) error {
+			g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "Bob", Observations: []string{fmt.Sprint(i - 1)}}})
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{fmt.Sprint(i)}}})
+			return err
+		})
+		if err := ix.look(store, "m"); err != nil {
+			t.Fatal(err)
+		}
+		if len(ix.queue) > 2*len(ix.lacking)+1024 {
+			t.Fatalf("after %d writes the queue holds %d keys for %d texts lacking", i+1, len(ix.queue), len(ix.lacking))
+		}
+	}
+	if err := ix.pass(ctx, store); err != nil {
+		t.Fatal(err)
+	}
+	if ready, have, want := ix.Status(); !ready || have != 6 || want != 6 {
+		t.Errorf("Status %t %d/%d, want ready 6/6", ready, have, want)
+	}
+	if n := len(stub.Texts("m")); n != 6 {
+		t.Errorf("embedded %d texts, want the 6 live ones", n)
+	}
+}
