@@ -102,6 +102,27 @@ func BenchmarkPassAfterAWrite(b *testing.B) {
 	}
 }
 
+// BenchmarkPassWhole is the background pass when the memory was read again
+// whole from its storage (another graph), which it looks at whole, in the
+// memories of BenchmarkPassAfterAWrite:
+//
+//	go test -run '^$' -bench PassWhole -benchmem ./internal/meaning
+func BenchmarkPassWhole(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			ix, store := benchIndex(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				ix.graph = 0 // as if the store held another graph
+				if err := ix.pass(context.Background(), store); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkNearest is the part of a search by meaning that compares the
 // query's vector with every text's, at 100,000 texts of 768 dimensions
 // (100,000 entities of one observation):
