@@ -3,6 +3,7 @@ package meaning
 import (
 	"container/heap"
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -506,6 +507,12 @@ func (ix *Index) next(n int) []job {
 			taken[k] = true
 			batch = append(batch, job{k, l.text})
 		}
+	}
+	if len(batch) == 0 && len(ix.lacking) > 0 {
+		// Never so, as every lacking key is queued when it starts to lack;
+		// but a pass must not go round without embedding.
+		ix.queue = slices.Collect(maps.Keys(ix.lacking))
+		return ix.next(n)
 	}
 	return batch
 }
