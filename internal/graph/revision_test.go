@@ -53,7 +53,7 @@ func TestEntityRevision(t *testing.T) {
 			}
 		}
 	}
-	if New().ID() == g.ID() || New().ID() == New().ID() {
+	if a, b := New(), New(); a.ID() == g.ID() || a.ID() == b.ID() {
 		t.Error("two graphs have the same ID")
 	}
 }
