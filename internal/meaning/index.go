@@ -56,15 +56,17 @@ type Index struct {
 	// the text and how many of the entities' texts have that key: what the
 	// next batches embed.
 	lacking map[key]*lack
-
-	// Only Run's goroutine touches these, and the storage.
-	records int    // vectors kept, live or not, as far as this Index knows
 	graph   uint64 // the ID of the graph of the last look (graph.Graph.ID)
 	version uint64 // and its Version then: entities of a revision above it changed since
+
+	// Only Run's goroutine touches these, and the storage; it alone
+	// writes the fields above, under mu.
+	records int    // vectors kept, live or not, as far as this Index knows
 	queue   []key  // lacking's keys in the order the looks found them, and some no longer lacking
 	hash    []byte // look's buffer for the hashed text
 
-	// hashed counts the texts the looks hashed, for the tests.
+	// hashed counts the texts hashed (by looks, and by searches for
+	// entities changed since the last look), for the tests.
 	hashed atomic.Int64
 
 	// progress, set during Backfill, hears how far a pass has come.
@@ -143,8 +145,9 @@ func (ix *Index) Release() {
 	ix.mu.Lock()
 	ix.vectors, ix.entities, ix.lacking = make(map[key]vector), make(map[string][]key), make(map[key]*lack)
 	ix.ready, ix.want, ix.lacks = false, 0, 0
+	ix.graph, ix.version = 0, 0
 	ix.mu.Unlock()
-	ix.graph, ix.version, ix.queue = 0, 0, nil
+	ix.queue = nil
 }
 
 // Changed tells Run that the memory changed: it looks for texts without
@@ -717,7 +720,7 @@ func (ix *Index) fuse(g *graph.Graph, words graph.Ranked, q Query, want int) []H
 	for i, f := range all {
 		out[i] = f.hit
 		if f.hit.Word == nil {
-			out[i].Closest = ix.closest(f.hit.Entity, q)
+			out[i].Closest = ix.closest(g, f.hit.Entity, q)
 		}
 	}
 	return out
@@ -794,22 +797,35 @@ func (h *nearHeap) Pop() any {
 
 // closest returns the indexes of e's observations by similarity to q,
 // most similar first; those without a vector yet come last.
-func (ix *Index) closest(e *graph.Entity, q Query) []int {
+// The keys of an entity unchanged since the last look are those the look
+// kept; only one changed since is hashed again.
+func (ix *Index) closest(g *graph.Graph, e *graph.Entity, q Query) []int {
 	if len(e.Observations) == 0 {
 		return nil
 	}
-	model := ix.client.Model()
-	ts := texts(e)
-	sims := make([]float32, len(ts))
 	ix.mu.RLock()
-	for i, t := range ts {
+	ks := ix.entities[e.Name]
+	if g.ID() != ix.graph || e.Revision() > ix.version || len(ks) != len(e.Observations) {
+		ks = nil
+	}
+	ix.mu.RUnlock()
+	if ks == nil {
+		model := ix.client.Model()
+		for _, t := range texts(e) {
+			ks = append(ks, keyOf(model, t))
+		}
+		ix.hashed.Add(int64(len(ks)))
+	}
+	sims := make([]float32, len(ks))
+	ix.mu.RLock()
+	for i, k := range ks {
 		sims[i] = -2
-		if v, ok := ix.vectors[keyOf(model, t)]; ok {
+		if v, ok := ix.vectors[k]; ok {
 			sims[i] = cosine(q.v, v)
 		}
 	}
 	ix.mu.RUnlock()
-	out := make([]int, len(ts))
+	out := make([]int, len(ks))
 	for i := range out {
 		out[i] = i
 	}

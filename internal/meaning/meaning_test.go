@@ -163,6 +163,35 @@ func TestSearchFindsByMeaning(t *testing.T) {
 			t.Errorf("Alice's closest observations %v, want the photography one (1) first", h.Closest)
 		}
 	})
+	// Alice's keys are those the look kept, until she changes: then her
+	// texts are hashed again, the new one, without a vector yet, last.
+	for _, change := range []bool{false, true} {
+		if change {
+			store.Update(context.Background(), func(g *graph.Graph) error {
+				g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "Alice", Observations: []string{"lives in Lisbon"}}})
+				_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{"owns a bakery"}}})
+				return err
+			})
+		}
+		before := ix.hashed.Load()
+		store.View(func(g *graph.Graph) {
+			r := ix.Search(g, "hobby", q, 2)
+			want := []int{1, 0} // photography, Lisbon
+			if change {
+				want = []int{0, 1} // photography, the bakery without a vector
+			}
+			if h := r.Hits[1]; h.Entity.Name != "Alice" || !slices.Equal(h.Closest, want) {
+				t.Errorf("changed %t: Alice's closest observations %v, want %v", change, h.Closest, want)
+			}
+		})
+		want := int64(0)
+		if change {
+			want = 2
+		}
+		if got := ix.hashed.Load() - before; got != want {
+			t.Errorf("changed %t: the search hashed %d texts, want %d", change, got, want)
+		}
+	}
 }
 
 // TestVectorsSurviveARestart: a second index on the same file asks for
