@@ -344,3 +344,28 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestMeaningHearsAnotherServerBinary: two servers on one memory file; an
+// entity the other one creates, and an observation it adds to an entity
+// that was there, are found by meaning here once this server has heard of
+// them (each look takes only what changed: the other process's changes
+// too).
+func TestMeaningHearsAnotherServerBinary(t *testing.T) {
+	stub := meaningtest.New("m1")
+	t.Cleanup(stub.Close)
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	a, _ := startMeaningServer(t, file, stub, "m1")
+	createPeople(t, a,
+		person("Carnival", "event", "held every year in Rio"),
+		person("Dave", "person", "likes tea"))
+	b, _ := startMeaningServer(t, file, stub, "m1")
+	waitMeaning(t, b, "brazil", "Carnival")
+
+	if text, isErr := callTool(t, a, "add_observations", map[string]any{"observations": []any{
+		map[string]any{"entityName": "Dave", "contents": []string{"works as a physician"}}}}); isErr {
+		t.Fatal(text)
+	}
+	waitMeaning(t, b, "doctor", "Dave")
+	createPeople(t, a, person("Alice", "person", "spends weekends on photography"))
+	waitMeaning(t, b, "hobby", "Alice")
+}

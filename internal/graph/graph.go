@@ -56,6 +56,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Entity is a node of the graph. Name is its identity (exact,
@@ -81,6 +82,7 @@ type Entity struct {
 	ObservedAt []Time `json:"-"`
 
 	seq    uint64 // creation order
+	rev    uint64 // Revision
 	sid    uint32 // id in the search index; 0: not indexed
 	wid    uint32 // id in the word index; 0: not indexed
 	obsSet map[string]struct{}
@@ -123,6 +125,7 @@ type Graph struct {
 	out       map[string][]*Relation // by From
 	in        map[string][]*Relation // by To
 	nextSeq   uint64
+	id        uint64     // ID
 	version   uint64     // counts changes
 	log       *changeLog // what the write tools change, while tracked
 	now       Time       // what writes record (SetNow)
@@ -137,6 +140,7 @@ type Graph struct {
 // New returns an empty graph.
 func New() *Graph {
 	return &Graph{
+		id:     graphs.Add(1),
 		byName: make(map[string]*Entity),
 		relSet: make(map[relationKey]*Relation),
 		out:    make(map[string][]*Relation),
@@ -146,6 +150,21 @@ func New() *Graph {
 
 // Len reports the number of entities and relations.
 func (g *Graph) Len() (entities, relations int) { return len(g.entities), len(g.relations) }
+
+// graphs gives out graphs' IDs.
+var graphs atomic.Uint64
+
+// ID tells graphs apart: no two graphs of the process have the same, so a
+// caller that remembers what it saw in a graph (Entity.Revision) knows when
+// a store holds another graph (one read again from storage) instead.
+func (g *Graph) ID() uint64 { return g.id }
+
+// Revision is the graph's Version when the entity was created or its name,
+// type or observations last changed: in one graph (Graph.ID), an entity
+// whose revision is at most the Version an earlier look saw has not
+// changed since, and one created or changed since has a greater revision.
+// A derived copy (Window.Learned) has none (0).
+func (e *Entity) Revision() uint64 { return e.rev }
 
 // Version changes whenever the graph changes: callers compare it to learn
 // whether a call changed anything.
@@ -208,6 +227,7 @@ func (g *Graph) insertEntity(e Entity) *Entity {
 		Created:      e.Created,
 		Updated:      e.Updated,
 		seq:          g.nextSeq,
+		rev:          g.version,
 	}
 	ne.Observations = append(ne.Observations, e.Observations...)
 	if e.HasObservationTimes() {

@@ -147,6 +147,7 @@ func (g *Graph) adjacentChanged(e *Entity) {
 func (g *Graph) entityChanged(e *Entity) {
 	e.touch()
 	g.version++
+	e.rev = g.version
 	g.idx.changed(e)
 	g.words.changed(e)
 	g.adjacentChanged(e)

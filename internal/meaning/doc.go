@@ -20,8 +20,10 @@
 //   - Index holds the vectors, embeds what lacks one in the background
 //     after writes (Run, Changed), one batch at a time among the servers
 //     sharing its Storage (Storage.Exclusive), and ranks a query by words
-//     and meaning (Search). One Index per open memory; Release drops its
-//     vectors when the memory closes.
+//     and meaning (Search). It keeps each entity's text keys between
+//     passes, so a pass hashes the texts of the entities changed since
+//     the last only (graph.Entity.Revision). One Index per open memory;
+//     Release drops its vectors when the memory closes.
 //
 // A write never waits for the model: Changed only wakes Run. A query
 // whose vector does not come within QueryTimeout is answered by words.

@@ -1,9 +1,12 @@
 package meaning
 
 import (
+	"container/heap"
 	"context"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -45,13 +48,26 @@ type Index struct {
 
 	mu       sync.RWMutex
 	vectors  map[key]vector
-	entities map[string][]key // each entity's texts' keys, at the last pass
+	entities map[string][]key // each entity's texts' keys, at the last look
 	ready    bool             // a pass found every text with its vector
-	want     int              // texts at the last pass
-	have     int              // of which with a vector
+	want     int              // the entities' texts at the last look
+	lacks    int              // of which without a vector
+	// lacking are the keys of the entities' texts without a vector, with
+	// the text and how many of the entities' texts have that key: what the
+	// next batches embed.
+	lacking map[key]*lack
+	graph   uint64 // the ID of the graph of the last look (graph.Graph.ID)
+	version uint64 // and its Version then: entities of a revision above it changed since
 
-	// Only Run's goroutine touches the storage.
-	records int // vectors kept, live or not, as far as this Index knows
+	// Only Run's goroutine touches these, and the storage; it alone
+	// writes the fields above, under mu.
+	records int    // vectors kept, live or not, as far as this Index knows
+	queue   []key  // lacking's keys in the order the looks found them, and some no longer lacking
+	hash    []byte // look's buffer for the hashed text
+
+	// hashed counts the texts hashed (by looks, and by searches for
+	// entities changed since the last look), for the tests.
+	hashed atomic.Int64
 
 	// progress, set during Backfill, hears how far a pass has come.
 	progress func(have, want int) error
@@ -86,7 +102,8 @@ func OpenStorage(st Storage, c *Client, opts Options) *Index {
 	if opts.Shared == nil {
 		opts.Shared = NewShared()
 	}
-	ix := &Index{client: c, store: st, opts: opts, shared: opts.Shared, wake: make(chan struct{}, 1), opened: make(chan struct{}), vectors: make(map[key]vector)}
+	ix := &Index{client: c, store: st, opts: opts, shared: opts.Shared, wake: make(chan struct{}, 1), opened: make(chan struct{}),
+		vectors: make(map[key]vector), entities: make(map[string][]key), lacking: make(map[key]*lack)}
 	ix.wake <- struct{}{}
 	return ix
 }
@@ -102,21 +119,35 @@ func (ix *Index) refresh(ctx context.Context, model string) error {
 		return nil
 	}
 	ix.mu.Lock()
+	if len(ix.vectors) == 0 {
+		ix.vectors = make(map[key]vector, len(recs)) // not grown insert by insert
+	}
 	for _, r := range recs {
 		ix.vectors[r.Key] = r.vector()
+		ix.found(r.Key)
 	}
 	ix.mu.Unlock()
 	ix.records += len(recs)
 	return nil
 }
 
+// found notes that the text of key k has its vector now. ix.mu is held.
+func (ix *Index) found(k key) {
+	if l := ix.lacking[k]; l != nil {
+		ix.lacks -= l.n
+		delete(ix.lacking, k)
+	}
+}
+
 // Release drops the vectors, for an Index whose memory is closed (Run has
 // returned): search no longer uses them.
 func (ix *Index) Release() {
 	ix.mu.Lock()
-	ix.vectors, ix.entities = make(map[key]vector), nil
-	ix.ready, ix.want, ix.have = false, 0, 0
+	ix.vectors, ix.entities, ix.lacking = make(map[key]vector), make(map[string][]key), make(map[key]*lack)
+	ix.ready, ix.want, ix.lacks = false, 0, 0
+	ix.graph, ix.version = 0, 0
 	ix.mu.Unlock()
+	ix.queue = nil
 }
 
 // Changed tells Run that the memory changed: it looks for texts without
@@ -147,7 +178,7 @@ func (ix *Index) markOpened() { ix.once.Do(func() { close(ix.opened) }) }
 func (ix *Index) Status() (ready bool, have, want int) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.ready, ix.have, ix.want
+	return ix.ready, ix.want - ix.lacks, ix.want
 }
 
 // Run embeds the texts without vectors, in batches, whenever the memory
@@ -229,10 +260,13 @@ func texts(e *graph.Entity) []string {
 	}
 	out := make([]string, len(e.Observations))
 	for i, o := range e.Observations {
-		out[i] = head + ": " + o
+		out[i] = head + textSep + o
 	}
 	return out
 }
+
+// textSep parts an entity's name and type from an observation in a text.
+const textSep = ": "
 
 // storeError is a pass that could not read the memory or its kept
 // vectors: the endpoint is not to blame.
@@ -248,32 +282,32 @@ type job struct {
 	text string
 }
 
-// pass finds the texts without vectors and embeds them.
+// lack is a text of the memory without a vector (Index.lacking).
+type lack struct {
+	text string
+	n    int // how many of the entities' texts it is
+}
+
+// pass looks at what changed in the memory and embeds the texts without
+// vectors.
 func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 	model := ix.client.Model()
 	if err := ix.refresh(ctx, model); err != nil {
 		return &storeError{"reading the kept vectors", err}
 	}
-	entities, all, err := scan(store, model)
-	if err != nil {
+	if err := ix.look(store, model); err != nil {
 		return &storeError{"reading the memory", err}
 	}
-	var missing []job
-	ix.mu.RLock()
-	for _, j := range all {
-		if _, ok := ix.vectors[j.k]; !ok {
-			missing = append(missing, j)
-		}
+	if len(ix.lacking) == 0 {
+		ix.mu.Lock()
+		ix.ready = true
+		ix.mu.Unlock()
 	}
-	ix.mu.RUnlock()
-	ix.mu.Lock()
-	ix.entities, ix.want, ix.have = entities, len(all), len(all)-len(missing)
-	ix.mu.Unlock()
 	ix.markOpened() // Status is known: a search waits no longer
 	if err := ix.report(); err != nil {
 		return err
 	}
-	for len(missing) > 0 {
+	for len(ix.lacking) > 0 {
 		// Each batch is embedded alone among the servers sharing the
 		// storage, after loading what they added: a text another replica
 		// embedded meanwhile is not asked for again.
@@ -283,16 +317,10 @@ func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 				batchErr = &storeError{"reading the kept vectors", err}
 				return batchErr
 			}
-			missing = ix.stillMissing(missing)
-			n := min(len(missing), ix.opts.BatchSize)
-			if n == 0 {
-				return nil
+			if batch := ix.next(ix.opts.BatchSize); len(batch) > 0 {
+				batchErr = ix.embed(ctx, model, batch)
 			}
-			if batchErr = ix.embed(ctx, model, missing[:n]); batchErr != nil {
-				return batchErr
-			}
-			missing = missing[n:]
-			return nil
+			return batchErr
 		})
 		switch {
 		case batchErr != nil:
@@ -304,10 +332,11 @@ func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 			return err
 		}
 	}
+	ix.queue = nil
 	ix.mu.Lock()
 	ix.ready = true
 	ix.mu.Unlock()
-	if ix.records > 2*len(all)+1024 {
+	if ix.records > 2*ix.want+1024 {
 		if err := ix.store.Exclusive(ctx, func() error { return ix.compact(ctx, store, model) }); err != nil {
 			ix.opts.Logf("search by meaning: compacting the vectors: %v", err)
 		}
@@ -315,77 +344,204 @@ func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 	return nil
 }
 
-// scan reads the memory's texts: each entity's texts' keys, and every
-// text once.
-func scan(store graph.Store, model string) (map[string][]key, []job, error) {
-	// Only the texts are taken while the graph is held (a write waits for
-	// a reader); hashing them is done after.
+// look brings ix.entities up to date with the memory: the entities
+// created or changed since the last look (graph.Entity.Revision) get
+// their texts' keys, and those gone lose theirs. Only their observations
+// are copied while the graph is held (a write waits for a reader), and
+// hashed after; the others cost a comparison. Another graph than the last
+// look's (the memory read again from its storage) is looked at whole.
+func (ix *Index) look(store graph.Store, model string) error {
 	type entityTexts struct {
-		name  string
-		texts []string
+		name, entityType string
+		observations     []string
 	}
-	var ets []entityTexts
+	var (
+		changed     []entityTexts
+		gone        []string
+		id, version uint64
+	)
 	err := store.View(func(g *graph.Graph) {
-		ets = make([]entityTexts, 0, len(g.Entities()))
-		for _, e := range g.Entities() {
-			ets = append(ets, entityTexts{e.Name, texts(e)})
+		id, version = g.ID(), g.Version()
+		since := ix.version
+		if id != ix.graph {
+			since = 0
+		} else if version == ix.version {
+			return
+		}
+		// ix.entities is written by this goroutine only: reading it here
+		// needs no lock.
+		ents, added := g.Entities(), 0
+		for _, e := range ents {
+			if e.Revision() <= since {
+				continue
+			}
+			if _, ok := ix.entities[e.Name]; !ok {
+				added++
+			}
+			changed = append(changed, entityTexts{e.Name, e.EntityType, slices.Clone(e.Observations)})
+		}
+		// Every entity the graph has is in ix.entities now: more there
+		// means some are gone.
+		if len(ix.entities)+added != len(ents) {
+			for name := range ix.entities {
+				if g.Entity(name) == nil {
+					gone = append(gone, name)
+				}
+			}
 		}
 	})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	entities := make(map[string][]key, len(ets))
-	var all []job
-	seen := make(map[key]bool)
-	for _, et := range ets {
-		ks := make([]key, len(et.texts))
-		for i, t := range et.texts {
-			k := keyOf(model, t)
-			ks[i] = k
-			if !seen[k] {
-				seen[k] = true
-				all = append(all, job{k, t})
+	type entityKeys struct {
+		name string
+		keys []key
+		lack []string // the texts, for the keys without a vector
+	}
+	keyed := make([]entityKeys, len(changed))
+	ix.mu.RLock() // against Search only: this goroutine alone writes the vectors
+	for i, et := range changed {
+		head := et.name + " (" + et.entityType + ")"
+		n := max(len(et.observations), 1)
+		ek := entityKeys{name: et.name, keys: make([]key, n)}
+		for j := range n {
+			var o string
+			if len(et.observations) > 0 {
+				o = et.observations[j]
+			}
+			k := ix.textKey(model, head, o, len(et.observations) > 0)
+			ek.keys[j] = k
+			if _, ok := ix.vectors[k]; !ok {
+				if ek.lack == nil {
+					ek.lack = make([]string, n)
+				}
+				ek.lack[j] = head
+				if len(et.observations) > 0 {
+					ek.lack[j] = head + textSep + o
+				}
 			}
 		}
-		entities[et.name] = ks
+		keyed[i] = ek
+		ix.hashed.Add(int64(n))
 	}
-	return entities, all, nil
-}
-
-// stillMissing returns the jobs of missing whose vectors are still
-// missing, and counts the others as had.
-func (ix *Index) stillMissing(missing []job) []job {
+	ix.mu.RUnlock()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	out := missing[:0]
-	for _, j := range missing {
-		if _, ok := ix.vectors[j.k]; ok {
-			ix.have++
-		} else {
-			out = append(out, j)
+	for _, name := range gone {
+		ix.forget(name)
+	}
+	for _, ek := range keyed {
+		ix.forget(ek.name)
+		ix.entities[ek.name] = ek.keys
+		ix.want += len(ek.keys)
+		for j, k := range ek.keys {
+			if ek.lack == nil || ek.lack[j] == "" {
+				continue
+			}
+			l := ix.lacking[k]
+			if l == nil {
+				l = &lack{text: ek.lack[j]}
+				ix.lacking[k] = l
+				ix.queue = append(ix.queue, k)
+			}
+			l.n++
+			ix.lacks++
 		}
 	}
-	return out
+	ix.graph, ix.version = id, version
+	if len(ix.queue) > 2*len(ix.lacking)+1024 {
+		// Texts changed again and again while the endpoint was down: the
+		// queue keeps each lacking key once, in its order.
+		queued := make(map[key]bool, len(ix.lacking))
+		ix.queue = slices.DeleteFunc(ix.queue, func(k key) bool {
+			drop := ix.lacking[k] == nil || queued[k]
+			queued[k] = true
+			return drop
+		})
+	}
+	return nil
+}
+
+// textKey is keyOf(model, head+textSep+o) (head alone when !hasObs)
+// without making the text.
+func (ix *Index) textKey(model, head, o string, hasObs bool) key {
+	b := append(ix.hash[:0], model...)
+	b = append(b, 0)
+	b = append(b, head...)
+	if hasObs {
+		b = append(b, textSep...)
+		b = append(b, o...)
+	}
+	ix.hash = b
+	return keyOfBytes(b)
+}
+
+// forget drops the keys of the entity named name. ix.mu is held.
+func (ix *Index) forget(name string) {
+	ks, ok := ix.entities[name]
+	if !ok {
+		return
+	}
+	delete(ix.entities, name)
+	ix.want -= len(ks)
+	for _, k := range ks {
+		if l := ix.lacking[k]; l != nil {
+			ix.lacks--
+			if l.n--; l.n == 0 {
+				delete(ix.lacking, k)
+			}
+		}
+	}
+}
+
+// next returns up to n of the texts still without a vector, in the order
+// they were found, and drops from the queue those found since.
+func (ix *Index) next(n int) []job {
+	for len(ix.queue) > 0 && ix.lacking[ix.queue[0]] == nil {
+		ix.queue = ix.queue[1:]
+	}
+	var batch []job
+	taken := make(map[key]bool, n)
+	for _, k := range ix.queue {
+		if len(batch) == n {
+			break
+		}
+		if l := ix.lacking[k]; l != nil && !taken[k] {
+			taken[k] = true
+			batch = append(batch, job{k, l.text})
+		}
+	}
+	if len(batch) == 0 && len(ix.lacking) > 0 {
+		// Never so, as every lacking key is queued when it starts to lack;
+		// but a pass must not go round without embedding.
+		ix.queue = slices.Collect(maps.Keys(ix.lacking))
+		return ix.next(n)
+	}
+	return batch
 }
 
 // compact drops the kept vectors no text of the memory has. The memory
-// is read after the storage is (refresh): a text whose vector another
-// replica kept was written before it, so it is among the live ones.
+// is looked at after the storage is read (refresh): a text whose vector
+// another replica kept was written before it, so it is among the live
+// ones.
 func (ix *Index) compact(ctx context.Context, store graph.Store, model string) error {
 	if err := ix.refresh(ctx, model); err != nil {
 		return err
 	}
-	entities, all, err := scan(store, model)
-	if err != nil {
+	if err := ix.look(store, model); err != nil {
 		return err
 	}
-	keep := make([]Record, 0, len(all))
-	live := make(map[key]vector, len(all))
+	keep := make([]Record, 0, ix.want)
+	live := make(map[key]vector, ix.want)
 	ix.mu.RLock()
-	for _, j := range all {
-		if v, ok := ix.vectors[j.k]; ok {
-			keep = append(keep, record(j.k, v))
-			live[j.k] = v
+	for _, ks := range ix.entities {
+		for _, k := range ks {
+			if v, ok := ix.vectors[k]; ok {
+				if _, dup := live[k]; !dup {
+					keep = append(keep, record(k, v))
+					live[k] = v
+				}
+			}
 		}
 	}
 	ix.mu.RUnlock()
@@ -393,7 +549,7 @@ func (ix *Index) compact(ctx context.Context, store graph.Store, model string) e
 		return err
 	}
 	ix.mu.Lock()
-	ix.vectors, ix.entities = live, entities
+	ix.vectors = live
 	ix.mu.Unlock()
 	ix.records = len(keep)
 	return nil
@@ -417,9 +573,9 @@ func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 	for i, v := range vs {
 		q := quantise(v)
 		ix.vectors[batch[i].k] = q
+		ix.found(batch[i].k)
 		recs[i] = record(batch[i].k, q)
 	}
-	ix.have += len(batch)
 	ix.mu.Unlock()
 	if err := ix.store.Append(ctx, model, recs); err != nil {
 		// The vectors are in memory; only a restart will ask for them again.
@@ -564,7 +720,7 @@ func (ix *Index) fuse(g *graph.Graph, words graph.Ranked, q Query, want int) []H
 	for i, f := range all {
 		out[i] = f.hit
 		if f.hit.Word == nil {
-			out[i].Closest = ix.closest(f.hit.Entity, q)
+			out[i].Closest = ix.closest(g, f.hit.Entity, q)
 		}
 	}
 	return out
@@ -576,15 +732,13 @@ type near struct {
 }
 
 // nearest returns the fuseDepth entities of g closest to q, skipping
-// those in skip, best first (ties in graph order).
+// those in skip, best first (ties in graph order). It compares q with
+// every text's vector, and looks up in g only the entities that would be
+// among the best so far.
 func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) []near {
+	top := make(nearHeap, 0, fuseDepth)
 	ix.mu.RLock()
-	var ns []near
 	for name, ks := range ix.entities {
-		e := g.Entity(name)
-		if e == nil || skip[e] {
-			continue
-		}
 		best, found := float32(0), false
 		for _, k := range ks {
 			if v, ok := ix.vectors[k]; ok {
@@ -594,41 +748,84 @@ func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) [
 				}
 			}
 		}
-		if found {
-			ns = append(ns, near{e, best})
+		if !found || len(top) == fuseDepth && best < top[0].sim {
+			continue
+		}
+		e := g.Entity(name)
+		if e == nil || skip[e] {
+			continue
+		}
+		switch n := (near{e, best}); {
+		case len(top) < fuseDepth:
+			heap.Push(&top, n)
+		case n.better(top[0]):
+			top[0] = n
+			heap.Fix(&top, 0)
 		}
 	}
 	ix.mu.RUnlock()
-	slices.SortFunc(ns, func(a, b near) int {
-		if a.sim != b.sim {
-			if a.sim > b.sim {
-				return -1
-			}
-			return 1
+	slices.SortFunc(top, func(a, b near) int {
+		if a.better(b) {
+			return -1
 		}
-		return graph.CompareOrder(a.e, b.e)
+		return 1
 	})
-	return ns[:min(len(ns), fuseDepth)]
+	return top
+}
+
+// better orders the nearest: the more similar first, ties in graph order.
+func (n near) better(o near) bool {
+	if n.sim != o.sim {
+		return n.sim > o.sim
+	}
+	return graph.CompareOrder(n.e, o.e) < 0
+}
+
+// nearHeap keeps the best entities found so far, the least of them first.
+type nearHeap []near
+
+func (h nearHeap) Len() int           { return len(h) }
+func (h nearHeap) Less(i, j int) bool { return h[j].better(h[i]) }
+func (h nearHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nearHeap) Push(x any)        { *h = append(*h, x.(near)) }
+func (h *nearHeap) Pop() any {
+	old := *h
+	n := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return n
 }
 
 // closest returns the indexes of e's observations by similarity to q,
 // most similar first; those without a vector yet come last.
-func (ix *Index) closest(e *graph.Entity, q Query) []int {
+// The keys of an entity unchanged since the last look are those the look
+// kept; only one changed since is hashed again.
+func (ix *Index) closest(g *graph.Graph, e *graph.Entity, q Query) []int {
 	if len(e.Observations) == 0 {
 		return nil
 	}
-	model := ix.client.Model()
-	ts := texts(e)
-	sims := make([]float32, len(ts))
 	ix.mu.RLock()
-	for i, t := range ts {
+	ks := ix.entities[e.Name]
+	if g.ID() != ix.graph || e.Revision() > ix.version || len(ks) != len(e.Observations) {
+		ks = nil
+	}
+	ix.mu.RUnlock()
+	if ks == nil {
+		model := ix.client.Model()
+		for _, t := range texts(e) {
+			ks = append(ks, keyOf(model, t))
+		}
+		ix.hashed.Add(int64(len(ks)))
+	}
+	sims := make([]float32, len(ks))
+	ix.mu.RLock()
+	for i, k := range ks {
 		sims[i] = -2
-		if v, ok := ix.vectors[keyOf(model, t)]; ok {
+		if v, ok := ix.vectors[k]; ok {
 			sims[i] = cosine(q.v, v)
 		}
 	}
 	ix.mu.RUnlock()
-	out := make([]int, len(ts))
+	out := make([]int, len(ks))
 	for i := range out {
 		out[i] = i
 	}

@@ -2,10 +2,13 @@ package meaning
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -160,6 +163,35 @@ func TestSearchFindsByMeaning(t *testing.T) {
 			t.Errorf("Alice's closest observations %v, want the photography one (1) first", h.Closest)
 		}
 	})
+	// Alice's keys are those the look kept, until she changes: then her
+	// texts are hashed again, the new one, without a vector yet, last.
+	for _, change := range []bool{false, true} {
+		if change {
+			store.Update(context.Background(), func(g *graph.Graph) error {
+				g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "Alice", Observations: []string{"lives in Lisbon"}}})
+				_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{"owns a bakery"}}})
+				return err
+			})
+		}
+		before := ix.hashed.Load()
+		store.View(func(g *graph.Graph) {
+			r := ix.Search(g, "hobby", q, 2)
+			want := []int{1, 0} // photography, Lisbon
+			if change {
+				want = []int{0, 1} // photography, the bakery without a vector
+			}
+			if h := r.Hits[1]; h.Entity.Name != "Alice" || !slices.Equal(h.Closest, want) {
+				t.Errorf("changed %t: Alice's closest observations %v, want %v", change, h.Closest, want)
+			}
+		})
+		want := int64(0)
+		if change {
+			want = 2
+		}
+		if got := ix.hashed.Load() - before; got != want {
+			t.Errorf("changed %t: the search hashed %d texts, want %d", change, got, want)
+		}
+	}
 }
 
 // TestVectorsSurviveARestart: a second index on the same file asks for
@@ -450,5 +482,156 @@ func TestSharedOutageAndQueries(t *testing.T) {
 	defer mu.Unlock()
 	if len(logged) != 2 {
 		t.Errorf("logged %q, want the outage and its end once each", logged)
+	}
+}
+
+// TestPassLooksAtWhatChanged: a pass after a write hashes the texts of
+// the entities the write changed only, not the whole memory, and still
+// knows every entity's texts as a pass from scratch would: after adding,
+// deleting, renaming and removing, and after the memory is read again
+// from storage (another graph), which is looked at whole.
+func TestPassLooksAtWhatChanged(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	var many []graph.Entity
+	for i := range 100 {
+		many = append(many, graph.Entity{Name: fmt.Sprintf("e%d", i), EntityType: "t", Observations: []string{"one", "two"}})
+	}
+	store := newStore(t, append(many, people...)...)
+	ix := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+	ctx := context.Background()
+	step := func(what string, wantHashed int64, write func(g *graph.Graph) error) {
+		t.Helper()
+		if write != nil {
+			if _, err := store.Update(ctx, write); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		}
+		before := ix.hashed.Load()
+		if err := ix.pass(ctx, store); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := ix.hashed.Load() - before; got != wantHashed {
+			t.Errorf("%s: the pass hashed %d texts, want %d", what, got, wantHashed)
+		}
+		fresh := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+		fresh.client = ix.client
+		fresh.vectors = ix.vectors
+		fresh.look(store, "m")
+		if !maps.EqualFunc(ix.entities, fresh.entities, slices.Equal) {
+			t.Errorf("%s: the entities' keys differ from a look at the whole memory", what)
+		}
+		if ready, have, want := ix.Status(); !ready || have != want || want != fresh.want {
+			t.Errorf("%s: Status %t %d/%d, want ready with %d texts", what, ready, have, want, fresh.want)
+		}
+	}
+	step("the first pass", 205, nil)
+	step("nothing changed", 0, nil)
+	step("add_observations", 3, func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "e7", Contents: []string{"three"}}})
+		return err
+	})
+	step("create_entities", 1, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "new", EntityType: "t", Observations: []string{"fresh"}}})
+		return nil
+	})
+	step("delete_entities", 0, func(g *graph.Graph) error { g.DeleteEntities([]string{"e3", "Bob"}); return nil })
+	step("rename", 2, func(g *graph.Graph) error { _, err := g.Rename("e4", "e4b"); return err })
+	step("delete_observations", 1, func(g *graph.Graph) error {
+		g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "e5", Observations: []string{"one"}}})
+		return nil
+	})
+	store.mu.Lock()
+	store.g = graph.New()
+	store.g.CreateEntities(people)
+	store.mu.Unlock()
+	step("the memory read again", 5, nil)
+}
+
+// TestNearestKeepsTheBest: the entities closest to a query are those a
+// sort of them all gives, ties in graph order, without the skipped ones
+// and those gone from the graph since the last look.
+func TestNearestKeepsTheBest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var distinct []vector // few, so that many similarities tie
+	for range 6 {
+		v := make([]float32, 16)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		distinct = append(distinct, quantise(v))
+	}
+	g := graph.New()
+	ix := &Index{vectors: make(map[key]vector), entities: make(map[string][]key)}
+	for i := range 300 {
+		name := fmt.Sprintf("e%d", i)
+		g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t"}})
+		for j := range 1 + i%3 {
+			k := keyOf("m", fmt.Sprintf("%s %d", name, j))
+			ix.vectors[k] = distinct[r.IntN(len(distinct))]
+			ix.entities[name] = append(ix.entities[name], k)
+		}
+	}
+	g.DeleteEntities([]string{"e5", "e77"})
+	skip := map[*graph.Entity]bool{g.Entity("e8"): true, g.Entity("e100"): true}
+	q := Query{distinct[0]}
+	var want []near
+	for _, e := range g.Entities() {
+		if skip[e] {
+			continue
+		}
+		best := float32(-2)
+		for _, k := range ix.entities[e.Name] {
+			best = max(best, cosine(q.v, ix.vectors[k]))
+		}
+		want = append(want, near{e, best})
+	}
+	slices.SortStableFunc(want, func(a, b near) int {
+		switch {
+		case a.sim > b.sim:
+			return -1
+		case a.sim < b.sim:
+			return 1
+		}
+		return 0
+	})
+	want = want[:fuseDepth]
+	got := ix.nearest(g, q, skip)
+	if !slices.Equal(got, want) {
+		t.Errorf("nearest:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestLackingStaysBounded: texts written and changed again many times
+// before any is embedded (the endpoint down) leave the queue of texts to
+// embed bounded by those still lacking, and only the live ones are
+// embedded when the endpoint answers.
+func TestLackingStaysBounded(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	ix := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
+	ctx := context.Background()
+	for i := range 3000 {
+		store.Update(ctx, func(g *graph.Graph) error {
+			g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "Bob", Observations: []string{fmt.Sprint(i - 1)}}})
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{fmt.Sprint(i)}}})
+			return err
+		})
+		if err := ix.look(store, "m"); err != nil {
+			t.Fatal(err)
+		}
+		if len(ix.queue) > 2*len(ix.lacking)+1024 {
+			t.Fatalf("after %d writes the queue holds %d keys for %d texts lacking", i+1, len(ix.queue), len(ix.lacking))
+		}
+	}
+	if err := ix.pass(ctx, store); err != nil {
+		t.Fatal(err)
+	}
+	if ready, have, want := ix.Status(); !ready || have != 6 || want != 6 {
+		t.Errorf("Status %t %d/%d, want ready 6/6", ready, have, want)
+	}
+	if n := len(stub.Texts("m")); n != 6 {
+		t.Errorf("embedded %d texts, want the 6 live ones", n)
 	}
 }

@@ -74,7 +74,12 @@ func (f *fileStorage) Load(context.Context, string) ([]Record, error) {
 		f.end = 0
 	}
 	var out []Record
-	end, err := readRecords(f.path, f.end, func(k key, v vector) { out = append(out, record(k, v)) })
+	end, err := readRecords(f.path, f.end, func(k key, v vector) {
+		if out == nil { // as many as records of this one's length fit: not grown append by append
+			out = make([]Record, 0, max(1, (fi.Size()-f.end)/int64(16+2+4+len(v.q))))
+		}
+		out = append(out, record(k, v))
+	})
 	if err != nil {
 		return nil, err
 	}

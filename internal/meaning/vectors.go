@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // key is a Key: a text keeps its vector for as long as it and the model
@@ -17,13 +18,14 @@ import (
 type key = Key
 
 func keyOf(model, text string) key {
-	h := sha256.New()
-	h.Write([]byte(model))
-	h.Write([]byte{0})
-	h.Write([]byte(text))
-	var k key
-	copy(k[:], h.Sum(nil))
-	return k
+	b := append([]byte(model), 0)
+	return keyOfBytes(append(b, text...))
+}
+
+// keyOfBytes is the key of b, the model's name, a zero byte and the text.
+func keyOfBytes(b []byte) key {
+	sum := sha256.Sum256(b)
+	return key(sum[:16])
 }
 
 // maxDims bounds the length of a vector (the file writes it in 16 bits).
@@ -118,6 +120,7 @@ func readRecords(path string, from int64, add func(key, vector)) (end int64, err
 		end = int64(len(magic))
 	}
 	var hdr [16 + 2 + 4]byte
+	var buf []byte // one for all records: a vector's values are its own only
 	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			return end, nil
@@ -125,11 +128,11 @@ func readRecords(path string, from int64, add func(key, vector)) (end int64, err
 		var k key
 		copy(k[:], hdr[:16])
 		dims := int(binary.LittleEndian.Uint16(hdr[16:]))
-		v := vector{scale: math.Float32frombits(binary.LittleEndian.Uint32(hdr[18:])), q: make([]int8, dims)}
-		buf := make([]byte, dims)
+		buf = slices.Grow(buf[:0], dims)[:dims]
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return end, nil
 		}
+		v := vector{scale: math.Float32frombits(binary.LittleEndian.Uint32(hdr[18:])), q: make([]int8, dims)}
 		for i, b := range buf {
 			v.q[i] = int8(b)
 		}
