@@ -159,3 +159,64 @@ func TestHistorySurvivesSIGKILL(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropHistory alternates writes by our server and by the reference
+// on one memory file. The reference knows nothing of the history file and
+// rewrites the memory file without times; nothing but times is lost, the
+// history holds each of our writes once, and an undo of our deletion,
+// made after the reference wrote, restores the entity with what the
+// reference had added to it, which the reference then reads.
+func TestInteropHistory(t *testing.T) {
+	requireReference(t)
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	ours := startServer(t, file, sharingVersion, nil)
+	ours.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", trickyTexts[:2]...), entityArg("Bob", "person")))
+	ours.mustCall(ctx, t, "create_relations", map[string]any{"relations": []map[string]any{relationArg("Alice", "Bob", "knows")}})
+	ours.close()
+
+	ref := startReference(t, file)
+	ref.mustCall(ctx, t, "add_observations", addObservationsArgs("Alice", "added by the reference"))
+	ref.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Carol", "person", "from the reference")))
+	ref.close()
+
+	ours = startServer(t, file, sharingVersion, nil)
+	before := ours.readGraph(ctx, t)
+	ours.mustCall(ctx, t, "delete_entities", map[string]any{"entityNames": []string{"Alice"}})
+	ours.close()
+
+	ref = startReference(t, file)
+	ref.mustCall(ctx, t, "create_relations", map[string]any{"relations": []map[string]any{relationArg("Carol", "Bob", "knows")}})
+	ref.close()
+
+	recs := readHistory(t, file)
+	var tools []string
+	for _, r := range recs {
+		tools = append(tools, r.Tool)
+	}
+	if want := []string{"delete_entities", "create_relations", "create_entities"}; !slices.Equal(tools, want) {
+		t.Fatalf("history %q, want our writes %q, newest first", tools, want)
+	}
+	undo := exec.Command(binary, "undo", "--file", file, "--yes", recs[0].ID)
+	if out, err := undo.CombinedOutput(); err != nil {
+		t.Fatalf("undo: %v\n%s", err, out)
+	}
+	ours = startServer(t, file, sharingVersion, nil)
+	want := typedGraph(t, ours.readGraph(ctx, t))
+	ours.close()
+	alice := slices.IndexFunc(want.Entities, func(e wireEntity) bool { return e.Name == "Alice" })
+	if alice < 0 || !slices.Contains(want.Entities[alice].Observations, "added by the reference") {
+		t.Errorf("after the undo: %+v, want Alice back with the reference's observation", want.Entities)
+	}
+	if len(want.Relations) != 2 || len(want.Entities) != len(typedGraph(t, before).Entities) {
+		t.Errorf("after the undo: %+v, want Alice, Bob, Carol and both relations", want)
+	}
+	ref = startReference(t, file)
+	assertSameGraph(t, "the reference's read_graph after the undo", typedGraph(t, ref.readGraph(ctx, t)), want)
+	ref.close()
+	if got := readHistory(t, file); len(got) != 4 || got[0].Tool != "undo" {
+		t.Errorf("history after the undo: %d records, newest %q; want 4, newest undo", len(got), got[0].Tool)
+	}
+}
