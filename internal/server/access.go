@@ -2,6 +2,9 @@ package server
 
 import (
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,9 +42,32 @@ func clientName(req *mcp.CallToolRequest) string {
 		}
 	}
 	if info := req.ClientInfo(); info != nil {
-		return info.Name
+		return boundedName(info.Name)
 	}
 	return ""
+}
+
+// maxClientName bounds the client name a write records: a client chooses
+// it, and every write of its session carries it.
+const maxClientName = 128
+
+// boundedName is a client's name as the history keeps it: control
+// characters dropped, cut to maxClientName bytes at a character boundary.
+func boundedName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, name)
+	if len(name) <= maxClientName {
+		return name
+	}
+	cut := maxClientName
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut]
 }
 
 // memoryName names the memory in messages.
