@@ -720,20 +720,24 @@ func (s *Store) compactLocked(lock *Lock) error {
 // the log says so once.
 func (s *Store) keepHistoryLocked() {
 	lim := *s.opts.History
-	var recs []history.Record
+	var lines [][]byte
 	if s.journal.exists && !lim.Off() {
 		data, _, err := readJournal(s.journalPath())
 		if err != nil {
 			s.historyFailure(err)
 			return
 		}
-		for _, r := range parseJournal(data, 0, func(string, ...any) {}, s.journalPath()).records {
-			if r.record != nil {
-				recs = append(recs, *r.record)
+		// The record lines are the history's own: copied, not decoded.
+		for raw := range bytes.Lines(data) {
+			if raw[len(raw)-1] != '\n' || bytes.HasPrefix(raw, []byte(`{"journal":`)) || bytes.HasPrefix(raw, []byte(`{"compacting":`)) {
+				continue
+			}
+			if line, ok := history.LineOf(raw); ok {
+				lines = append(lines, line)
 			}
 		}
 	}
-	err := history.AppendFile(s.HistoryPath(), recs, s.fileMode())
+	err := history.AppendLines(s.HistoryPath(), lines, s.fileMode())
 	if err == nil {
 		_, err = history.Trim(s.HistoryPath(), lim, time.Now())
 	}

@@ -37,18 +37,29 @@ func (l Limits) ageSlack() time.Duration { return max(l.MaxAge/10, time.Hour) }
 const Suffix = ".history"
 
 // AppendFile appends records to the history file at path (created with
-// mode perm), and syncs it. Records whose ids are already at the file's
-// end are skipped: a move from the journal that a crash cut short is
-// taken up again without writing a record twice. A torn last line (a
-// writer killed mid-append) is cut off first. The caller holds the
-// memory's lock: there is one appender at a time.
+// mode perm), and syncs it; see AppendLines.
 func AppendFile(path string, records []Record, perm fs.FileMode) error {
-	if len(records) == 0 {
+	lines := make([][]byte, len(records))
+	for i := range records {
+		lines[i] = AppendLine(nil, &records[i])
+	}
+	return AppendLines(path, lines, perm)
+}
+
+// AppendLines appends record lines (each whole, with its id and final
+// newline) to the history file at path (created with mode perm), and
+// syncs it. Lines whose ids are already at the file's end are skipped: a
+// move from the journal that a crash cut short is taken up again without
+// writing a record twice. A torn last line (a writer killed mid-append)
+// is cut off first. The caller holds the memory's lock: there is one
+// appender at a time.
+func AppendLines(path string, lines [][]byte, perm fs.FileMode) error {
+	if len(lines) == 0 {
 		return nil
 	}
-	var buf []byte
-	for i := range records {
-		buf = AppendLine(buf, &records[i])
+	size := 0
+	for _, l := range lines {
+		size += len(l)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
 	if err != nil {
@@ -61,7 +72,7 @@ func AppendFile(path string, records []Record, perm fs.FileMode) error {
 	}
 	created := fi.Size() == 0
 	// The records of an interrupted move are at most as long as the move.
-	tailLen := min(fi.Size(), int64(len(buf))+4096)
+	tailLen := min(fi.Size(), int64(size)+4096)
 	tail := make([]byte, tailLen)
 	if _, err := f.ReadAt(tail, fi.Size()-tailLen); err != nil && err != io.EOF {
 		return err
@@ -81,12 +92,10 @@ func AppendFile(path string, records []Record, perm fs.FileMode) error {
 			present[id] = true
 		}
 	}
-	if len(present) > 0 {
-		buf = buf[:0]
-		for i := range records {
-			if !present[records[i].ID] {
-				buf = AppendLine(buf, &records[i])
-			}
+	buf := make([]byte, 0, size)
+	for _, l := range lines {
+		if !present[lineID(l)] {
+			buf = append(buf, l...)
 		}
 	}
 	if len(buf) == 0 {

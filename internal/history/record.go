@@ -260,6 +260,22 @@ func decodeChanges(in []lineChange) ([]graph.Change, error) {
 	return out, nil
 }
 
+// LineOf returns raw, a journal line that is a record, as the history
+// file's line: as it is when it starts with its id (the line of a record
+// written by AppendLine, newline included), else decoded and written
+// again with the id Record derives. ok is false for a line that is no
+// record.
+func LineOf(raw []byte) (line []byte, ok bool) {
+	if lineID(raw) != "" && len(raw) > 0 && raw[len(raw)-1] == '\n' {
+		return raw, true
+	}
+	r, err := Decode(raw)
+	if err != nil {
+		return nil, false
+	}
+	return AppendLine(nil, &r), true
+}
+
 // lineID returns the id a record line starts with ({"id":"…"), or "".
 func lineID(line []byte) string {
 	const prefix = `{"id":"`
