@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // historyRecord is a record as history --json prints it.
@@ -87,43 +83,12 @@ func TestHistorySurvivesSIGKILL(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
-	padding := strings.Repeat("x", 4096)
 	var acked []string
 	for round := range rounds {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		idle := []string{"500us", "2ms", "10ms"}[round%3]
 		srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE="+idle)
-		killAfter := 10 + rng.IntN(30)
-		killDelay := time.Duration(rng.IntN(3000)) * time.Microsecond
-		reached := make(chan struct{})
-		killed := make(chan struct{})
-		go func() {
-			defer close(killed)
-			<-reached
-			time.Sleep(killDelay)
-			srv.cmd.Process.Kill()
-		}()
-		n := 0
-		for ; n < 1000; n++ {
-			name := fmt.Sprintf("round%d-write%03d", round, n)
-			res, err := srv.cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: createEntitiesArgs(entityArg(name, "note", padding))})
-			if err != nil {
-				break // the server died with this call in flight
-			}
-			if res.IsError {
-				t.Fatalf("%s: tool error before the kill: %s", name, toolText(res))
-			}
-			acked = append(acked, name)
-			if n+1 == killAfter {
-				close(reached)
-			}
-		}
-		if n < killAfter {
-			close(reached)
-		}
-		<-killed
-		srv.close()
-		t.Logf("round %d: killed after %d acknowledged writes (+%v)", round, n, killDelay)
+		acked = append(acked, writeUntilKilled(ctx, t, srv, rng, round, 10+rng.IntN(30))...)
 
 		// A restarted server reads what the killed one left and, at its
 		// clean exit, compacts it.

@@ -2,9 +2,7 @@ package filestore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,13 +38,7 @@ func contentOf(g *graph.Graph) string {
 // bound; undoing the newest write gives back the memory as it was before
 // it.
 func TestHistoryModel(t *testing.T) {
-	seed := *journalSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("-journal.seed=%d", seed)
-	r := rand.New(rand.NewPCG(seed, 1))
-	defer func() { crashAt = func(string) error { return nil } }()
+	r := modelRand(t, 1)
 	steps := 300
 	if testing.Short() {
 		steps = 100
@@ -117,17 +109,7 @@ func TestHistoryModel(t *testing.T) {
 				t.Fatalf("step %d: compact: %v", step, err)
 			}
 		case what < 88: // a compaction killed at one of its stages
-			stages := []string{"before intent", "before rename", "before the history", "before retiring the journal"}
-			stage := stages[r.IntN(len(stages))]
-			crashAt = func(at string) error {
-				if at == stage {
-					return errCrash
-				}
-				return nil
-			}
-			err := s.Compact(context.Background())
-			crashAt = func(string) error { return nil }
-			if err != nil && !errors.Is(err, errCrash) {
+			if err := compactKilled(r, s); err != nil {
 				t.Fatalf("step %d: compact: %v", step, err)
 			}
 			stores[i] = journalStore(path)
