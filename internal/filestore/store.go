@@ -872,7 +872,9 @@ func (s *Store) Close() error {
 
 // Watch polls the memory file and its journal every interval until ctx
 // ends and calls onChange when they changed in a way this Store did not
-// cause: another process wrote (or compacted). Polling a stat is cheap,
+// cause: another process wrote (or compacted). Another process's write
+// saved whole shows two states (its record in the journal, then the file
+// rewritten), which a poll between them reports as two changes. Polling a stat is cheap,
 // portable, needs no dependency, and sees renames over the file that
 // directory watchers report inconsistently across platforms.
 func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func()) {
