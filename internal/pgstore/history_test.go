@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
@@ -54,5 +55,46 @@ func TestHistoryFailureKeepsTheWrite(t *testing.T) {
 	}
 	if recs, _ := s.History(history.Filter{}); len(recs) != 1 {
 		t.Errorf("%d records, want the first write's only", len(recs))
+	}
+}
+
+// The history table is trimmed every 100 writes: past MaxBytes the oldest
+// rows go until 90 % of it is left, the newest stay; with no history kept
+// no row is written and the old ones go.
+func TestHistoryTrim(t *testing.T) {
+	url, name := pgtest.URL(t), pgtest.MemoryName(t)
+	lim := history.Limits{MaxAge: time.Hour, MaxBytes: 4000}
+	s := pgtest.Open(t, url, name, pgstore.Options{History: &lim})
+	for i := range 150 {
+		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: fmt.Sprint("e", i), EntityType: "t", Observations: []string{strings.Repeat("x", 40)}}})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows, size int
+	if err := admin(t).QueryRow(ctx, "SELECT count(*), coalesce(sum(size), 0) FROM memory_history h JOIN memories m ON m.id = h.memory_id WHERE m.name = $1", name).Scan(&rows, &size); err != nil {
+		t.Fatal(err)
+	}
+	// Trimmed at the 100th write to 90 %, then 50 more rows.
+	if rows == 0 || rows >= 150 {
+		t.Errorf("%d rows (%d bytes) after 150 writes with a bound of %d bytes", rows, size, lim.MaxBytes)
+	}
+	recs, err := s.History(history.Filter{})
+	if err != nil || len(recs) != rows || recs[0].Changes[0].Entity.Name != "e149" {
+		t.Errorf("history after the trim: %d records, %v; want the newest first", len(recs), err)
+	}
+	off := pgtest.Open(t, url, name, pgstore.Options{History: &history.Limits{}})
+	for i := range 50 {
+		if _, err := off.Update(ctx, func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: fmt.Sprint("f", i), EntityType: "t"}})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if recs, err := off.History(history.Filter{}); err != nil || len(recs) != 0 {
+		t.Errorf("with no history kept: %d records, %v", len(recs), err)
 	}
 }
