@@ -92,8 +92,9 @@ func TestNamedBoundsBinary(t *testing.T) {
 		}
 		cs.Close()
 	}
-	if entries, _ := os.ReadDir(mem); len(entries) != 1 || entries[0].Name() != "alpha.jsonl" {
-		t.Errorf("memory files %v, want alpha.jsonl only", entries)
+	// alpha's file and its history, nothing for the names only read.
+	if entries, _ := os.ReadDir(mem); len(entries) != 2 || entries[0].Name() != "alpha.jsonl" || entries[1].Name() != "alpha.jsonl.history" {
+		t.Errorf("memory files %v, want alpha.jsonl and its history only", entries)
 	}
 
 	// Two memories in use (a session each): a third is refused. (The

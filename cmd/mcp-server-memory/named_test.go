@@ -225,8 +225,8 @@ func TestNamedMemoriesBinary(t *testing.T) {
 	for _, e := range entries {
 		files = append(files, e.Name())
 	}
-	if strings.Join(files, " ") != "alpha.jsonl" {
-		t.Errorf("memory files %v, want only alpha.jsonl", files)
+	if strings.Join(files, " ") != "alpha.jsonl alpha.jsonl.history" {
+		t.Errorf("memory files %v, want only alpha.jsonl and its history", files)
 	}
 	data, _ := os.ReadFile(filepath.Join(mem, "alpha.jsonl"))
 	if !bytes.Contains(data, []byte("edited on the page")) || bytes.Contains(data, []byte("by-reader")) {

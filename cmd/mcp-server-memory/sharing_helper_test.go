@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -338,4 +340,50 @@ func createEntitiesArgs(entities ...map[string]any) map[string]any {
 
 func addObservationsArgs(entityName string, contents ...string) map[string]any {
 	return map[string]any{"observations": []map[string]any{{"entityName": entityName, "contents": contents}}}
+}
+
+// writeUntilKilled streams one-entity create_entities calls (named
+// round<round>-writeNNN, with a padded observation so that saves are slow
+// enough to be killed during one) to srv, and SIGKILLs it a random few
+// milliseconds after the killAfter-th acknowledged write. It returns the
+// names of the acknowledged writes; the call in flight at the kill may or
+// may not have landed.
+func writeUntilKilled(ctx context.Context, t *testing.T, srv *serverProcess, rng *rand.Rand, round, killAfter int) []string {
+	t.Helper()
+	padding := strings.Repeat("x", 4096)
+	killDelay := time.Duration(rng.IntN(3000)) * time.Microsecond
+	reached := make(chan struct{})
+	killed := make(chan struct{})
+	go func() {
+		defer close(killed)
+		<-reached
+		time.Sleep(killDelay)
+		srv.cmd.Process.Kill()
+	}()
+	var acked []string
+	n := 0
+	for ; n < 1000; n++ {
+		name := fmt.Sprintf("round%d-write%03d", round, n)
+		res, err := srv.cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: createEntitiesArgs(entityArg(name, "note", padding))})
+		if err != nil {
+			break // the server died with this call in flight
+		}
+		if res.IsError {
+			t.Fatalf("%s: tool error before the kill: %s", name, toolText(res))
+		}
+		acked = append(acked, name)
+		if n+1 == killAfter {
+			close(reached)
+		}
+	}
+	if n < killAfter {
+		close(reached) // let the killer finish
+	}
+	<-killed
+	srv.close()
+	t.Logf("round %d: killed after %d acknowledged writes (+%v)", round, n, killDelay)
+	if n < killAfter {
+		t.Fatalf("round %d: the server failed after %d writes, before it was killed", round, n)
+	}
+	return acked
 }

@@ -382,49 +382,13 @@ func TestSharingSurvivesSIGKILL(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	dir := t.TempDir()
 	file := filepath.Join(dir, "memory.jsonl")
-	// Large observations make saves slow enough to be killed during one.
-	padding := strings.Repeat("x", 4096)
 	var acked []string
 
 	for round := range rounds {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		idle := []string{"500us", "2ms", "10ms"}[round%3]
 		srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE="+idle)
-		killAfter := 20 + rng.IntN(41)
-		killDelay := time.Duration(rng.IntN(3000)) * time.Microsecond
-		reached := make(chan struct{})
-		killed := make(chan struct{})
-		go func() {
-			defer close(killed)
-			<-reached
-			time.Sleep(killDelay)
-			srv.cmd.Process.Kill()
-		}()
-
-		n := 0
-		for ; n < 1000; n++ {
-			name := fmt.Sprintf("round%d-write%03d", round, n)
-			res, err := srv.cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: createEntitiesArgs(entityArg(name, "note", padding))})
-			if err != nil {
-				break // the server died with this call in flight
-			}
-			if res.IsError {
-				t.Fatalf("%s: tool error before the kill: %s", name, toolText(res))
-			}
-			acked = append(acked, name)
-			if n+1 == killAfter {
-				close(reached)
-			}
-		}
-		if n < killAfter {
-			close(reached) // let the killer finish
-		}
-		<-killed
-		srv.close()
-		t.Logf("round %d: killed after %d acknowledged writes (+%v)", round, n, killDelay)
-		if n < killAfter {
-			t.Fatalf("round %d: the server failed after %d writes, before it was killed", round, n)
-		}
+		acked = append(acked, writeUntilKilled(ctx, t, srv, rng, round, 20+rng.IntN(41))...)
 
 		// Whatever the kill interrupted, the file is whole: every line is
 		// JSON. The newest writes may still be in the journal only.

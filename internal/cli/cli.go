@@ -1,11 +1,11 @@
 // Package cli holds the commands people use to see, search, correct and move
 // their memory without an assistant in between (docs/design.md §9): stats,
-// search, show, export, import, check, rename, merge, ui and embed
-// (search by meaning's vectors).
+// search, show, export, import, check, rename, merge, history, undo, ui and
+// embed (search by meaning's vectors).
 //
-// With MEMORY_DATABASE_URL set, every command but check and embed works on a memory
+// With MEMORY_DATABASE_URL set, every command but check works on a memory
 // in PostgreSQL (--memory NAME, default "default") through pgstore.Store,
-// each write one transaction; check and embed work on memory files only. Otherwise
+// each write one transaction; check works on memory files only. Otherwise
 // every command works on the memory file the server uses
 // (MEMORY_FILE_PATH, or --file), through the same
 // filestore.Store: reads take no lock and see the latest saved file, and
@@ -56,7 +56,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		cmdStats, cmdSearch, cmdShow, cmdExport, cmdImport, cmdCheck, cmdRename, cmdMerge, cmdUI, cmdEmbed, cmdHelp,
+		cmdStats, cmdSearch, cmdShow, cmdExport, cmdImport, cmdCheck, cmdRename, cmdMerge, cmdHistory, cmdUndo, cmdUI, cmdEmbed, cmdHelp,
 	}
 }
 

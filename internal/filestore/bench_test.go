@@ -17,14 +17,20 @@ import (
 // BenchmarkSave is one add_observations through the whole write path at
 // several sizes: lock, change check, mutation, streaming save with fsync and
 // rename, release. Bytes per op are the file's size.
-func BenchmarkSave(b *testing.B) { benchmarkSave(b, false) }
+func BenchmarkSave(b *testing.B) { benchmarkSave(b, false, false) }
 
 // BenchmarkSaveTimed is BenchmarkSave on a file whose every line holds
 // times, as a memory this server wrote all along does, each write
 // recording its time.
-func BenchmarkSaveTimed(b *testing.B) { benchmarkSave(b, true) }
+func BenchmarkSaveTimed(b *testing.B) { benchmarkSave(b, true, false) }
 
-func benchmarkSave(b *testing.B, timed bool) {
+// BenchmarkJournaled is BenchmarkSaveTimed as the server writes: each
+// write appends its record to the journal, and compaction (which moves the
+// records to the history) runs in the background when the journal passes
+// its thresholds.
+func BenchmarkJournaled(b *testing.B) { benchmarkSave(b, true, true) }
+
+func benchmarkSave(b *testing.B, timed, journal bool) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "memory.jsonl")
@@ -40,7 +46,8 @@ func benchmarkSave(b *testing.B, timed bool) {
 			if timed {
 				stampAll(b, path)
 			}
-			s := Open(path, Options{Logf: b.Logf})
+			s := Open(path, Options{Logf: b.Logf, Journal: journal})
+			b.Cleanup(func() { s.Close() })
 			name := tg.Entities[n/2].Name
 			if err := s.View(func(*graph.Graph) {}); err != nil {
 				b.Fatal(err)

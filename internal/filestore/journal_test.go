@@ -136,19 +136,44 @@ func randomWrite(r *rand.Rand, g *graph.Graph, m *model) {
 
 var errCrash = errors.New("simulated crash")
 
+// compactKilled runs a compaction of s killed at one of its stages,
+// chosen by r, and returns an error other than the kill.
+func compactKilled(r *rand.Rand, s *Store) error {
+	stages := []string{"before intent", "before rename", "before the history", "before retiring the journal"}
+	stage := stages[r.IntN(len(stages))]
+	crashAt = func(at string) error {
+		if at == stage {
+			return errCrash
+		}
+		return nil
+	}
+	defer func() { crashAt = func(string) error { return nil } }()
+	if err := s.Compact(context.Background()); !errors.Is(err, errCrash) {
+		return err
+	}
+	return nil
+}
+
+// modelRand returns the random source of a model test, seeded by
+// -journal.seed (or the time, logged), and puts crashAt back when the test
+// ends.
+func modelRand(t *testing.T, stream uint64) *rand.Rand {
+	seed := *journalSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("-journal.seed=%d", seed)
+	t.Cleanup(func() { crashAt = func(string) error { return nil } })
+	return rand.New(rand.NewPCG(seed, stream))
+}
+
 // TestJournalModel runs random writes through several Stores on one file
 // (the processes sharing it), with compactions, restarts, processes killed
 // mid-append and mid-compaction, and a foreign program replacing the file,
 // and checks after every step that every Store, and a fresh one, sees
 // exactly the model; and at the end that the memory file alone holds it.
 func TestJournalModel(t *testing.T) {
-	seed := *journalSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("-journal.seed=%d", seed)
-	r := rand.New(rand.NewPCG(seed, 0))
-	defer func() { crashAt = func(string) error { return nil } }()
+	r := modelRand(t, 0)
 
 	steps := 400
 	if testing.Short() {
@@ -178,17 +203,7 @@ func TestJournalModel(t *testing.T) {
 					t.Fatalf("run %d step %d: compact: %v", run, step, err)
 				}
 			case what < 86: // a compaction killed at one of its stages
-				stages := []string{"before intent", "before rename", "before retiring the journal"}
-				stage := stages[r.IntN(len(stages))]
-				crashAt = func(at string) error {
-					if at == stage {
-						return errCrash
-					}
-					return nil
-				}
-				err := s.Compact(context.Background())
-				crashAt = func(string) error { return nil }
-				if err != nil && !errors.Is(err, errCrash) {
+				if err := compactKilled(r, s); err != nil {
 					t.Fatalf("run %d step %d: compact: %v", run, step, err)
 				}
 				stores[slices.Index(stores, s)] = journalStore(path)

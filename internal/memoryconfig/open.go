@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 )
@@ -144,7 +145,8 @@ func (c Config) openFile(path string, ch Choice) *Memory {
 	if ch.Quiet {
 		logf = func(string, ...any) {}
 	}
-	s := filestore.Open(path, filestore.Options{Logf: logf, Lock: lock, Journal: ch.Journal, CompactIdle: c.CompactIdle})
+	lim := c.historyLimits()
+	s := filestore.Open(path, filestore.Options{Logf: logf, Lock: lock, Journal: ch.Journal, CompactIdle: c.CompactIdle, History: &lim})
 	return &Memory{
 		Store: s, File: s, Where: "memory file " + path, HidePaths: hiddenPaths(path),
 		exists:  func() bool { _, err := os.Lstat(path); return err == nil },
@@ -185,7 +187,17 @@ func (c Config) openDatabase(ctx context.Context, ch Choice) (*Memory, error) {
 // databaseOptions are the PostgreSQL store's options: the lock timeout,
 // and the deadlines of reads and writes.
 func (c Config) databaseOptions(logf func(string, ...any)) pgstore.Options {
-	return pgstore.Options{LockTimeout: c.Lock.Timeout, QueryTimeout: c.DatabaseReadTimeout, WriteTimeout: c.DatabaseWriteTimeout, Logf: logf}
+	lim := c.historyLimits()
+	return pgstore.Options{LockTimeout: c.Lock.Timeout, QueryTimeout: c.DatabaseReadTimeout, WriteTimeout: c.DatabaseWriteTimeout, Logf: logf, History: &lim}
+}
+
+// historyLimits are the history's bounds: history.Default for a Config
+// not made by Read.
+func (c Config) historyLimits() history.Limits {
+	if c.History == (history.Limits{}) {
+		return history.Default
+	}
+	return c.History
 }
 
 // describe names the database for logs and messages by host and database

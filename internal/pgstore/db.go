@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 // Options tune a DB. The zero value is the defaults.
@@ -33,6 +34,9 @@ type Options struct {
 	WriteTimeout time.Duration
 	// Logf reports notices; nil logs to stderr.
 	Logf func(format string, args ...any)
+	// History bounds each memory's history of writes; nil is
+	// history.Default.
+	History *history.Limits
 }
 
 // DB is one PostgreSQL database holding any number of memories. It is safe
@@ -60,6 +64,9 @@ func Connect(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	if opts.Logf == nil {
 		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+	}
+	if opts.History == nil {
+		opts.History = &history.Default
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

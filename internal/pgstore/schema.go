@@ -74,6 +74,20 @@ var migrations = []string{
 		PRIMARY KEY (memory_id, model, key)
 	);
 	CREATE INDEX memory_vectors_seq ON memory_vectors (memory_id, seq);`,
+	// The history of writes (docs/history.md): one row per write, inserted
+	// in the write's transaction; changes is the record's changes as the
+	// history file holds them, size their length (trimming by size).
+	`CREATE TABLE memory_history (
+		memory_id bigint NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+		id        text NOT NULL, -- unique, sorts by time
+		time      timestamptz NOT NULL,
+		tool      text NOT NULL,
+		client    text NOT NULL,
+		changes   text NOT NULL,
+		size      integer NOT NULL,
+		PRIMARY KEY (memory_id, id)
+	);
+	CREATE INDEX memory_history_time ON memory_history (memory_id, time);`,
 }
 
 // SchemaVersion is the schema version this package creates and expects.

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -37,6 +38,11 @@ type Store struct {
 	wholeReads, deltaReads atomic.Int64 // how the Store caught up, for tests
 
 	writing chan struct{} // holds a token while a write of this Store runs
+
+	// Guarded by writing: the newest history id this Store wrote, and
+	// whether writing the history failed (the log said so once).
+	lastID        string
+	historyFailed bool
 
 	mu     sync.RWMutex // guards the fields below
 	cur    *state       // nil: read the memory first
@@ -297,7 +303,10 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	}
 	g := s.cur.g
 	before := g.Version()
-	if err := fn(g); err != nil {
+	g.TrackChanges()
+	err = fn(g)
+	changes, _ := g.TakeChanges()
+	if err != nil {
 		if g.Version() != before {
 			s.loaded = false // fn broke its contract; forget what it did
 		}
@@ -318,8 +327,9 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 		b.Queue("UPDATE memories SET removed_since = greatest(removed_since, $2) WHERE id = $1", s.id.Load(), rev-removedKept)
 	}
 	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{s.id.Load(), rev, s.origin}.String())
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return false, s.failCtx(ctx, "writing", err)
+	histAt, histID := s.queueHistory(ctx, b, rev, changes)
+	if err := s.sendBatch(ctx, tx, b, histAt); err != nil {
+		return false, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -331,7 +341,127 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	committed = true
 	s.cur.rev, s.loaded = rev, true
 	s.lastOwn.Store(rev)
+	if histID != "" {
+		s.lastID = histID
+	}
 	return true, nil
+}
+
+// historyTrimEvery is how many revisions apart a memory's history is
+// trimmed, in the write's transaction.
+const historyTrimEvery = 100
+
+// queueHistory queues, after the write's statements, the write's history
+// record (and, every historyTrimEvery revisions, the trim), between a
+// SAVEPOINT and its RELEASE, so that a history that cannot be written
+// never fails the write (sendBatch). It returns the index of the SAVEPOINT
+// in the batch (-1: none) and the record's id.
+func (s *Store) queueHistory(ctx context.Context, b *pgx.Batch, rev int64, changes []graph.Change) (int, string) {
+	lim := *s.db.opts.History
+	trim := rev%historyTrimEvery == 0
+	if (lim.Off() || len(changes) == 0) && !trim {
+		return -1, ""
+	}
+	at, id := b.Len(), ""
+	b.Queue("SAVEPOINT history")
+	memory := s.id.Load()
+	if !lim.Off() && len(changes) > 0 {
+		now := time.Now()
+		author := history.AuthorOf(ctx)
+		id = history.NewID(now, s.lastID)
+		text := history.AppendChanges(nil, changes)
+		b.Queue("INSERT INTO memory_history (memory_id, id, time, tool, client, changes, size) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+			memory, id, now.UTC().Truncate(time.Second), author.Tool, author.Client, string(text), len(text))
+	}
+	if trim {
+		if lim.Off() {
+			b.Queue("DELETE FROM memory_history WHERE memory_id = $1", memory)
+		} else {
+			b.Queue("DELETE FROM memory_history WHERE memory_id = $1 AND time < $2", memory, time.Now().Add(-lim.MaxAge))
+			// Past MaxBytes, the oldest rows go until 90 % of it is left.
+			b.Queue(`WITH t AS (SELECT id, sum(size) OVER (ORDER BY id DESC) AS total FROM memory_history WHERE memory_id = $1)
+				DELETE FROM memory_history h USING t
+				WHERE h.memory_id = $1 AND h.id = t.id AND t.total > $3 AND (SELECT max(total) FROM t) > $2`,
+				memory, lim.MaxBytes, lim.MaxBytes*9/10)
+		}
+	}
+	b.Queue("RELEASE SAVEPOINT history")
+	return at, id
+}
+
+// sendBatch sends the write's batch. A statement after the SAVEPOINT at
+// histAt that fails is the history's: it is rolled back to the savepoint
+// and the write goes on, and the log says so once.
+func (s *Store) sendBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, histAt int) error {
+	br := tx.SendBatch(ctx, b)
+	failedAt, n := -1, b.Len()
+	var err error
+	for i := range n {
+		if _, err = br.Exec(); err != nil {
+			failedAt = i
+			break
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if histAt >= 0 {
+			s.historyFailed = false
+		}
+		return nil
+	}
+	if histAt < 0 || failedAt <= histAt {
+		return s.failCtx(ctx, "writing", err)
+	}
+	if _, rerr := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT history"); rerr != nil {
+		return s.failCtx(ctx, "writing", rerr)
+	}
+	if !s.historyFailed {
+		s.db.opts.Logf("the history of memory %q could not be written (the write was saved; until this is fixed its history misses writes): %v", s.name, databaseError{err})
+	}
+	s.historyFailed = true
+	return nil
+}
+
+// History returns the records of the memory's history that f chooses,
+// newest first.
+func (s *Store) History(f history.Filter) ([]history.Record, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.db.opts.QueryTimeout)
+	defer cancel()
+	id, err := s.lookup(ctx)
+	if err != nil {
+		return nil, s.failCtx(ctx, "reading the history of", err)
+	}
+	if id == 0 {
+		return nil, nil // nothing written yet
+	}
+	rows, err := s.db.pool.Query(ctx, `SELECT id, time, tool, client, changes FROM memory_history
+		WHERE memory_id = $1 AND time >= $2 AND ($3 = '' OR client = $3) ORDER BY id DESC`, id, f.Since, f.Client)
+	if err != nil {
+		return nil, s.failCtx(ctx, "reading the history of", err)
+	}
+	defer rows.Close()
+	var out []history.Record
+	for rows.Next() {
+		var r history.Record
+		var changes string
+		if err := rows.Scan(&r.ID, &r.Time, &r.Tool, &r.Client, &changes); err != nil {
+			return nil, s.failCtx(ctx, "reading the history of", err)
+		}
+		if r.Changes, err = history.DecodeChanges([]byte(changes)); err != nil {
+			s.db.opts.Logf("memory %q: skipping an unreadable history record %s: %v", s.name, r.ID, err)
+			continue
+		}
+		r.Time = r.Time.UTC()
+		if f.Match(&r) {
+			out = append(out, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.failCtx(ctx, "reading the history of", err)
+	}
+	return out, nil
 }
 
 // failCtx is fail for a call bounded by ctx: when ctx's deadline passed,

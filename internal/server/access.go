@@ -2,6 +2,9 @@ package server
 
 import (
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,6 +25,49 @@ func mayWrite(req mcp.Request) bool {
 		return true
 	}
 	return slices.Contains(extra.TokenInfo.Scopes, ScopeWrite)
+}
+
+// TokenLabelKey is the member of the go-sdk's TokenInfo.Extra where the
+// HTTP layer puts the label the tokens file gives the request's token.
+const TokenLabelKey = "label"
+
+// clientName names the client a write is recorded as made by: the label
+// of the request's token when the tokens file gives one, else the name
+// the client gave in its clientInfo (at initialize, or on each request of
+// the 2026-07-28 protocol).
+func clientName(req *mcp.CallToolRequest) string {
+	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+		if label, _ := extra.TokenInfo.Extra[TokenLabelKey].(string); label != "" {
+			return label
+		}
+	}
+	if info := req.ClientInfo(); info != nil {
+		return boundedName(info.Name)
+	}
+	return ""
+}
+
+// maxClientName bounds the client name a write records: a client chooses
+// it, and every write of its session carries it.
+const maxClientName = 128
+
+// boundedName is a client's name as the history keeps it: control
+// characters dropped, cut to maxClientName bytes at a character boundary.
+func boundedName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, name)
+	if len(name) <= maxClientName {
+		return name
+	}
+	cut := maxClientName
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut]
 }
 
 // memoryName names the memory in messages.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 // Shared is one Store used by several Parts.
@@ -50,6 +51,15 @@ func (w *watch) poke() {
 }
 
 func (p *part) View(fn func(*graph.Graph)) error { return p.shared.store.View(fn) }
+
+// History reads the shared store's history (history.Reader); a store that
+// keeps none has none.
+func (p *part) History(f history.Filter) ([]history.Record, error) {
+	if r, ok := p.shared.store.(history.Reader); ok {
+		return r.History(f)
+	}
+	return nil, nil
+}
 
 // Update writes through the store, and when it changed the memory, tells
 // the Watches of the other parts.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 )
 
@@ -70,7 +71,10 @@ func TestPartsHearEachOther(t *testing.T) {
 	if changed, err := page.Update(context.Background(), func(*graph.Graph) error { return nil }); changed || err != nil {
 		t.Fatalf("an update that changes nothing: %v %v", changed, err)
 	}
-	create(t, filestore.Open(path, filestore.Options{}), "by another process")
+	// Another server (which journals its writes: a save, as a command
+	// makes, shows two states, its record and then the file, and may be
+	// reported twice).
+	create(t, filestore.Open(path, filestore.Options{Journal: true, CompactIdle: time.Hour}), "by another process")
 	heard(t, "another process's write, by the server", serverCalls)
 	heard(t, "another process's write, on the page", pageCalls)
 
@@ -86,5 +90,23 @@ func TestPartsHearEachOther(t *testing.T) {
 	})
 	if len(names) != 3 {
 		t.Errorf("the memory holds %q", names)
+	}
+}
+
+// A part reads the shared store's history: the page under --http reads
+// what the MCP server's part wrote.
+func TestPartsReadTheHistory(t *testing.T) {
+	shared := sharedstore.New(filestore.Open(filepath.Join(t.TempDir(), "memory.jsonl"), filestore.Options{}))
+	server, page := shared.Part(), shared.Part()
+	ctx := history.WithAuthor(context.Background(), history.Author{Tool: "create_entities", Client: "c"})
+	if _, err := server.Update(ctx, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "A", EntityType: "t"}})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := page.(history.Reader).History(history.Filter{Entity: "A"})
+	if err != nil || len(recs) != 1 || recs[0].Tool != "create_entities" || recs[0].Client != "c" {
+		t.Errorf("the page's part read %+v, %v", recs, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
@@ -44,6 +45,7 @@ func Run(t *testing.T, newMemory NewMemory) {
 		{"Notifications", testNotifications},
 		{"ConcurrentInstances", testConcurrentInstances},
 		{"Times", testTimes},
+		{"History", testHistory},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newMemory(t)) })
@@ -620,4 +622,56 @@ R "Bob" "Acme" "works_at" "" @1000
 	})
 	want = strings.Replace(want, `["likes tea" "likes jazz"] "" @1000/4000 1000 2000`, `["likes tea" "likes jazz" "untimed"] "" @1000/0 1000 2000 0`, 1)
 	persisted(t, open, a, want)
+}
+
+// testHistory: every write that changed the memory is recorded with the
+// author its context carries, whichever instance wrote; another instance
+// reads the same history, newest first; an undo is a recorded write.
+func testHistory(t *testing.T, open Memory) {
+	a, b := open(t), open(t)
+	ra, ok := a.(history.Reader)
+	if !ok {
+		t.Fatalf("%T keeps no history", a)
+	}
+	write := func(s graph.Store, tool, client string, fn func(*graph.Graph)) {
+		t.Helper()
+		ctx := history.WithAuthor(context.Background(), history.Author{Tool: tool, Client: client})
+		if _, err := s.Update(ctx, func(g *graph.Graph) error { fn(g); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(a, "create_entities", "one", func(g *graph.Graph) {
+		g.CreateEntities([]graph.Entity{{Name: "A", EntityType: "t", Observations: []string{"x"}}, {Name: "B", EntityType: "t"}})
+	})
+	write(b, "create_relations", "two", func(g *graph.Graph) {
+		g.CreateRelations([]graph.Relation{{From: "A", To: "B", RelationType: "r"}})
+	})
+	write(a, "delete_entities", "one", func(g *graph.Graph) { g.DeleteEntities([]string{"nobody"}) }) // changes nothing
+	write(a, "delete_entities", "one", func(g *graph.Graph) { g.DeleteEntities([]string{"A"}) })
+	recs, err := b.(history.Reader).History(history.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Tool+"/"+r.Client+": "+history.Summary(r.Changes))
+	}
+	want := []string{
+		"delete_entities/one: − entity A (t), 1 observation, 1 relation",
+		"create_relations/two: + relation A r B",
+		"create_entities/one: + entity A (t), 1 observation; + entity B (t), 0 observations",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("history\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if two, err := ra.History(history.Filter{Client: "two"}); err != nil || len(two) != 1 {
+		t.Errorf("by client: %d records, %v", len(two), err)
+	}
+	write(b, "undo", "", func(g *graph.Graph) { history.Undo(g, recs[:1]) })
+	if d := dump(t, a); !strings.Contains(d, `E "A"`) || !strings.Contains(d, `R "A" "B"`) {
+		t.Errorf("after the undo:\n%s", d)
+	}
+	if recs, err := ra.History(history.Filter{Entity: "A"}); err != nil || len(recs) != 4 || recs[0].Tool != "undo" {
+		t.Errorf("A's history: %d records (%v)", len(recs), err)
+	}
 }

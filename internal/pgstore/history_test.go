@@ -1,0 +1,100 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
+)
+
+// A history that cannot be written never fails or blocks a write: the
+// write commits, and the log says so once.
+func TestHistoryFailureKeepsTheWrite(t *testing.T) {
+	url, name := pgtest.URL(t), pgtest.MemoryName(t)
+	var mu sync.Mutex
+	var logged []string
+	s := pgtest.Open(t, url, name, pgstore.Options{Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+	}})
+	if _, err := s.Update(ctx, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "first"}})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Refuse every new history row of the test's tool.
+	if _, err := admin(t).Exec(ctx, "ALTER TABLE memory_history ADD CONSTRAINT refuse_test CHECK (tool <> 'refused') NOT VALID"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin(t).Exec(context.Background(), "ALTER TABLE memory_history DROP CONSTRAINT refuse_test") })
+	refused := history.WithAuthor(ctx, history.Author{Tool: "refused"})
+	for _, n := range []string{"second", "third"} {
+		if _, err := s.Update(refused, func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: n}})
+			return nil
+		}); err != nil {
+			t.Fatalf("write %s: %v", n, err)
+		}
+	}
+	if d := dump(t, pgtest.Open(t, url, name, pgstore.Options{})); !strings.Contains(d, "second") || !strings.Contains(d, "third") {
+		t.Errorf("the writes did not land: %s", d)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) != 1 || !strings.Contains(logged[0], "could not be written (the write was saved") {
+		t.Errorf("logged %q, want one line about the history", logged)
+	}
+	if recs, _ := s.History(history.Filter{}); len(recs) != 1 {
+		t.Errorf("%d records, want the first write's only", len(recs))
+	}
+}
+
+// The history table is trimmed every 100 writes: past MaxBytes the oldest
+// rows go until 90 % of it is left, the newest stay; with no history kept
+// no row is written and the old ones go.
+func TestHistoryTrim(t *testing.T) {
+	url, name := pgtest.URL(t), pgtest.MemoryName(t)
+	lim := history.Limits{MaxAge: time.Hour, MaxBytes: 4000}
+	s := pgtest.Open(t, url, name, pgstore.Options{History: &lim})
+	for i := range 150 {
+		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: fmt.Sprint("e", i), EntityType: "t", Observations: []string{strings.Repeat("x", 40)}}})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows, size int
+	if err := admin(t).QueryRow(ctx, "SELECT count(*), coalesce(sum(size), 0) FROM memory_history h JOIN memories m ON m.id = h.memory_id WHERE m.name = $1", name).Scan(&rows, &size); err != nil {
+		t.Fatal(err)
+	}
+	// Trimmed at the 100th write to 90 %, then 50 more rows.
+	if rows == 0 || rows >= 150 {
+		t.Errorf("%d rows (%d bytes) after 150 writes with a bound of %d bytes", rows, size, lim.MaxBytes)
+	}
+	recs, err := s.History(history.Filter{})
+	if err != nil || len(recs) != rows || recs[0].Changes[0].Entity.Name != "e149" {
+		t.Errorf("history after the trim: %d records, %v; want the newest first", len(recs), err)
+	}
+	off := pgtest.Open(t, url, name, pgstore.Options{History: &history.Limits{}})
+	for i := range 50 {
+		if _, err := off.Update(ctx, func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: fmt.Sprint("f", i), EntityType: "t"}})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if recs, err := off.History(history.Filter{}); err != nil || len(recs) != 0 {
+		t.Errorf("with no history kept: %d records, %v", len(recs), err)
+	}
+}
