@@ -1,0 +1,102 @@
+package graph
+
+import "strconv"
+
+// Ago says in English how long before now t was, as people say it: "just
+// now", "5 minutes ago", "3 hours ago", "yesterday", "12 days ago", "2
+// months ago", "3 years ago". A time after now (another machine's clock
+// ahead of this one) says so: "3 hours from now"; up to a minute either
+// way is "just now". An unknown time is "". The page's script says the
+// same (internal/ui/page/app.js, function ago; testdata/ago.json holds
+// the cases both are tested on).
+func (t Time) Ago(now Time) string {
+	if t == 0 {
+		return ""
+	}
+	d := int64(now - t)
+	future := d < 0
+	if future {
+		d = -d
+	}
+	const minute, hour, day = 60, 60 * 60, 24 * 60 * 60
+	const month, year = 365 * day / 12, 365 * day // a month: a twelfth of a year
+	var s string
+	switch {
+	case d < minute:
+		return "just now"
+	case d < hour:
+		s = units(d/minute, "minute")
+	case d < day:
+		s = units(d/hour, "hour")
+	case d < 2*day && !future:
+		return "yesterday"
+	case d < 30*day:
+		s = units(d/day, "day")
+	case d < 365*day:
+		s = units(max(1, d/month), "month")
+	default:
+		s = units(d/year, "year")
+	}
+	if future {
+		return s + " from now"
+	}
+	return s + " ago"
+}
+
+func units(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.FormatInt(n, 10) + " " + unit + "s"
+}
+
+// Timeline is what the times of a graph's facts say of when it learned
+// them. A fact is an entity (when it was created), an observation or a
+// relation (when it was created); a fact whose time is unknown counts in
+// Unknown only.
+type Timeline struct {
+	// Oldest and Newest are the earliest and latest time a fact was
+	// learned, or zero when no fact's time is known.
+	Oldest, Newest Time
+	// Known and Unknown count the facts whose time is known and unknown.
+	Known, Unknown int
+	// PerDay counts the facts learned on each of the days asked for, the
+	// oldest first, the last the day (UTC) of now; From is the start of the
+	// first, 00:00 UTC.
+	PerDay []int
+	From   Time
+}
+
+// Day is a day's length in a Time.
+const Day Time = 24 * 60 * 60
+
+// Timeline returns what the graph's times say of when it learned its
+// facts, counted per day over the days (UTC) that end with now's.
+func (g *Graph) Timeline(now Time, days int) Timeline {
+	tl := Timeline{PerDay: make([]int, max(days, 0))}
+	tl.From = now - now%Day - Time(len(tl.PerDay)-1)*Day
+	fact := func(t Time) {
+		if t == 0 {
+			tl.Unknown++
+			return
+		}
+		tl.Known++
+		if tl.Oldest == 0 || t < tl.Oldest {
+			tl.Oldest = t
+		}
+		tl.Newest = max(tl.Newest, t)
+		if i := (t - tl.From) / Day; t >= tl.From && int(i) < len(tl.PerDay) {
+			tl.PerDay[i]++
+		}
+	}
+	for _, e := range g.entities {
+		fact(e.Created)
+		for i := range e.Observations {
+			fact(e.ObservationTime(i))
+		}
+	}
+	for _, r := range g.relations {
+		fact(r.Created)
+	}
+	return tl
+}
