@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -33,7 +34,17 @@ type Stats struct {
 	// Vectors counts search by meaning's vectors, when it is on for a
 	// memory file.
 	Vectors *VectorCount `json:"vectors,omitempty"`
+	// Learned is what the memory's times say of when it learned its
+	// facts (entities, observations, relations): the oldest and newest,
+	// and how many were learned on each of the last learnedDays days
+	// (UTC). It counts what the memory holds now: a fact learned and
+	// deleted since is not in it.
+	Learned graph.Timeline `json:"learned"`
 }
+
+// learnedDays is how many days stats counts facts learned per day: today
+// and the days before it.
+const learnedDays = 30
 
 // VectorCount is how many of a memory's texts (one per observation, one
 // for an entity with none) have a vector by the model configured.
@@ -73,6 +84,7 @@ func runStats(c *context_, args []string) error {
 	} else {
 		st.Memory = s.where
 	}
+	now := graph.TimeOf(time.Now())
 	err = s.View(func(g *graph.Graph) {
 		entityTypes := make(map[string]int)
 		for _, e := range g.Entities() {
@@ -88,6 +100,7 @@ func runStats(c *context_, args []string) error {
 		}
 		st.Entities, st.Relations = g.Len()
 		st.EntityTypes, st.RelationTypes = byCount(entityTypes), byCount(relationTypes)
+		st.Learned = g.Timeline(now, learnedDays)
 	})
 	if err != nil {
 		return err
@@ -118,7 +131,54 @@ func runStats(c *context_, args []string) error {
 	if v := st.Vectors; v != nil {
 		c.printf("Vectors         %d of %d texts, by model %q\n", v.Ready, v.Texts, v.Model)
 	}
+	printLearned(c, st.Learned, now)
 	return nil
+}
+
+// printLearned says what the memory's times say of when it learned its
+// facts: the oldest and newest, and a line with one mark per day.
+func printLearned(c *context_, tl graph.Timeline, now graph.Time) {
+	if tl.Known == 0 {
+		if tl.Unknown > 0 {
+			c.printf("Learned         unknown: no fact here says when it was learned (written by tools that keep no times)\n")
+		}
+		return
+	}
+	exact := when{exact: true}
+	c.printf("Oldest fact     %s, %s\n", exact.say(tl.Oldest), tl.Oldest.Ago(now))
+	c.printf("Newest fact     %s, %s\n", exact.say(tl.Newest), tl.Newest.Ago(now))
+	days := tl.Days()
+	total, most := 0, 0
+	for _, n := range tl.PerDay {
+		total += n
+		most = max(most, n)
+	}
+	if tl.Unknown > 0 {
+		c.printf("Without a time  %s (written by tools that keep no times)\n", plural(tl.Unknown, "fact", "facts"))
+	}
+	c.printf("Facts learned   %d in the last %d days (UTC, %s to today)", total, len(days), days[0].Day)
+	if total > 0 {
+		c.printf(", at most %d a day:\n                %s\n", most, sparkline(tl.PerDay))
+	} else {
+		c.printf("\n")
+	}
+}
+
+// sparkline draws counts as one line of block characters, the highest
+// count a full block; "·" is none.
+func sparkline(counts []int) string {
+	const blocks = "▁▂▃▄▅▆▇█"
+	most := slices.Max(counts)
+	var b strings.Builder
+	for _, n := range counts {
+		if n == 0 {
+			b.WriteString("·")
+			continue
+		}
+		level := (n*8 + most - 1) / most // 1…8
+		b.WriteString(string([]rune(blocks)[level-1]))
+	}
+	return b.String()
 }
 
 // byCount orders types by count, most first, then by name.
@@ -257,18 +317,94 @@ var cmdShow = &command{
 	name:    "show",
 	args:    "NAME…",
 	summary: "print entities with their observations and relations both ways",
-	help:    "Names are exact (case-sensitive). A name that matches no entity is an error (exit 1)\nafter the others are shown.\n",
+	help: `Names are exact (case-sensitive). A name that matches no entity is an error (exit 1)
+after the others are shown.
+
+Each entity and observation says when it was learned ("learned 3 days ago"),
+where the memory knows it (lines written by other tools carry no times).
+
+  --times   the exact times (UTC) instead, of the relations too, and when
+            each entity last changed. --json always holds them: createdAt,
+            updatedAt, observationTimes (null: unknown), as the tools'
+            showTimes gives them.
+`,
 	run:     runShow,
 }
 
 // shown is what show --json prints.
 type shown struct {
-	Entities  []graph.Entity   `json:"entities"`
-	Relations []graph.Relation `json:"relations"`
-	NotFound  []string         `json:"notFound"`
+	Entities  []shownEntity   `json:"entities"`
+	Relations []shownRelation `json:"relations"`
+	NotFound  []string        `json:"notFound"`
+}
+
+// shownEntity is an entity with when it was learned, where known, as the
+// tools' showTimes says it (docs/design.md §8).
+type shownEntity struct {
+	graph.Entity
+	CreatedAt        string    `json:"createdAt,omitempty"`
+	UpdatedAt        string    `json:"updatedAt,omitempty"` // when it differs
+	ObservationTimes []*string `json:"observationTimes,omitempty"`
+}
+
+type shownRelation struct {
+	graph.Relation
+	CreatedAt string `json:"createdAt,omitempty"`
+}
+
+func showEntity(e *graph.Entity) shownEntity {
+	s := shownEntity{Entity: graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}, CreatedAt: rfc3339(e.Created)}
+	if e.Updated != e.Created {
+		s.UpdatedAt = rfc3339(e.Updated)
+	}
+	if e.HasObservationTimes() {
+		s.ObservationTimes = make([]*string, len(e.Observations))
+		for i := range e.Observations {
+			if t := e.ObservationTime(i); t.Known() {
+				s.ObservationTimes[i] = new(t.String())
+			}
+		}
+	}
+	return s
+}
+
+// rfc3339 is t as the memory file writes it, or "" when it is unknown.
+func rfc3339(t graph.Time) string {
+	if !t.Known() {
+		return ""
+	}
+	return t.String()
+}
+
+// when says when a fact was learned: "3 days ago", or with --times
+// "2026-11-30 09:15:00 UTC"; "" when unknown.
+type when struct {
+	now   graph.Time
+	exact bool
+}
+
+func (w when) say(t graph.Time) string {
+	switch {
+	case !t.Known():
+		return ""
+	case w.exact:
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	default:
+		return t.Ago(w.now)
+	}
+}
+
+// after is what follows a fact on its line: " · " and what w says of t,
+// or "" when t is unknown.
+func (w when) after(t graph.Time) string {
+	if !t.Known() {
+		return ""
+	}
+	return " · " + w.say(t)
 }
 
 func runShow(c *context_, args []string) error {
+	exact := c.flags.Bool("times", false, "")
 	names, err := c.parse(args)
 	if err != nil {
 		return err
@@ -281,8 +417,9 @@ func runShow(c *context_, args []string) error {
 		return err
 	}
 	defer s.close()
-	out := shown{Entities: []graph.Entity{}, Relations: []graph.Relation{}, NotFound: []string{}}
+	out := shown{Entities: []shownEntity{}, Relations: []shownRelation{}, NotFound: []string{}}
 	var text strings.Builder
+	at := when{now: graph.TimeOf(time.Now()), exact: *exact}
 	err = s.View(func(g *graph.Graph) {
 		seenRel := make(map[*graph.Relation]bool)
 		seen := make(map[string]bool)
@@ -296,30 +433,44 @@ func runShow(c *context_, args []string) error {
 				out.NotFound = append(out.NotFound, name)
 				continue
 			}
-			out.Entities = append(out.Entities, graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)})
-			fmt.Fprintf(&text, "%s (%s)\n", oneLine(e.Name), oneLine(e.EntityType))
+			out.Entities = append(out.Entities, showEntity(e))
+			learned := ""
+			if e.Created.Known() {
+				learned = " · learned " + at.say(e.Created)
+				if at.exact && e.Updated.Known() && e.Updated != e.Created {
+					learned += ", changed " + at.say(e.Updated)
+				}
+			}
+			fmt.Fprintf(&text, "%s (%s)%s\n", oneLine(e.Name), oneLine(e.EntityType), learned)
 			if len(e.Observations) == 0 {
 				text.WriteString("  no observations\n")
 			}
-			for _, o := range e.Observations {
-				fmt.Fprintf(&text, "  - %s\n", oneLine(o))
+			for i, o := range e.Observations {
+				fmt.Fprintf(&text, "  - %s%s\n", oneLine(o), at.after(e.ObservationTime(i)))
+			}
+			// A relation's time only with --times: the default stays short.
+			relTime := func(r *graph.Relation) string {
+				if !at.exact {
+					return ""
+				}
+				return at.after(r.Created)
 			}
 			outRels, inRels := g.RelationsOf(e.Name)
 			for _, r := range outRels {
-				fmt.Fprintf(&text, "  → %s %s%s\n", oneLine(r.RelationType), oneLine(r.To), missingMark(g, r.To))
+				fmt.Fprintf(&text, "  → %s %s%s%s\n", oneLine(r.RelationType), oneLine(r.To), missingMark(g, r.To), relTime(r))
 			}
 			for _, r := range inRels {
 				if r.From == r.To {
 					continue // a self-relation was shown as outgoing
 				}
-				fmt.Fprintf(&text, "  ← %s %s%s\n", oneLine(r.RelationType), oneLine(r.From), missingMark(g, r.From))
+				fmt.Fprintf(&text, "  ← %s %s%s%s\n", oneLine(r.RelationType), oneLine(r.From), missingMark(g, r.From), relTime(r))
 			}
 			text.WriteString("\n")
 			for _, list := range [2][]*graph.Relation{outRels, inRels} {
 				for _, r := range list {
 					if !seenRel[r] {
 						seenRel[r] = true
-						out.Relations = append(out.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType})
+						out.Relations = append(out.Relations, shownRelation{graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType}, rfc3339(r.Created)})
 					}
 				}
 			}

@@ -1,6 +1,10 @@
 package graph
 
-import "strconv"
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
 
 // Ago says in English how long before now t was, as people say it: "just
 // now", "5 minutes ago", "3 hours ago", "yesterday", "12 days ago", "2
@@ -99,4 +103,36 @@ func (g *Graph) Timeline(now Time, days int) Timeline {
 		fact(r.Created)
 	}
 	return tl
+}
+
+// DayCount is how many things happened on one day (UTC), "2026-11-30".
+type DayCount struct {
+	Day   string `json:"day"`
+	Count int    `json:"count"`
+}
+
+// Days returns PerDay with each day's date, the oldest first.
+func (tl Timeline) Days() []DayCount {
+	days := make([]DayCount, len(tl.PerDay))
+	for i, n := range tl.PerDay {
+		days[i] = DayCount{(tl.From + Time(i)*Day).UTC().Format(time.DateOnly), n}
+	}
+	return days
+}
+
+// MarshalJSON writes the timeline as the stats command's --json and the
+// page give it: {"oldest", "newest" (RFC 3339; absent when no time is
+// known), "known", "unknown", "perDay": [{"day", "count"}, …]}.
+func (tl Timeline) MarshalJSON() ([]byte, error) {
+	v := struct {
+		Oldest  string     `json:"oldest,omitempty"`
+		Newest  string     `json:"newest,omitempty"`
+		Known   int        `json:"known"`
+		Unknown int        `json:"unknown"`
+		PerDay  []DayCount `json:"perDay"`
+	}{Known: tl.Known, Unknown: tl.Unknown, PerDay: tl.Days()}
+	if tl.Known > 0 {
+		v.Oldest, v.Newest = tl.Oldest.String(), tl.Newest.String()
+	}
+	return json.Marshal(v)
 }
