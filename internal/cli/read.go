@@ -328,7 +328,7 @@ where the memory knows it (lines written by other tools carry no times).
             updatedAt, observationTimes (null: unknown), as the tools'
             showTimes gives them.
 `,
-	run:     runShow,
+	run: runShow,
 }
 
 // shown is what show --json prints.
