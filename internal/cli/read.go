@@ -36,15 +36,11 @@ type Stats struct {
 	Vectors *VectorCount `json:"vectors,omitempty"`
 	// Learned is what the memory's times say of when it learned its
 	// facts (entities, observations, relations): the oldest and newest,
-	// and how many were learned on each of the last learnedDays days
+	// and how many were learned on each of the last graph.RecentDays days
 	// (UTC). It counts what the memory holds now: a fact learned and
 	// deleted since is not in it.
 	Learned graph.Timeline `json:"learned"`
 }
-
-// learnedDays is how many days stats counts facts learned per day: today
-// and the days before it.
-const learnedDays = 30
 
 // VectorCount is how many of a memory's texts (one per observation, one
 // for an entity with none) have a vector by the model configured.
@@ -100,7 +96,7 @@ func runStats(c *context_, args []string) error {
 		}
 		st.Entities, st.Relations = g.Len()
 		st.EntityTypes, st.RelationTypes = byCount(entityTypes), byCount(relationTypes)
-		st.Learned = g.Timeline(now, learnedDays)
+		st.Learned = g.Timeline(now, graph.RecentDays)
 	})
 	if err != nil {
 		return err
@@ -353,9 +349,9 @@ type shownRelation struct {
 }
 
 func showEntity(e *graph.Entity) shownEntity {
-	s := shownEntity{Entity: graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}, CreatedAt: rfc3339(e.Created)}
+	s := shownEntity{Entity: graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}, CreatedAt: e.Created.RFC3339()}
 	if e.Updated != e.Created {
-		s.UpdatedAt = rfc3339(e.Updated)
+		s.UpdatedAt = e.Updated.RFC3339()
 	}
 	if e.HasObservationTimes() {
 		s.ObservationTimes = make([]*string, len(e.Observations))
@@ -366,14 +362,6 @@ func showEntity(e *graph.Entity) shownEntity {
 		}
 	}
 	return s
-}
-
-// rfc3339 is t as the memory file writes it, or "" when it is unknown.
-func rfc3339(t graph.Time) string {
-	if !t.Known() {
-		return ""
-	}
-	return t.String()
 }
 
 // when says when a fact was learned: "3 days ago", or with --times
@@ -470,7 +458,7 @@ func runShow(c *context_, args []string) error {
 				for _, r := range list {
 					if !seenRel[r] {
 						seenRel[r] = true
-						out.Relations = append(out.Relations, shownRelation{graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType}, rfc3339(r.Created)})
+						out.Relations = append(out.Relations, shownRelation{graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType}, r.Created.RFC3339()})
 					}
 				}
 			}

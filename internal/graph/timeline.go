@@ -74,6 +74,10 @@ type Timeline struct {
 // Day is a day's length in a Time.
 const Day Time = 24 * 60 * 60
 
+// RecentDays is how many days the stats command and the page count per
+// day: today (UTC) and the days before it.
+const RecentDays = 30
+
 // Timeline returns what the graph's times say of when it learned its
 // facts, counted per day over the days (UTC) that end with now's.
 func (g *Graph) Timeline(now Time, days int) Timeline {
@@ -130,9 +134,6 @@ func (tl Timeline) MarshalJSON() ([]byte, error) {
 		Known   int        `json:"known"`
 		Unknown int        `json:"unknown"`
 		PerDay  []DayCount `json:"perDay"`
-	}{Known: tl.Known, Unknown: tl.Unknown, PerDay: tl.Days()}
-	if tl.Known > 0 {
-		v.Oldest, v.Newest = tl.Oldest.String(), tl.Newest.String()
-	}
+	}{tl.Oldest.RFC3339(), tl.Newest.RFC3339(), tl.Known, tl.Unknown, tl.Days()}
 	return json.Marshal(v)
 }

@@ -95,14 +95,21 @@ type link struct {
 	Name         string `json:"name"`
 	RelationType string `json:"relationType"`
 	Exists       bool   `json:"exists"`
+	CreatedAt    string `json:"createdAt,omitempty"` // when the relation was learned
 }
 
+// entityPage is an entity as its page shows it. The times say when each
+// fact was learned (RFC 3339, UTC): absent, or null for an observation,
+// when unknown.
 type entityPage struct {
-	Name         string   `json:"name"`
-	EntityType   string   `json:"entityType"`
-	Observations []string `json:"observations"`
-	Out          []link   `json:"out"`
-	In           []link   `json:"in"`
+	Name             string    `json:"name"`
+	EntityType       string    `json:"entityType"`
+	Observations     []string  `json:"observations"`
+	CreatedAt        string    `json:"createdAt,omitempty"`
+	UpdatedAt        string    `json:"updatedAt,omitempty"`
+	ObservationTimes []*string `json:"observationTimes"` // one per observation
+	Out              []link    `json:"out"`
+	In               []link    `json:"in"`
 }
 
 func entityAnswer(g *graph.Graph, name string) (any, int) {
@@ -110,13 +117,20 @@ func entityAnswer(g *graph.Graph, name string) (any, int) {
 	if e == nil {
 		return map[string]string{"error": fmt.Sprintf("There is no entity named %q (any more).", name)}, http.StatusNotFound
 	}
-	p := entityPage{Name: e.Name, EntityType: e.EntityType, Observations: append([]string{}, e.Observations...), Out: []link{}, In: []link{}}
+	p := entityPage{Name: e.Name, EntityType: e.EntityType, Observations: append([]string{}, e.Observations...),
+		CreatedAt: e.Created.RFC3339(), UpdatedAt: e.Updated.RFC3339(), ObservationTimes: make([]*string, len(e.Observations)),
+		Out: []link{}, In: []link{}}
+	for i := range e.Observations {
+		if t := e.ObservationTime(i); t.Known() {
+			p.ObservationTimes[i] = new(t.String())
+		}
+	}
 	out, in := g.RelationsOf(name)
 	for _, r := range out {
-		p.Out = append(p.Out, link{r.To, r.RelationType, g.Entity(r.To) != nil})
+		p.Out = append(p.Out, link{r.To, r.RelationType, g.Entity(r.To) != nil, r.Created.RFC3339()})
 	}
 	for _, r := range in {
-		p.In = append(p.In, link{r.From, r.RelationType, g.Entity(r.From) != nil})
+		p.In = append(p.In, link{r.From, r.RelationType, g.Entity(r.From) != nil, r.Created.RFC3339()})
 	}
 	return p, http.StatusOK
 }

@@ -236,6 +236,12 @@ async function render() {
   document.title = p.name + " · Memory";
   $("ename").textContent = p.name;
   $("etype").textContent = p.entityType;
+  $("elearned").replaceChildren();
+  if (p.createdAt) {
+    const t = when(p.createdAt, "learned ");
+    if (p.updatedAt && p.updatedAt !== p.createdAt) t.title += "\nLast changed " + exactTime(p.updatedAt);
+    $("elearned").append(t);
+  }
   const same = p.name === shown;
   shown = p.name;
   if (!same) {
@@ -248,7 +254,7 @@ async function render() {
   if (!(same && obs.querySelector("form"))) {
     obs.replaceChildren();
     if (p.observations.length === 0) obs.append(el("li", "No observations yet.", "type"));
-    for (const o of p.observations) obs.append(observationItem(p.name, o));
+    p.observations.forEach((o, i) => obs.append(observationItem(p.name, o, p.observationTimes[i])));
   }
   const rels = $("rels");
   rels.replaceChildren();
@@ -268,10 +274,119 @@ async function renderHome() {
     showMode(s);
     $("stats").textContent = `${plural(s.entities, "entity", "entities")} and ${plural(s.relations, "relation", "relations")} in ${s.where}. Search above, or open an entity from the list.`;
   } catch (e) { say(e.message, true); }
+  renderLearned();
   renderPicture();
 }
 
-function observationItem(entity, text) {
+// --- when facts were learned ------------------------------------------------
+
+// ago says in English how long before now (milliseconds) the time iso
+// was: "just now", "5 minutes ago", "yesterday", "3 days ago", "2 months
+// ago", and for a clock ahead "3 hours from now"; "" when unknown. The
+// commands say the same (graph.Time.Ago), tested on the same cases.
+function ago(iso, now) {
+  if (!iso) return "";
+  let d = Math.floor(now / 1000) - Math.floor(Date.parse(iso) / 1000);
+  const future = d < 0;
+  if (future) d = -d;
+  const minute = 60, hour = 60 * minute, day = 24 * hour, year = 365 * day, month = year / 12;
+  const units = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  let s;
+  if (d < minute) return "just now";
+  else if (d < hour) s = units(Math.floor(d / minute), "minute");
+  else if (d < day) s = units(Math.floor(d / hour), "hour");
+  else if (d < 2 * day && !future) return "yesterday";
+  else if (d < 30 * day) s = units(Math.floor(d / day), "day");
+  else if (d < year) s = units(Math.max(1, Math.floor(d / month)), "month");
+  else s = units(Math.floor(d / year), "year");
+  return future ? s + " from now" : s + " ago";
+}
+
+// exactTime is the date and time of iso in the reader's time zone.
+const exactFormat = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+const exactTime = iso => exactFormat.format(new Date(iso));
+
+// when is a <time> saying how long ago iso was, after prefix, with the
+// exact date and time on hover; refreshTimes keeps it true as time passes.
+function when(iso, prefix) {
+  const t = el("time", null, "when");
+  t.dateTime = iso;
+  t.dataset.prefix = prefix || "";
+  t.title = (prefix ? "Learned " : "") + exactTime(iso);
+  t.textContent = t.dataset.prefix + ago(iso, Date.now());
+  return t;
+}
+function refreshTimes() {
+  const now = Date.now();
+  for (const t of document.querySelectorAll("time.when")) t.textContent = t.dataset.prefix + ago(t.dateTime, now);
+}
+
+// Days are UTC days, "2026-11-30", as the server counts them.
+const dayFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+const longDayFormat = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+const dayLabel = (day, long) => (long ? longDayFormat : dayFormat).format(new Date(day + "T00:00:00Z"));
+
+let learned = null; // the timeline last drawn, redrawn on resize
+
+// renderLearned shows when the memory learned its facts: the oldest and
+// newest, and the facts learned on each of the last 30 days as a plot.
+async function renderLearned() {
+  let tl;
+  try { tl = await api("learned"); } catch (e) { say(e.message, true); return; }
+  learned = tl;
+  $("learned").hidden = tl.known + tl.unknown === 0;
+  const note = $("learnedNote"), plot = $("perDay");
+  note.replaceChildren();
+  const unknown = tl.unknown > 0 ? ` ${plural(tl.unknown, "fact has", "facts have")} no time: written by tools that keep no times.` : "";
+  plot.toggleAttribute("hidden", tl.known === 0);
+  if (tl.known === 0) { note.textContent = "No fact here says when it was learned: it was written by tools that keep no times."; return; }
+  const total = tl.perDay.reduce((s, d) => s + d.count, 0);
+  const top = tl.perDay.reduce((a, d) => d.count > a.count ? d : a, tl.perDay[0]);
+  note.append(`${plural(total, "fact", "facts")} learned in the last ${tl.perDay.length} days` +
+    (total > 0 ? `, at most ${fmt(top.count)} on ${dayLabel(top.day)}` : "") + ". The oldest fact was learned ",
+    when(tl.oldest), ", the newest ", when(tl.newest), "." + unknown);
+  drawPerDay(plot, tl.perDay);
+}
+
+// drawPerDay draws a bar per day, one pixel to one unit so that the text
+// keeps its size; each day's bar names its date and count on hover, and
+// the plot's label says the same for screen readers.
+function drawPerDay(plot, days) {
+  const W = Math.max(240, Math.min(640, Math.floor(plot.parentElement.clientWidth))), H = 120;
+  const left = 28, right = 6, top = 8, bottom = 20, plotH = H - top - bottom;
+  const most = Math.max(1, ...days.map(d => d.count));
+  const slot = (W - left - right) / days.length;
+  plot.replaceChildren();
+  plot.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  plot.setAttribute("width", W);
+  plot.setAttribute("height", H);
+  const label = (x, y, text, anchor) => {
+    const t = svg("text", { x, y, "text-anchor": anchor });
+    t.textContent = text;
+    plot.append(t);
+  };
+  plot.append(svg("line", { class: "axis", x1: left, y1: top + plotH + 0.5, x2: W - right, y2: top + plotH + 0.5 }));
+  label(left - 4, top + 8, fmt(most), "end");
+  label(left - 4, top + plotH, "0", "end");
+  days.forEach((d, i) => {
+    const x = left + i * slot, g = svg("g", { class: "day", "data-day": d.day, "data-count": d.count });
+    const title = svg("title", {});
+    title.textContent = `${dayLabel(d.day, true)}: ${plural(d.count, "fact", "facts")} learned`;
+    const h = d.count === 0 ? 2 : Math.max(3, Math.round(d.count / most * plotH));
+    g.append(title,
+      svg("rect", { x, y: top, width: slot, height: plotH, fill: "transparent" }), // the day's hover area
+      svg("rect", { class: d.count === 0 ? "none" : "bar", x: x + slot * 0.15, y: top + plotH - h, width: slot * 0.7, height: h }));
+    plot.append(g);
+  });
+  label(left, H - 5, dayLabel(days[0].day), "start");
+  label(W - right, H - 5, "today (UTC)", "end");
+  const busy = days.filter(d => d.count > 0).map(d => `${dayLabel(d.day)}: ${fmt(d.count)}`);
+  plot.setAttribute("aria-label", `Facts learned per day, ${dayLabel(days[0].day)} to today (UTC): ` + (busy.length ? busy.join(", ") : "none") + ".");
+}
+
+// observationItem lists an observation with when it was learned (at, or
+// null when unknown) and its edit buttons.
+function observationItem(entity, text, at) {
   const li = el("li");
   const span = el("span", text, "text");
   const change = el("button", "Edit", "small edit");
@@ -280,7 +395,9 @@ function observationItem(entity, text) {
   const del = el("button", "Delete", "small danger edit");
   del.type = "button";
   del.title = "Delete this observation";
-  li.append(span, change, " ", del);
+  li.append(span);
+  if (at) li.append(when(at), " ");
+  li.append(change, " ", del);
   change.onclick = () => {
     const form = el("form", null, "row");
     const input = el("input");
@@ -313,7 +430,9 @@ function relationItem(arrow, r, triple) {
   del.type = "button";
   del.title = "Delete this relation";
   del.onclick = async () => { if (await edit({ op: "deleteRelation", ...triple })) render(); };
-  li.append(a, " ", del);
+  li.append(a, " ");
+  if (r.createdAt) li.append(when(r.createdAt), " ");
+  li.append(del);
   return li;
 }
 
@@ -619,6 +738,7 @@ window.addEventListener("resize", () => {
   clearTimeout(window.redrawTimer);
   window.redrawTimer = setTimeout(() => {
     if (drawn && Math.floor($("pic").parentElement.clientWidth) - 2 !== drawn.width) draw($("pic"), drawn.g);
+    if (learned && current === null && learned.known > 0) drawPerDay($("perDay"), learned.perDay);
   }, 150);
 });
 
@@ -677,6 +797,7 @@ function init() {
   search();
   route();
   listen();
+  setInterval(refreshTimes, 60 * 1000);
   api("stats").then(showMode, () => {});
 }
 
