@@ -16,8 +16,14 @@ import (
 
 var cmdStats = &command{
 	name:    "stats",
-	summary: "count entities, observations and relations, by type",
-	run:     runStats,
+	summary: "count entities, observations and relations, by type, and when they were learned",
+	help: `Also when the memory learned its facts (entities, observations, relations),
+as far as its times say (lines written by tools that keep no times have none):
+the oldest and newest fact, and the facts learned on each of the last 30 days
+(UTC), as one line with a mark per day, today's last. --json gives them as
+"learned": {"oldest", "newest", "known", "unknown", "perDay": [{"day", "count"}]}.
+`,
+	run: runStats,
 }
 
 // Stats is what stats prints.
@@ -143,9 +149,9 @@ func printLearned(c *context_, tl graph.Timeline, now graph.Time) {
 	exact := when{exact: true}
 	c.printf("Oldest fact     %s, %s\n", exact.say(tl.Oldest), tl.Oldest.Ago(now))
 	c.printf("Newest fact     %s, %s\n", exact.say(tl.Newest), tl.Newest.Ago(now))
-	days := tl.Days()
+	days := tl.PerDay.Days()
 	total, most := 0, 0
-	for _, n := range tl.PerDay {
+	for _, n := range tl.PerDay.Counts {
 		total += n
 		most = max(most, n)
 	}
@@ -154,7 +160,7 @@ func printLearned(c *context_, tl graph.Timeline, now graph.Time) {
 	}
 	c.printf("Facts learned   %d in the last %d days (UTC, %s to today)", total, len(days), days[0].Day)
 	if total > 0 {
-		c.printf(", at most %d a day:\n                %s\n", most, sparkline(tl.PerDay))
+		c.printf(", at most %d a day:\n                %s\n", most, sparkline(tl.PerDay.Counts))
 	} else {
 		c.printf("\n")
 	}

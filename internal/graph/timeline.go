@@ -64,11 +64,8 @@ type Timeline struct {
 	Oldest, Newest Time
 	// Known and Unknown count the facts whose time is known and unknown.
 	Known, Unknown int
-	// PerDay counts the facts learned on each of the days asked for, the
-	// oldest first, the last the day (UTC) of now; From is the start of the
-	// first, 00:00 UTC.
-	PerDay []int
-	From   Time
+	// PerDay counts the facts learned on each of the days asked for.
+	PerDay PerDay
 }
 
 // Day is a day's length in a Time.
@@ -81,8 +78,7 @@ const RecentDays = 30
 // Timeline returns what the graph's times say of when it learned its
 // facts, counted per day over the days (UTC) that end with now's.
 func (g *Graph) Timeline(now Time, days int) Timeline {
-	tl := Timeline{PerDay: make([]int, max(days, 0))}
-	tl.From = now - now%Day - Time(len(tl.PerDay)-1)*Day
+	tl := Timeline{PerDay: NewPerDay(now, days)}
 	fact := func(t Time) {
 		if t == 0 {
 			tl.Unknown++
@@ -93,9 +89,7 @@ func (g *Graph) Timeline(now Time, days int) Timeline {
 			tl.Oldest = t
 		}
 		tl.Newest = max(tl.Newest, t)
-		if i := (t - tl.From) / Day; t >= tl.From && int(i) < len(tl.PerDay) {
-			tl.PerDay[i]++
-		}
+		tl.PerDay.Add(t)
 	}
 	for _, e := range g.entities {
 		fact(e.Created)
@@ -109,31 +103,55 @@ func (g *Graph) Timeline(now Time, days int) Timeline {
 	return tl
 }
 
+// MarshalJSON writes the timeline as the stats command's --json and the
+// page give it: {"oldest", "newest" (RFC 3339; absent when no time is
+// known), "known", "unknown", "perDay": [{"day", "count"}, …]}.
+func (tl Timeline) MarshalJSON() ([]byte, error) {
+	v := struct {
+		Oldest  string `json:"oldest,omitempty"`
+		Newest  string `json:"newest,omitempty"`
+		Known   int    `json:"known"`
+		Unknown int    `json:"unknown"`
+		PerDay  PerDay `json:"perDay"`
+	}{tl.Oldest.RFC3339(), tl.Newest.RFC3339(), tl.Known, tl.Unknown, tl.PerDay}
+	return json.Marshal(v)
+}
+
+// PerDay counts things (facts learned, writes) on each of a run of days
+// (UTC).
+type PerDay struct {
+	From   Time  // 00:00 UTC of the first day
+	Counts []int // one per day, the oldest first
+}
+
+// NewPerDay returns the days days that end with now's, nothing counted.
+func NewPerDay(now Time, days int) PerDay {
+	p := PerDay{Counts: make([]int, max(days, 0))}
+	p.From = now - now%Day - Time(len(p.Counts)-1)*Day
+	return p
+}
+
+// Add counts t on its day, when that is one of p's.
+func (p PerDay) Add(t Time) {
+	if i := (t - p.From) / Day; t >= p.From && int(i) < len(p.Counts) {
+		p.Counts[i]++
+	}
+}
+
 // DayCount is how many things happened on one day (UTC), "2026-11-30".
 type DayCount struct {
 	Day   string `json:"day"`
 	Count int    `json:"count"`
 }
 
-// Days returns PerDay with each day's date, the oldest first.
-func (tl Timeline) Days() []DayCount {
-	days := make([]DayCount, len(tl.PerDay))
-	for i, n := range tl.PerDay {
-		days[i] = DayCount{(tl.From + Time(i)*Day).UTC().Format(time.DateOnly), n}
+// Days returns the counts with each day's date, the oldest first.
+func (p PerDay) Days() []DayCount {
+	days := make([]DayCount, len(p.Counts))
+	for i, n := range p.Counts {
+		days[i] = DayCount{(p.From + Time(i)*Day).UTC().Format(time.DateOnly), n}
 	}
 	return days
 }
 
-// MarshalJSON writes the timeline as the stats command's --json and the
-// page give it: {"oldest", "newest" (RFC 3339; absent when no time is
-// known), "known", "unknown", "perDay": [{"day", "count"}, …]}.
-func (tl Timeline) MarshalJSON() ([]byte, error) {
-	v := struct {
-		Oldest  string     `json:"oldest,omitempty"`
-		Newest  string     `json:"newest,omitempty"`
-		Known   int        `json:"known"`
-		Unknown int        `json:"unknown"`
-		PerDay  []DayCount `json:"perDay"`
-	}{tl.Oldest.RFC3339(), tl.Newest.RFC3339(), tl.Known, tl.Unknown, tl.Days()}
-	return json.Marshal(v)
-}
+// MarshalJSON writes the days as Days returns them.
+func (p PerDay) MarshalJSON() ([]byte, error) { return json.Marshal(p.Days()) }

@@ -59,12 +59,12 @@ func TestTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := g.Timeline(now, 4)
-	want := Timeline{Oldest: 5 * Day, Newest: now + 3*Day, Known: 7, Unknown: 3, PerDay: []int{0, 3, 1, 1}, From: 17 * Day}
+	want := Timeline{Oldest: 5 * Day, Newest: now + 3*Day, Known: 7, Unknown: 3, PerDay: PerDay{From: 17 * Day, Counts: []int{0, 3, 1, 1}}}
 	if tl.Oldest != want.Oldest || tl.Newest != want.Newest || tl.Known != want.Known || tl.Unknown != want.Unknown ||
-		tl.From != want.From || !slices.Equal(tl.PerDay, want.PerDay) {
+		tl.PerDay.From != want.PerDay.From || !slices.Equal(tl.PerDay.Counts, want.PerDay.Counts) {
 		t.Errorf("timeline %+v, want %+v", tl, want)
 	}
-	if tl := New().Timeline(now, 30); tl.Oldest != 0 || tl.Newest != 0 || tl.Known+tl.Unknown != 0 || len(tl.PerDay) != 30 {
+	if tl := New().Timeline(now, 30); tl.Oldest != 0 || tl.Newest != 0 || tl.Known+tl.Unknown != 0 || len(tl.PerDay.Counts) != 30 {
 		t.Errorf("empty graph's timeline %+v", tl)
 	}
 }
