@@ -15,6 +15,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -53,7 +54,7 @@ func runImport(c *context_, args []string) error {
 	ctx, stop := interruptible()
 	defer stop()
 	var res graph.ImportResult
-	_, err = s.Update(ctx, graph.Timed(time.Now, func(g *graph.Graph) (err error) {
+	_, err = s.Update(history.WithAuthor(ctx, history.Author{Tool: "import"}), graph.Timed(time.Now, func(g *graph.Graph) (err error) {
 		res, err = g.Import(src)
 		return err
 	}))
@@ -438,7 +439,7 @@ func repair(s *filestore.Store, duplicates bool, findings []Finding, merged map[
 	ctx, stop := interruptible()
 	defer stop()
 	var before []byte
-	_, err = s.Update(ctx, func(g *graph.Graph) error {
+	_, err = s.Update(history.WithAuthor(ctx, history.Author{Tool: "check"}), func(g *graph.Graph) error {
 		// Under the lock the file may have changed since it was checked:
 		// repair what it holds now.
 		before, _ = os.ReadFile(s.Path())
@@ -678,7 +679,7 @@ var cmdRename = &command{
 			return usagef("the new name is empty")
 		}
 		var res graph.RenameResult
-		changed, err := c.update(func(g *graph.Graph) (err error) {
+		changed, err := c.update("rename", func(g *graph.Graph) (err error) {
 			res, err = g.Rename(args[0], args[1])
 			return err
 		})
@@ -721,7 +722,7 @@ those between A and B (they would point A at itself). Then B is removed.
 			return usagef("A and B are the same entity")
 		}
 		var res graph.MergeResult
-		if _, err := c.update(func(g *graph.Graph) (err error) {
+		if _, err := c.update("merge", func(g *graph.Graph) (err error) {
 			res, err = g.Merge(args[0], args[1])
 			return err
 		}); err != nil {
@@ -745,8 +746,9 @@ those between A and B (they would point A at itself). Then B is removed.
 }
 
 // update runs fn as one write: under the memory file's lock, or as one
-// database transaction.
-func (c *context_) update(fn func(*graph.Graph) error) (bool, error) {
+// database transaction; the history records it as made by the command
+// tool.
+func (c *context_) update(tool string, fn func(*graph.Graph) error) (bool, error) {
 	s, err := c.open(false)
 	if err != nil {
 		return false, err
@@ -754,5 +756,5 @@ func (c *context_) update(fn func(*graph.Graph) error) (bool, error) {
 	defer s.close()
 	ctx, stop := interruptible()
 	defer stop()
-	return s.Update(ctx, graph.Timed(time.Now, fn))
+	return s.Update(history.WithAuthor(ctx, history.Author{Tool: tool}), graph.Timed(time.Now, fn))
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -32,6 +33,10 @@ type Options struct {
 	// CompactIdle is how long after its last journaled write a Store
 	// compacts. 0 means 1 s.
 	CompactIdle time.Duration
+	// History bounds the history file beside the memory file, which
+	// compaction moves the journal's records to; nil means
+	// history.Default.
+	History *history.Limits
 }
 
 const defaultCompactIdle = time.Second
@@ -69,6 +74,10 @@ type Store struct {
 	loaded      bool       // false: g must be read from the file first
 	saved       watchStamp // the files as this Store last wrote them
 	dirty       bool       // this Store appended records not yet compacted
+	// historyFailed: writing the history failed and the log said so; it
+	// says so again only after the history worked again.
+	historyFailed bool
+	lastID        string // the newest record id this Store has seen
 
 	bgMu    sync.Mutex // guards the fields below
 	timer   *time.Timer
@@ -117,10 +126,16 @@ func Open(path string, opts Options) *Store {
 	if opts.CompactIdle <= 0 {
 		opts.CompactIdle = defaultCompactIdle
 	}
+	if opts.History == nil {
+		opts.History = &history.Default
+	}
 	return &Store{path: path, opts: opts}
 }
 
 func (s *Store) journalPath() string { return s.path + journalSuffix }
+
+// HistoryPath returns the history file's path: beside the memory file.
+func (s *Store) HistoryPath() string { return s.path + history.Suffix }
 
 // statJournal returns the journal's identity and size, exists false when
 // there is none.
@@ -199,38 +214,49 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return false, s.explain(fmt.Errorf("creating the directory of the memory file: %w", err))
 	}
+	author := history.AuthorOf(ctx)
 	err = s.underLock(ctx, func(lock *Lock) error {
-		changed, err = s.updateLocked(lock, fn)
+		changed, err = s.updateLocked(lock, author, fn)
 		return err
 	})
 	return changed, err
 }
 
-// updateLocked is Update with the lock held and the graph read again.
-func (s *Store) updateLocked(lock *Lock, fn func(*graph.Graph) error) (changed bool, err error) {
-	journaled := s.opts.Journal && !s.mustCompact
-	if journaled {
-		s.g.TrackChanges()
-	}
+// updateLocked is Update with the lock held and the graph read again. A
+// write's record goes to the journal whatever follows: its sync is the
+// write's acknowledgement, and compaction moves it to the history. A write
+// the record does not wholly describe (Rewrite), and every write of a
+// Store without Options.Journal, then saves the whole file at once.
+func (s *Store) updateLocked(lock *Lock, author history.Author, fn func(*graph.Graph) error) (changed bool, err error) {
+	s.g.TrackChanges()
 	before := s.g.Version()
 	err = fn(s.g)
-	var changes []graph.Change
-	complete := false
-	if journaled {
-		changes, complete = s.g.TakeChanges()
-	}
+	changes, complete := s.g.TakeChanges()
 	if err != nil || s.g.Version() == before {
 		return false, err
 	}
-	if complete && len(changes) > 0 {
-		if err := s.appendLocked(lock, changes); err != nil {
+	prev := s.journal
+	if len(changes) > 0 {
+		now := time.Now()
+		if s.journal.end == 0 {
+			// A new journal: the last record is the history's.
+			s.lastID = max(s.lastID, history.LastID(s.HistoryPath()))
+		}
+		rec := history.Record{ID: history.NewID(now, s.lastID), Time: now.UTC().Truncate(time.Second), Tool: author.Tool, Client: author.Client, Changes: changes}
+		if err := s.appendLocked(lock, &rec); err != nil {
 			s.loaded = false
 			return false, s.explain(err)
 		}
-		s.armCompaction(s.journal.end > max(minCompactBytes, s.stamp.size/4) || s.records >= maxJournalRecords)
-		return true, nil
+		if complete && s.opts.Journal && !s.mustCompact {
+			s.armCompaction(s.journal.end > max(minCompactBytes, s.stamp.size/4) || s.records >= maxJournalRecords)
+			return true, nil
+		}
 	}
 	if err := s.compactLocked(lock); err != nil {
+		if len(changes) > 0 {
+			// The write failed: its record must not stay to be applied.
+			s.takeBackLocked(prev)
+		}
 		// The graph in memory is ahead of the file; read the file again next
 		// time rather than serve what was never saved.
 		s.loaded = false
@@ -383,8 +409,9 @@ func (s *Store) catchUpLocked() (bool, error) {
 		return false, nil
 	}
 	for _, r := range p.records {
-		if r.changes != nil {
-			s.g.Apply(r.changes)
+		if r.record != nil {
+			s.g.Apply(r.record.Changes)
+			s.lastID = max(s.lastID, r.record.ID)
 			s.records++
 			// Compact at exit what another process may never compact.
 			s.dirty = s.dirty || s.opts.Journal
@@ -462,10 +489,15 @@ func (s *Store) loadOnce(last bool) (settled bool, err error) {
 	if foreign && len(p.records) > 0 {
 		s.mustCompact = true
 	}
+	for _, r := range p.records {
+		if r.record != nil {
+			s.lastID = max(s.lastID, r.record.ID)
+		}
+	}
 	skipped, applied := 0, 0
 	for _, r := range p.records[from:] {
-		if r.changes != nil {
-			skipped += s.g.Apply(r.changes)
+		if r.record != nil {
+			skipped += s.g.Apply(r.record.Changes)
 			applied++
 		}
 	}
@@ -546,7 +578,7 @@ func readAll(f *os.File, size int64) ([]byte, error) {
 
 // appendLocked acknowledges a write: it appends the write's record to the
 // journal (with the header first when the journal is new) and syncs it.
-func (s *Store) appendLocked(lock *Lock, changes []graph.Change) error {
+func (s *Store) appendLocked(lock *Lock, rec *history.Record) error {
 	if err := lock.Check(); err != nil {
 		return err
 	}
@@ -554,7 +586,8 @@ func (s *Store) appendLocked(lock *Lock, changes []graph.Change) error {
 	if s.journal.end == 0 {
 		buf = appendHeader(buf, s.fileSum())
 	}
-	buf = appendRecord(buf, changes, time.Now())
+	buf = history.AppendLine(buf, rec)
+	s.lastID = rec.ID
 	end, id, err := s.writeJournalLocked(buf)
 	if err != nil {
 		return fmt.Errorf("appending to the journal %s: %w", s.journalPath(), err)
@@ -564,6 +597,21 @@ func (s *Store) appendLocked(lock *Lock, changes []graph.Change) error {
 	s.dirty = true
 	s.saved = watchStamp{file: s.stamp, jexists: true, jid: id, jsize: end}
 	return nil
+}
+
+// takeBackLocked cuts the journal back to what it was (prev) before a
+// write whose save then failed appended its record, so that the record of
+// a write reported as failed is never applied.
+func (s *Store) takeBackLocked(prev journalStamp) {
+	var err error
+	if prev.exists {
+		err = os.Truncate(s.journalPath(), prev.end)
+	} else {
+		err = os.Remove(s.journalPath())
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.opts.Logf("taking back the record of a failed write from the journal %s: %v", s.journalPath(), err)
+	}
 }
 
 // writeJournalLocked writes buf at the end of the journal's complete lines,
@@ -642,6 +690,10 @@ func (s *Store) compactLocked(lock *Lock) error {
 	if err := writeFileAtomic(s.path, write, beforeRename); err != nil {
 		return fmt.Errorf("saving %s: %w", s.path, err)
 	}
+	if err := crashAt("before the history"); err != nil {
+		return err
+	}
+	s.keepHistoryLocked()
 	if err := crashAt("before retiring the journal"); err != nil {
 		return err
 	}
@@ -660,6 +712,73 @@ func (s *Store) compactLocked(lock *Lock) error {
 	s.journal, s.records, s.mustCompact, s.dirty = journalStamp{}, 0, false, false
 	s.saved = watchStamp{file: st}
 	return nil
+}
+
+// keepHistoryLocked moves the journal's records to the history file
+// (AppendFile skips those a move cut short already wrote) and bounds the
+// history. A history that cannot be written loses records, never a write:
+// the log says so once.
+func (s *Store) keepHistoryLocked() {
+	lim := *s.opts.History
+	var recs []history.Record
+	if s.journal.exists && !lim.Off() {
+		data, _, err := readJournal(s.journalPath())
+		if err != nil {
+			s.historyFailure(err)
+			return
+		}
+		for _, r := range parseJournal(data, 0, func(string, ...any) {}, s.journalPath()).records {
+			if r.record != nil {
+				recs = append(recs, *r.record)
+			}
+		}
+	}
+	err := history.AppendFile(s.HistoryPath(), recs, s.fileMode())
+	if err == nil {
+		_, err = history.Trim(s.HistoryPath(), lim, time.Now())
+	}
+	if err != nil {
+		s.historyFailure(err)
+		return
+	}
+	s.historyFailed = false
+}
+
+func (s *Store) historyFailure(err error) {
+	if !s.historyFailed {
+		s.opts.Logf("the history %s could not be written (the memory was saved; until this is fixed its history misses writes): %v", s.HistoryPath(), err)
+	}
+	s.historyFailed = true
+}
+
+// fileMode is the memory file's mode, which the files beside it take.
+func (s *Store) fileMode() fs.FileMode {
+	if fi, err := os.Stat(s.path); err == nil {
+		return fi.Mode().Perm()
+	}
+	return 0o600
+}
+
+// History returns the records f chooses, newest first: the history
+// file's and those of the journal not yet moved to it. It takes no lock:
+// it reads the journal first, so a record a compaction moves meanwhile is
+// read from the history (and a record read twice is kept once).
+func (s *Store) History(f history.Filter) ([]history.Record, error) {
+	data, _, err := readJournal(s.journalPath())
+	if err != nil {
+		return nil, err
+	}
+	var recs []history.Record
+	for _, r := range parseJournal(data, 0, func(string, ...any) {}, s.journalPath()).records {
+		if r.record != nil && f.Match(r.record) {
+			recs = append(recs, *r.record)
+		}
+	}
+	old, _, err := history.ReadFile(s.HistoryPath(), f)
+	if err != nil {
+		return nil, fmt.Errorf("reading the history %s: %w", s.HistoryPath(), err)
+	}
+	return history.Newest(append(old, recs...)), nil
 }
 
 // crashAt lets tests stop a compaction at a named stage, leaving the files

@@ -34,8 +34,8 @@ type Change struct {
 
 // changeLog is what TrackChanges records. version is the graph's version
 // after the last recorded step: a change made by anything that does not
-// record (Rename, Merge, Import, a load) leaves the graph at another
-// version, and the log is then incomplete.
+// record (Rewrite, a load) leaves the graph at another version, and the
+// log is then incomplete.
 type changeLog struct {
 	changes    []Change
 	version    uint64
@@ -98,8 +98,12 @@ func (g *Graph) recordRelationsDeleted(dead map[*Relation]bool) {
 
 // Apply redoes recorded changes, in order, as idempotent steps: an entity
 // or relation already present is not created again, and removing what is
-// gone does nothing. Applied to the graph the changes were recorded on, it
-// gives the same graph, order included. It returns how many changes could
+// gone does nothing. Applied to the graph the changes of the write tools
+// were recorded on, it gives the same graph, order included; the commands'
+// edits (Rename, Merge, ReplaceObservation) are recorded as removals and
+// creations, which give the same content with the edited items moved to
+// the end. While TrackChanges records, Apply's own changes are recorded
+// too (undo is a write). It returns how many changes could
 // not apply (observations or relations of an entity that no longer
 // exists), which happens only on another graph. Each change keeps the
 // times it was recorded with.
@@ -117,11 +121,14 @@ func (g *Graph) Apply(changes []Change) (skipped int) {
 			if g.byName[c.Entity.Name] != nil {
 				continue
 			}
+			g.beginStep()
 			ne := g.insertEntity(Entity{Name: c.Entity.Name, EntityType: c.Entity.EntityType, Extra: c.Entity.Extra,
 				Created: c.Entity.Created, Updated: c.Entity.Updated})
 			for i, o := range c.Entity.Observations {
 				ne.addObservation(o, c.Entity.ObservationTime(i))
 			}
+			g.record(Change{Kind: EntityCreated, Entity: ne.clone()})
+			g.endStep()
 		case EntityDeleted:
 			g.DeleteEntities([]string{c.Entity.Name})
 		case ObservationsAdded:

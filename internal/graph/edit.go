@@ -57,7 +57,17 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	if to == "" {
 		return RenameResult{}, refused("the new name is empty")
 	}
+	g.beginStep()
+	defer g.endStep()
 	rels := g.touching([]*Entity{e})
+	// Recorded as the entity and its relations removed under the old name
+	// and created under the new one: what undo reverses.
+	if g.log != nil {
+		g.record(Change{Kind: EntityDeleted, Entity: e.clone()})
+		for _, r := range rels {
+			g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
+		}
+	}
 	// Relations the file held with the new name and no entity to it
 	// (dangling) now reach the renamed entity.
 	waiting := g.touching([]*Entity{{Name: to}})
@@ -105,6 +115,14 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 		g.relSet[r.key()] = r // removing its duplicate dropped its entry
 	}
 	g.version++
+	if g.log != nil {
+		g.record(Change{Kind: EntityCreated, Entity: e.clone()})
+		for _, r := range rels {
+			if !dead[r] {
+				g.record(Change{Kind: RelationCreated, Relation: r.clone()})
+			}
+		}
+	}
 	res.Relations = len(rels)
 	return res, nil
 }
@@ -147,6 +165,7 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 	if keep == gone {
 		return MergeResult{}, refused("cannot merge %s into itself", into)
 	}
+	g.beginStep()
 	res := MergeResult{Into: into, Merged: merged, AddedObservations: []string{}, MovedRelations: []Relation{}, DroppedRelations: []Relation{}}
 	if gone.EntityType != keep.EntityType {
 		res.TypeDropped = gone.EntityType
@@ -158,6 +177,9 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 	}
 	keep.Updated = g.now
 	g.entityChanged(keep)
+	if len(res.AddedObservations) > 0 {
+		g.record(Change{Kind: ObservationsAdded, Entity: Entity{Name: into, Observations: slices.Clone(res.AddedObservations), Updated: g.now}})
+	}
 
 	// Decide every relation of the merged entity first, then apply.
 	rels := g.touching([]*Entity{gone})
@@ -180,6 +202,7 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 		if between || g.relSet[k] != nil || taken[k] {
 			dead[r] = true
 			res.DroppedRelations = append(res.DroppedRelations, r.clone())
+			g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
 			continue
 		}
 		taken[k] = true
@@ -188,6 +211,7 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 	g.removeRelations(dead)
 	for _, m := range moves {
 		r := m.r
+		g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
 		delete(g.relSet, r.key())
 		if r.From != m.target.from {
 			g.out[r.From] = dropRelation(g.out[r.From], r)
@@ -209,9 +233,11 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 		g.relSet[r.key()] = r
 		g.relationChanged(r) // both ends' context changed
 		res.MovedRelations = append(res.MovedRelations, r.clone())
+		g.record(Change{Kind: RelationCreated, Relation: r.clone()})
 	}
 	g.version++
-	g.DeleteEntities([]string{merged})
+	g.endStep()
+	g.DeleteEntities([]string{merged}) // records the merged entity's removal
 	return res, nil
 }
 
@@ -249,6 +275,12 @@ func (g *Graph) ReplaceObservation(entity, old, new string) error {
 	if e.hasObservation(new) {
 		return refused("%s already has the observation %q", entity, new)
 	}
+	g.beginStep()
+	defer g.endStep()
+	// Recorded as the old observation removed and the new one added (a
+	// replay appends it rather than putting it in place).
+	g.record(Change{Kind: ObservationsDeleted, Entity: Entity{Name: entity, Observations: []string{old}, Updated: g.now}})
+	g.record(Change{Kind: ObservationsAdded, Entity: Entity{Name: entity, Observations: []string{new}, Updated: g.now}})
 	e.Observations[i] = new
 	if g.now != 0 && e.ObservedAt == nil {
 		e.ObservedAt = make([]Time, len(e.Observations))
@@ -281,12 +313,15 @@ func (g *Graph) DanglingRelations() []Relation {
 // RemoveDanglingRelations removes every relation DanglingRelations returns
 // and returns them.
 func (g *Graph) RemoveDanglingRelations() []Relation {
+	g.beginStep()
+	defer g.endStep()
 	dead := make(map[*Relation]bool)
 	var out []Relation
 	for _, r := range g.relations {
 		if g.byName[r.From] == nil || g.byName[r.To] == nil {
 			dead[r] = true
 			out = append(out, r.clone())
+			g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
 		}
 	}
 	g.removeRelations(dead)
@@ -372,6 +407,8 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 			}
 		}
 	}
+	g.beginStep()
+	defer g.endStep()
 	res := ImportResult{AddedEntities: []string{}, AddedObservations: []AddedObservations{}, AddedRelations: []Relation{}, TypesKept: []TypeKept{}}
 	for _, e := range src.Entities {
 		old := g.byName[e.Name]
@@ -380,6 +417,7 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 			for i, o := range e.Observations {
 				ne.addObservation(o, e.ObservationTime(i))
 			}
+			g.record(Change{Kind: EntityCreated, Entity: ne.clone()})
 			res.AddedEntities = append(res.AddedEntities, e.Name)
 			continue
 		}
@@ -398,6 +436,7 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 			old.Updated = g.now
 			g.entityChanged(old)
 			res.AddedObservations = append(res.AddedObservations, AddedObservations{EntityName: e.Name, AddedObservations: added})
+			g.record(Change{Kind: ObservationsAdded, Entity: Entity{Name: e.Name, Observations: slices.Clone(added), Updated: g.now}})
 		}
 	}
 	for _, r := range src.Relations {
@@ -405,7 +444,9 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 			res.SkippedRelations++
 			continue
 		}
-		res.AddedRelations = append(res.AddedRelations, g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}).clone())
+		nr := g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}).clone()
+		res.AddedRelations = append(res.AddedRelations, nr)
+		g.record(Change{Kind: RelationCreated, Relation: nr})
 	}
 	return res, nil
 }

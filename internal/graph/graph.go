@@ -363,3 +363,7 @@ func bySeq[T interface{ order() uint64 }](a, b T) int { return cmp.Compare(a.ord
 
 func (e *Entity) order() uint64   { return e.seq }
 func (r *Relation) order() uint64 { return r.seq }
+
+// HasRelation reports whether the graph holds the relation r (its exact
+// triple).
+func (g *Graph) HasRelation(r Relation) bool { return g.relSet[r.key()] != nil }

@@ -24,6 +24,26 @@ func mayWrite(req mcp.Request) bool {
 	return slices.Contains(extra.TokenInfo.Scopes, ScopeWrite)
 }
 
+// TokenLabelKey is the member of the go-sdk's TokenInfo.Extra where the
+// HTTP layer puts the label the tokens file gives the request's token.
+const TokenLabelKey = "label"
+
+// clientName names the client a write is recorded as made by: the label
+// of the request's token when the tokens file gives one, else the name
+// the client gave in its clientInfo (at initialize, or on each request of
+// the 2026-07-28 protocol).
+func clientName(req *mcp.CallToolRequest) string {
+	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+		if label, _ := extra.TokenInfo.Extra[TokenLabelKey].(string); label != "" {
+			return label
+		}
+	}
+	if info := req.ClientInfo(); info != nil {
+		return info.Name
+	}
+	return ""
+}
+
 // memoryName names the memory in messages.
 func (s *Server) memoryName() string {
 	if s.opts.Memory == "" {

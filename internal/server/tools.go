@@ -13,6 +13,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 func boolPtr(b bool) *bool { return &b }
@@ -59,6 +60,9 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if write && !mayWrite(req) {
 			return toolError(fmt.Errorf("this token may only read memory %s", s.memoryName())), nil
+		}
+		if write {
+			ctx = history.WithAuthor(ctx, history.Author{Tool: t.Name, Client: clientName(req)})
 		}
 		var args In
 		if err := decodeArguments(req.Params.Arguments, in, &args); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 type hit struct {
@@ -216,7 +217,8 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	changed, err := h.store.Update(r.Context(), graph.Timed(time.Now, apply))
+	ctx := history.WithAuthor(r.Context(), history.Author{Tool: "page"})
+	changed, err := h.store.Update(ctx, graph.Timed(time.Now, apply))
 	if err != nil {
 		status, prefix := http.StatusConflict, "Nothing was changed: "
 		var nf *graph.NotFoundError

@@ -1,0 +1,263 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Limits bound a history: records older than MaxAge go, and when the
+// history passes MaxBytes the oldest go until it holds 90 % of it.
+// MaxAge 0 keeps no history.
+type Limits struct {
+	MaxAge   time.Duration
+	MaxBytes int64
+}
+
+// Default is what a history keeps unless configured otherwise: 90 days
+// or 50 MB, whichever comes first.
+var Default = Limits{MaxAge: 90 * 24 * time.Hour, MaxBytes: 50 << 20}
+
+// Off reports whether the limits keep no history at all.
+func (l Limits) Off() bool { return l.MaxAge <= 0 || l.MaxBytes <= 0 }
+
+// ageSlack is how much older than MaxAge the oldest record may grow before
+// a trim: a tenth of MaxAge (at least an hour), so that a history trimmed
+// by age is rewritten every few days, not on every write.
+func (l Limits) ageSlack() time.Duration { return max(l.MaxAge/10, time.Hour) }
+
+// Suffix is the history file's name after the memory file's.
+const Suffix = ".history"
+
+// AppendFile appends records to the history file at path (created with
+// mode perm), and syncs it. Records whose ids are already at the file's
+// end are skipped: a move from the journal that a crash cut short is
+// taken up again without writing a record twice. A torn last line (a
+// writer killed mid-append) is cut off first. The caller holds the
+// memory's lock: there is one appender at a time.
+func AppendFile(path string, records []Record, perm fs.FileMode) error {
+	if len(records) == 0 {
+		return nil
+	}
+	var buf []byte
+	for i := range records {
+		buf = AppendLine(buf, &records[i])
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	created := fi.Size() == 0
+	// The records of an interrupted move are at most as long as the move.
+	tailLen := min(fi.Size(), int64(len(buf))+4096)
+	tail := make([]byte, tailLen)
+	if _, err := f.ReadAt(tail, fi.Size()-tailLen); err != nil && err != io.EOF {
+		return err
+	}
+	end := fi.Size()
+	if i := bytes.LastIndexByte(tail, '\n'); i+1 < len(tail) {
+		// A torn line, or (tail without any newline) a torn first line.
+		end = fi.Size() - tailLen + int64(i+1)
+		if err := f.Truncate(end); err != nil {
+			return err
+		}
+		tail = tail[:i+1]
+	}
+	present := map[string]bool{}
+	for line := range bytes.Lines(tail) {
+		if id := lineID(line); id != "" {
+			present[id] = true
+		}
+	}
+	if len(present) > 0 {
+		buf = buf[:0]
+		for i := range records {
+			if !present[records[i].ID] {
+				buf = AppendLine(buf, &records[i])
+			}
+		}
+	}
+	if len(buf) == 0 {
+		return nil
+	}
+	if _, err := f.WriteAt(buf, end); err != nil {
+		f.Truncate(end)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if created {
+		if d, err := os.Open(filepath.Dir(path)); err == nil {
+			d.Sync()
+			d.Close()
+		}
+	}
+	return f.Close()
+}
+
+// LastID returns the id of the last complete record of the history file
+// at path, or "".
+func LastID(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	n := min(fi.Size(), 64<<10)
+	tail := make([]byte, n)
+	if _, err := f.ReadAt(tail, fi.Size()-n); err != nil && err != io.EOF {
+		return ""
+	}
+	last := ""
+	for line := range bytes.Lines(tail) {
+		if id := lineID(line); id != "" && line[len(line)-1] == '\n' {
+			last = id
+		}
+	}
+	return last
+}
+
+// ReadFile returns the records of the history file at path that f
+// chooses, oldest first; a missing file has none. Lines that do not parse
+// (a torn last line) are skipped and counted.
+func ReadFile(path string, f Filter) (records []Record, skipped int, err error) {
+	file, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer file.Close()
+	r := bufio.NewReaderSize(file, 64<<10)
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			rec, derr := Decode(line)
+			if derr != nil {
+				skipped++
+			} else if f.Match(&rec) {
+				records = append(records, rec)
+			}
+		} else if len(bytes.TrimSpace(line)) > 0 {
+			skipped++
+		}
+		if err == io.EOF {
+			return records, skipped, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+// Newest sorts records newest first (by id, which sorts by time) and
+// drops repeated ids: records read from the history file and from a
+// journal not yet removed may be the same.
+func Newest(records []Record) []Record {
+	slices.SortStableFunc(records, func(a, b Record) int {
+		if a.ID > b.ID {
+			return -1
+		}
+		if a.ID < b.ID {
+			return 1
+		}
+		return 0
+	})
+	return slices.CompactFunc(records, func(a, b Record) bool { return a.ID == b.ID })
+}
+
+// Trim bounds the history file at path by lim, as of now: with the limits
+// Off it removes the file; when the oldest record is older than MaxAge (by
+// a slack) or the file is bigger than MaxBytes, it rewrites the file
+// without the records older than MaxAge and without the oldest ones past
+// 90 % of MaxBytes. It reports whether it rewrote or removed the file. The
+// caller holds the memory's lock.
+func Trim(path string, lim Limits, now time.Time) (bool, error) {
+	if lim.Off() {
+		err := os.Remove(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	first, _ := r.ReadBytes('\n')
+	oldest := lineTime(first)
+	cutoff := now.Add(-lim.MaxAge)
+	if fi.Size() <= lim.MaxBytes && (oldest.IsZero() || !oldest.Before(cutoff.Add(-lim.ageSlack()))) {
+		return false, nil
+	}
+	target := lim.MaxBytes * 9 / 10
+	remaining := fi.Size()
+	line := first
+	for len(line) > 0 {
+		if remaining <= target && !lineTime(line).Before(cutoff) {
+			break
+		}
+		remaining -= int64(len(line))
+		line, _ = r.ReadBytes('\n')
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fi.Mode().Perm())
+	if err != nil {
+		return false, err
+	}
+	w := bufio.NewWriterSize(out, 64<<10)
+	w.Write(line)
+	_, err = io.Copy(w, r)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return false, err
+	}
+	return true, nil
+}

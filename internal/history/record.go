@@ -1,0 +1,320 @@
+// Package history is the record of every write to a memory: what was added
+// or removed, when, by which tool or command and by which client
+// (docs/history.md). The file store keeps it in <memory file>.history, fed
+// by its journal (a journal record is the write's history record, moved to
+// the history when the journal is compacted); the PostgreSQL store in a
+// table. This package holds what both share: the record and its line
+// format, the author a write carries in its context, filters, the inverse
+// of a write (undo) and the bounds.
+package history
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+// Author is who made a write: the tool or command (create_entities,
+// import, undo, page) and the client (the MCP client's name, a token's
+// label, or "").
+type Author struct {
+	Tool   string
+	Client string
+}
+
+type authorKey struct{}
+
+// WithAuthor returns ctx carrying the author of the writes made with it.
+func WithAuthor(ctx context.Context, a Author) context.Context {
+	return context.WithValue(ctx, authorKey{}, a)
+}
+
+// AuthorOf returns the author ctx carries, or the zero Author.
+func AuthorOf(ctx context.Context) Author {
+	a, _ := ctx.Value(authorKey{}).(Author)
+	return a
+}
+
+// Record is one write, as the history keeps it.
+type Record struct {
+	// ID is unique and sorts by time: 12 hex digits of Unix milliseconds,
+	// then 6 random ones.
+	ID      string
+	Time    time.Time // UTC, to the second
+	Tool    string
+	Client  string
+	Changes []graph.Change
+}
+
+// NewID returns a new record id for a write at t that sorts after the id
+// after (the last one written to this memory, or ""), so that the writes
+// of one millisecond, or of a clock set back, keep their order.
+func NewID(t time.Time, after string) string {
+	var b [4]byte
+	rand.Read(b[:])
+	ms, rnd := uint64(t.UnixMilli()), uint64(binary.BigEndian.Uint32(b[:])&0xffffff)
+	id := fmt.Sprintf("%012x%06x", ms, rnd)
+	if id > after || len(after) != len(id) {
+		return id
+	}
+	ms, err1 := strconv.ParseUint(after[:12], 16, 64)
+	rnd, err2 := strconv.ParseUint(after[12:], 16, 64)
+	if err1 != nil || err2 != nil {
+		return id
+	}
+	if rnd++; rnd > 0xffffff {
+		ms, rnd = ms+1, 0
+	}
+	return fmt.Sprintf("%012x%06x", ms, rnd)
+}
+
+// Short is the id as the history command shows it: its last 6 digits (the
+// random ones). Undo takes it, or any longer end of the id.
+func (r *Record) Short() string {
+	if len(r.ID) <= 6 {
+		return r.ID
+	}
+	return r.ID[len(r.ID)-6:]
+}
+
+// Line is a record line as decoded. The journal's own line type embeds it,
+// so one decoding reads either kind of line.
+type Line struct {
+	ID      string       `json:"id"`
+	Time    string       `json:"time"`
+	Tool    string       `json:"tool"`
+	Client  string       `json:"client"`
+	Changes []lineChange `json:"changes"`
+}
+
+type lineChange struct {
+	Op           string          `json:"op"`
+	Entity       json.RawMessage `json:"entity"`
+	EntityName   string          `json:"entityName"`
+	Observations []string        `json:"observations"`
+	// UpdatedAt is when observations were added or deleted (the time the
+	// write recorded), absent when unknown.
+	UpdatedAt string          `json:"updatedAt"`
+	Relation  json.RawMessage `json:"relation"`
+}
+
+var opNames = map[graph.ChangeKind]string{
+	graph.EntityCreated:       "createEntity",
+	graph.EntityDeleted:       "deleteEntity",
+	graph.ObservationsAdded:   "addObservations",
+	graph.ObservationsDeleted: "deleteObservations",
+	graph.RelationCreated:     "createRelation",
+	graph.RelationDeleted:     "deleteRelation",
+}
+
+var opKinds = func() map[string]graph.ChangeKind {
+	m := make(map[string]graph.ChangeKind, len(opNames))
+	for k, v := range opNames {
+		m[v] = k
+	}
+	return m
+}()
+
+// AppendLine appends r's line, newline included: whole entities and
+// relations in the memory file's own line format, so a record carries
+// members this server does not know too.
+func AppendLine(b []byte, r *Record) []byte {
+	b = append(b, `{"id":`...)
+	b = jsonl.AppendString(b, r.ID)
+	b = append(b, `,"time":"`...)
+	b = r.Time.UTC().AppendFormat(b, time.RFC3339)
+	b = append(b, '"')
+	if r.Tool != "" {
+		b = append(b, `,"tool":`...)
+		b = jsonl.AppendString(b, r.Tool)
+	}
+	if r.Client != "" {
+		b = append(b, `,"client":`...)
+		b = jsonl.AppendString(b, r.Client)
+	}
+	b = append(b, `,"changes":`...)
+	b = AppendChanges(b, r.Changes)
+	return append(b, "}\n"...)
+}
+
+// AppendChanges appends changes as the JSON array a record line holds.
+func AppendChanges(b []byte, changes []graph.Change) []byte {
+	b = append(b, '[')
+	for i, c := range changes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"op":"`...)
+		b = append(b, opNames[c.Kind]...)
+		b = append(b, '"')
+		switch c.Kind {
+		case graph.EntityCreated, graph.EntityDeleted:
+			b = append(b, `,"entity":`...)
+			b = jsonl.AppendEntity(b, &c.Entity)
+		case graph.ObservationsAdded, graph.ObservationsDeleted:
+			b = append(b, `,"entityName":`...)
+			b = jsonl.AppendString(b, c.Entity.Name)
+			b = append(b, `,"observations":[`...)
+			for j, o := range c.Entity.Observations {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = jsonl.AppendString(b, o)
+			}
+			b = append(b, ']')
+			if c.Entity.Updated != 0 {
+				b = append(b, `,"updatedAt":"`...)
+				b = c.Entity.Updated.UTC().AppendFormat(b, time.RFC3339)
+				b = append(b, '"')
+			}
+		case graph.RelationCreated, graph.RelationDeleted:
+			b = append(b, `,"relation":`...)
+			b = jsonl.AppendRelation(b, &c.Relation)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// Decode reads one record line.
+func Decode(line []byte) (Record, error) {
+	var l Line
+	if err := json.Unmarshal(line, &l); err != nil {
+		return Record{}, err
+	}
+	return l.Record(line)
+}
+
+// DecodeChanges reads the JSON array AppendChanges writes.
+func DecodeChanges(data []byte) ([]graph.Change, error) {
+	var in []lineChange
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, err
+	}
+	return decodeChanges(in)
+}
+
+// Record returns the record the line says; raw is the line itself. A line
+// without an id (a journal written before records had one) gets one
+// derived from its time and content, the same each time it is read.
+func (l *Line) Record(raw []byte) (Record, error) {
+	changes, err := decodeChanges(l.Changes)
+	if err != nil {
+		return Record{}, err
+	}
+	t, err := time.Parse(time.RFC3339, l.Time)
+	if err != nil {
+		return Record{}, fmt.Errorf("time: %w", err)
+	}
+	r := Record{ID: l.ID, Time: t.UTC(), Tool: l.Tool, Client: l.Client, Changes: changes}
+	if r.ID == "" {
+		sum := sha256.Sum256(raw)
+		r.ID = fmt.Sprintf("%012x", t.UnixMilli()) + hex.EncodeToString(sum[:3])
+	}
+	return r, nil
+}
+
+func decodeChanges(in []lineChange) ([]graph.Change, error) {
+	out := make([]graph.Change, 0, len(in))
+	for _, c := range in {
+		kind, ok := opKinds[c.Op]
+		if !ok {
+			return nil, fmt.Errorf("unknown op %q", c.Op)
+		}
+		ch := graph.Change{Kind: kind}
+		switch kind {
+		case graph.EntityCreated, graph.EntityDeleted:
+			f := jsonl.Decode(c.Entity)
+			ents := f.Graph.Entities()
+			if len(ents) != 1 {
+				return nil, fmt.Errorf("%s without an entity", c.Op)
+			}
+			e := ents[0]
+			ch.Entity = graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
+				Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
+		case graph.ObservationsAdded, graph.ObservationsDeleted:
+			ch.Entity = graph.Entity{Name: c.EntityName, Observations: c.Observations}
+			if t, err := time.Parse(time.RFC3339, c.UpdatedAt); err == nil {
+				ch.Entity.Updated = graph.TimeOf(t)
+			}
+		case graph.RelationCreated, graph.RelationDeleted:
+			f := jsonl.Decode(c.Relation)
+			rels := f.Graph.Relations()
+			if len(rels) != 1 {
+				return nil, fmt.Errorf("%s without a relation", c.Op)
+			}
+			r := rels[0]
+			ch.Relation = graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// lineID returns the id a record line starts with ({"id":"…"), or "".
+func lineID(line []byte) string {
+	const prefix = `{"id":"`
+	if len(line) < len(prefix) || string(line[:len(prefix)]) != prefix {
+		return ""
+	}
+	rest := line[len(prefix):]
+	for i, c := range rest {
+		if c == '"' {
+			return string(rest[:i])
+		}
+	}
+	return ""
+}
+
+// lineTime returns the time of a record line, or the zero time.
+func lineTime(line []byte) time.Time {
+	var l struct {
+		Time string `json:"time"`
+	}
+	if json.Unmarshal(line, &l) != nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339, l.Time)
+	return t
+}
+
+// Filter chooses records; its zero value chooses every one.
+type Filter struct {
+	Since  time.Time // at or after; zero: from the start
+	Client string    // exactly this client; "": any
+	Entity string    // changes naming this entity (or a relation of it); "": any
+}
+
+// Match reports whether r passes f.
+func (f Filter) Match(r *Record) bool {
+	if !f.Since.IsZero() && r.Time.Before(f.Since) {
+		return false
+	}
+	if f.Client != "" && r.Client != f.Client {
+		return false
+	}
+	if f.Entity == "" {
+		return true
+	}
+	for _, c := range r.Changes {
+		if c.Entity.Name == f.Entity || c.Relation.From == f.Entity || c.Relation.To == f.Entity {
+			return true
+		}
+	}
+	return false
+}
+
+// Reader is a memory whose history can be read: both stores.
+type Reader interface {
+	// History returns the records f chooses, newest first.
+	History(f Filter) ([]Record, error)
+}
