@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 )
 
@@ -20,8 +21,11 @@ var cmdStats = &command{
 	help: `Also when the memory learned its facts (entities, observations, relations),
 as far as its times say (lines written by tools that keep no times have none):
 the oldest and newest fact, and the facts learned on each of the last 30 days
-(UTC), as one line with a mark per day, today's last. --json gives them as
-"learned": {"oldest", "newest", "known", "unknown", "perDay": [{"day", "count"}]}.
+(UTC), as one line with a mark per day, today's last. A memory file keeps a
+history of its writes (<file>.history): a second line counts the writes it
+recorded per day, deletions and undos included. --json gives them as "learned": {"oldest",
+"newest", "known", "unknown", "perDay": [{"day", "count"}]} and "writes":
+{"perDay": [...]}.
 `,
 	run: runStats,
 }
@@ -46,6 +50,15 @@ type Stats struct {
 	// (UTC). It counts what the memory holds now: a fact learned and
 	// deleted since is not in it.
 	Learned graph.Timeline `json:"learned"`
+	// Writes counts the writes the memory's history recorded on each of
+	// the last graph.RecentDays days (UTC), when the memory keeps a
+	// history (a memory file).
+	Writes *WriteCount `json:"writes,omitempty"`
+}
+
+// WriteCount is how many writes the history recorded per day.
+type WriteCount struct {
+	PerDay graph.PerDay `json:"perDay"`
 }
 
 // VectorCount is how many of a memory's texts (one per observation, one
@@ -107,6 +120,13 @@ func runStats(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
+	if h, ok := s.Store.(history.Reader); ok {
+		pd, err := history.WritesPerDay(h, now, graph.RecentDays)
+		if err != nil {
+			return err
+		}
+		st.Writes = &WriteCount{pd}
+	}
 	if e := c.config.Embeddings; e.On() && st.File != "" {
 		have, want, err := meaning.Count(meaning.VectorsPath(st.File), e.Model, s.View)
 		if err != nil {
@@ -134,11 +154,17 @@ func runStats(c *context_, args []string) error {
 		c.printf("Vectors         %d of %d texts, by model %q\n", v.Ready, v.Texts, v.Model)
 	}
 	printLearned(c, st.Learned, now)
+	if st.Learned.Known > 0 {
+		printPerDay(c, "Facts learned   ", st.Learned.PerDay)
+	}
+	if st.Writes != nil {
+		printPerDay(c, "Writes          ", st.Writes.PerDay)
+	}
 	return nil
 }
 
 // printLearned says what the memory's times say of when it learned its
-// facts: the oldest and newest, and a line with one mark per day.
+// facts: the oldest and newest.
 func printLearned(c *context_, tl graph.Timeline, now graph.Time) {
 	if tl.Known == 0 {
 		if tl.Unknown > 0 {
@@ -149,18 +175,23 @@ func printLearned(c *context_, tl graph.Timeline, now graph.Time) {
 	exact := when{exact: true}
 	c.printf("Oldest fact     %s, %s\n", exact.say(tl.Oldest), tl.Oldest.Ago(now))
 	c.printf("Newest fact     %s, %s\n", exact.say(tl.Newest), tl.Newest.Ago(now))
-	days := tl.PerDay.Days()
-	total, most := 0, 0
-	for _, n := range tl.PerDay.Counts {
-		total += n
-		most = max(most, n)
-	}
 	if tl.Unknown > 0 {
 		c.printf("Without a time  %s (written by tools that keep no times)\n", plural(tl.Unknown, "fact", "facts"))
 	}
-	c.printf("Facts learned   %d in the last %d days (UTC, %s to today)", total, len(days), days[0].Day)
+}
+
+// printPerDay prints counts per day after label: the total, and a line
+// with one mark per day.
+func printPerDay(c *context_, label string, pd graph.PerDay) {
+	days := pd.Days()
+	total, most := 0, 0
+	for _, n := range pd.Counts {
+		total += n
+		most = max(most, n)
+	}
+	c.printf("%s%d in the last %d days (UTC, %s to today)", label, total, len(days), days[0].Day)
 	if total > 0 {
-		c.printf(", at most %d a day:\n                %s\n", most, sparkline(tl.PerDay.Counts))
+		c.printf(", at most %d a day:\n%s%s\n", most, strings.Repeat(" ", len(label)), sparkline(pd.Counts))
 	} else {
 		c.printf("\n")
 	}
