@@ -51,6 +51,10 @@ func (w *watch) poke() {
 
 func (p *part) View(fn func(*graph.Graph)) error { return p.shared.store.View(fn) }
 
+// Unwrap returns the store the parts share, for what a Store does not
+// offer (the page reads the memory's history through it).
+func (p *part) Unwrap() graph.Store { return p.shared.store }
+
 // Update writes through the store, and when it changed the memory, tells
 // the Watches of the other parts.
 func (p *part) Update(ctx context.Context, fn func(*graph.Graph) error) (bool, error) {

@@ -92,6 +92,44 @@ func searchAnswer(g *graph.Graph, query string, offset int) searchResult {
 	return res
 }
 
+// learned answers the home view's plot: when the memory learned its
+// facts ("learned", a graph.Timeline) and, when it keeps a history, the
+// writes it recorded per day ("writes"), over the last graph.RecentDays
+// days.
+func (h *Handler) learned(w http.ResponseWriter) {
+	now := graph.TimeOf(time.Now())
+	var writes *graph.PerDay
+	if r := historyOf(h.store); r != nil {
+		pd, err := history.WritesPerDay(r, now, graph.RecentDays)
+		if err != nil {
+			h.opts.Logf("the page could not read the history: %v", err)
+			writeError(w, http.StatusInternalServerError, h.hide.Error(err))
+			return
+		}
+		writes = &pd
+	}
+	h.view(w, func(g *graph.Graph) (any, int) {
+		return map[string]any{"learned": g.Timeline(now, graph.RecentDays), "writes": writes}, http.StatusOK
+	})
+}
+
+// historyOf returns the history of the memory in store, or nil when it
+// keeps none: the store's own, or that of the store it wraps
+// (sharedstore's parts under --http).
+func historyOf(store graph.Store) history.Reader {
+	for store != nil {
+		if r, ok := store.(history.Reader); ok {
+			return r
+		}
+		u, ok := store.(interface{ Unwrap() graph.Store })
+		if !ok {
+			return nil
+		}
+		store = u.Unwrap()
+	}
+	return nil
+}
+
 type link struct {
 	Name         string `json:"name"`
 	RelationType string `json:"relationType"`

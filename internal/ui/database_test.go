@@ -121,6 +121,12 @@ func TestPageOnDatabaseInChromium(t *testing.T) {
 	}
 	do(t, ctx, "laptop", chromedp.EmulateViewport(1280, 800))
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "database.png"), 1280, 800)
+
+	// A database memory keeps no history of its writes here: the home
+	// view plots the facts learned per day, today's observation among them.
+	do(t, ctx, "home", chromedp.Navigate(srv.URL+"#"))
+	waitFor(t, ctx, "the facts learned per day", textHas("#learnedTitle", "Facts learned per day")+
+		` && +document.querySelector("#perDay g.day:last-of-type")?.dataset.count >= 1`)
 }
 
 // TestDatabaseEditWaitsForTheLock: an edit while another replica holds the

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,16 +17,14 @@ import (
 // days ago, her observations then, at an unknown time and 2 hours ago, her
 // relation yesterday; Charles written by a tool that keeps no times; Acme
 // in 2020.
-func learnedMemory(now time.Time) (memory string, times []time.Time) {
+func learnedMemory(now time.Time) string {
 	at := func(d time.Duration) string { return now.Add(-d).UTC().Format(time.RFC3339) }
-	times = []time.Time{now.Add(-72 * time.Hour), now.Add(-72 * time.Hour), now.Add(-2 * time.Hour), now.Add(-24 * time.Hour)}
-	memory = fmt.Sprintf(`{"type":"entity","name":"Ada","entityType":"person","observations":["wrote the first program","old note","met Babbage"],"createdAt":%q,"updatedAt":%q,"observationTimes":[%q,1,null,1,%q,1],"observationsHash":"%s"}
+	return fmt.Sprintf(`{"type":"entity","name":"Ada","entityType":"person","observations":["wrote the first program","old note","met Babbage"],"createdAt":%q,"updatedAt":%q,"observationTimes":[%q,1,null,1,%q,1],"observationsHash":"%s"}
 {"type":"entity","name":"Charles","entityType":"person","observations":["Babbage"]}
 {"type":"entity","name":"Acme","entityType":"company","observations":["Makes anvils"],"createdAt":"2020-01-02T03:04:05Z","observationsHash":"10d95ea4"}
 {"type":"relation","from":"Ada","to":"Charles","relationType":"worked with","createdAt":%q}
 {"type":"relation","from":"Acme","to":"Charles","relationType":"employs"}
 `, at(72*time.Hour), at(2*time.Hour), at(72*time.Hour), at(2*time.Hour), observationsHash("wrote the first program", "old note", "met Babbage"), at(24*time.Hour))
-	return memory, times
 }
 
 // observationsHash is the memory file's hash of an observations list
@@ -49,42 +48,19 @@ func observationsHash(obs ...string) string {
 func TestPageSaysWhenFactsWereLearned(t *testing.T) {
 	ctx := browser(t)
 	now := time.Now()
-	memory, times := learnedMemory(now)
-	srv, _ := serve(t, memory)
+	srv, _ := serve(t, learnedMemory(now))
 
-	// The home view: the facts learned on each of the last 30 days (UTC),
-	// today's last; the oldest and newest fact.
+	// The home view: the writes the memory's history recorded on each of
+	// the last 30 days (UTC), today's last, none yet; the facts learned in
+	// that time, the oldest and the newest.
 	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL))
 	waitFor(t, ctx, "the plot", `document.querySelectorAll("#perDay g.day").length === 30 && !document.querySelector("#learned").hidden`)
-	perDay := map[string]int{}
-	for _, at := range times {
-		perDay[at.UTC().Format(time.DateOnly)]++
-	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]any](`[...document.querySelectorAll("#perDay g.day")].map(g => [g.dataset.day, +g.dataset.count])`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	today := now.UTC().Format(time.DateOnly)
-	if got[29][0] != today || got[0][0] != now.UTC().AddDate(0, 0, -29).Format(time.DateOnly) {
-		t.Errorf("the plot's days run from %v to %v, want the 30 days to today, %s", got[0][0], got[29][0], today)
-	}
-	bars := 0
-	for _, d := range got {
-		if n := perDay[d[0].(string)]; float64(n) != d[1].(float64) {
-			t.Errorf("%s: %v facts learned, want %d", d[0], d[1], n)
-		}
-		if d[1].(float64) > 0 {
-			bars++
-		}
-	}
-	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#perDay rect.bar").length`)); err != nil || n != bars {
-		t.Errorf("%d bars drawn (err %v), want one for each of the %d days with facts", n, err, bars)
-	}
-	waitFor(t, ctx, "the plot's label for screen readers", `document.querySelector("#perDay").getAttribute("aria-label").startsWith("Facts learned per day, ")`)
-	waitFor(t, ctx, "what the plot shows, in words", textHas("#learnedNote", "4 facts learned in the last 30 days")+" && "+
+	waitFor(t, ctx, "its title", textHas("#learnedTitle", "Writes per day, last 30 days"))
+	checkPlot(t, ctx, now, nil)
+	waitFor(t, ctx, "what the plot shows, in words", textHas("#learnedNote", "0 writes in the last 30 days. ")+" && "+
+		textHas("#learnedNote", "4 facts learned in that time are still in the memory.")+" && "+
 		textHas("#learnedNote", "years ago, the newest 2 hours ago.")+" && "+textHas("#learnedNote", "4 facts have no time"))
 	waitFor(t, ctx, "the oldest fact's exact time on hover", `[...document.querySelectorAll("#learnedNote time")].some(e => e.dateTime === "2020-01-02T03:04:05Z" && e.title.includes("2020"))`)
-	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "learned-home.png"), 1280, 900)
 
 	// Ada's page.
 	do(t, ctx, "open Ada", chromedp.Navigate(srv.URL+"#e=Ada"))
@@ -99,7 +75,17 @@ func TestPageSaysWhenFactsWereLearned(t *testing.T) {
 		t.Errorf("observations %q (err %v), want %q", obs, err, want)
 	}
 	waitFor(t, ctx, "when the relation was learned", `document.querySelector("#rels li time")?.textContent === "yesterday"`)
+
+	// An observation added on the page was learned just now, and is today's
+	// write.
+	do(t, ctx, "add an observation", append(typeInto("#addObs input", "designed the Analytical Engine's programs"), chromedp.Click(chromedp.CSS("#addObs button")))...)
+	waitFor(t, ctx, "the new observation's time", `document.querySelector("#obs li:last-child time")?.textContent === "just now"`)
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "learned-entity.png"), 1280, 900)
+	do(t, ctx, "home", chromedp.Navigate(srv.URL+"#"))
+	waitFor(t, ctx, "today's write", `document.querySelector("#perDay g.day:last-of-type")?.dataset.count === "1"`)
+	checkPlot(t, ctx, now, map[string]int{now.UTC().Format(time.DateOnly): 1})
+	waitFor(t, ctx, "the write, in words", textHas("#learnedNote", "1 write in the last 30 days, on "))
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "learned-home.png"), 1280, 900)
 
 	// A memory without times anywhere says nothing of when.
 	do(t, ctx, "open Charles", chromedp.Navigate(srv.URL+"#e=Charles"))
@@ -115,6 +101,36 @@ func TestPageSaysWhenFactsWereLearned(t *testing.T) {
 		t.Errorf("the plot is wider than the phone: %v px (err %v)", w, err)
 	}
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "learned-phone.png"), 780, 1688)
+}
+
+// checkPlot checks the home view's plot: the 30 days to today (UTC), each
+// with its count from perDay (none when absent), a bar for each that has
+// some.
+func checkPlot(t *testing.T, ctx context.Context, now time.Time, perDay map[string]int) {
+	t.Helper()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[][2]any](`[...document.querySelectorAll("#perDay g.day")].map(g => [g.dataset.day, +g.dataset.count])`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := now.UTC().Format(time.DateOnly)
+	if len(got) != 30 || got[29][0] != today || got[0][0] != now.UTC().AddDate(0, 0, -29).Format(time.DateOnly) {
+		t.Fatalf("the plot's days: %v, want the 30 days to today, %s", got, today)
+	}
+	bars := 0
+	for _, d := range got {
+		if n := perDay[d[0].(string)]; float64(n) != d[1].(float64) {
+			t.Errorf("%s: %v, want %d", d[0], d[1], n)
+		}
+		if d[1].(float64) > 0 {
+			bars++
+		}
+	}
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#perDay rect.bar").length`)); err != nil || n != bars {
+		t.Errorf("%d bars drawn (err %v), want one for each of the %d days with some", n, err, bars)
+	}
+	if label, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#perDay").getAttribute("aria-label")`)); err != nil || !strings.Contains(label, " per day, ") {
+		t.Errorf("the plot's label for screen readers: %q (err %v)", label, err)
+	}
 }
 
 // TestPageAgo checks the page's relative times on the cases the commands'

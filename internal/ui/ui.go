@@ -193,9 +193,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 			return map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly}, 200
 		})
 	case "learned":
-		// When the memory learned its facts, per day: the home view's plot.
-		now := graph.TimeOf(time.Now())
-		h.view(w, func(g *graph.Graph) (any, int) { return g.Timeline(now, graph.RecentDays), http.StatusOK })
+		h.learned(w)
 	case "search":
 		h.search(w, q.Get("q"), q.Get("offset"))
 	case "entity":

@@ -326,32 +326,39 @@ const dayFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "sho
 const longDayFormat = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
 const dayLabel = (day, long) => (long ? longDayFormat : dayFormat).format(new Date(day + "T00:00:00Z"));
 
-let learned = null; // the timeline last drawn, redrawn on resize
+let learned = null; // the days last plotted, redrawn on resize
 
-// renderLearned shows when the memory learned its facts: the oldest and
-// newest, and the facts learned on each of the last 30 days as a plot.
+// renderLearned shows when the memory learned its facts, the oldest and
+// newest, and plots the writes its history recorded on each of the last 30
+// days, or without a history the facts learned on each.
 async function renderLearned() {
-  let tl;
-  try { tl = await api("learned"); } catch (e) { say(e.message, true); return; }
-  learned = tl;
-  $("learned").hidden = tl.known + tl.unknown === 0;
+  let res;
+  try { res = await api("learned"); } catch (e) { say(e.message, true); return; }
+  const tl = res.learned, writes = res.writes;
+  const days = writes || tl.perDay, what = writes ? ["write", "writes"] : ["fact learned", "facts learned"];
+  const total = days.reduce((s, d) => s + d.count, 0);
+  $("learned").hidden = tl.known + tl.unknown === 0 && !writes;
+  $("learnedTitle").textContent = writes ? "Writes per day, last 30 days" : "Facts learned per day, last 30 days";
   const note = $("learnedNote"), plot = $("perDay");
   note.replaceChildren();
-  const unknown = tl.unknown > 0 ? ` ${plural(tl.unknown, "fact has", "facts have")} no time: written by tools that keep no times.` : "";
-  plot.toggleAttribute("hidden", tl.known === 0);
-  if (tl.known === 0) { note.textContent = "No fact here says when it was learned: it was written by tools that keep no times."; return; }
-  const total = tl.perDay.reduce((s, d) => s + d.count, 0);
-  const top = tl.perDay.reduce((a, d) => d.count > a.count ? d : a, tl.perDay[0]);
-  note.append(`${plural(total, "fact", "facts")} learned in the last ${tl.perDay.length} days` +
-    (total > 0 ? `, at most ${fmt(top.count)} on ${dayLabel(top.day)}` : "") + ". The oldest fact was learned ",
-    when(tl.oldest), ", the newest ", when(tl.newest), "." + unknown);
-  drawPerDay(plot, tl.perDay);
+  const plotted = writes || tl.known > 0;
+  plot.toggleAttribute("hidden", !plotted);
+  learned = plotted ? { days, what } : null;
+  if (plotted) {
+    const top = days.reduce((a, d) => d.count > a.count ? d : a, days[0]);
+    note.append(`${plural(total, ...what)} in the last ${days.length} days` + (total === 0 ? "" : top.count === total ? `, on ${dayLabel(top.day)}` : `, at most ${fmt(top.count)} on ${dayLabel(top.day)}`) + ". ");
+    drawPerDay(plot, days, what);
+  }
+  if (writes && tl.known > 0) note.append(`${plural(tl.perDay.reduce((s, d) => s + d.count, 0), "fact", "facts")} learned in that time are still in the memory. `);
+  if (tl.known > 0) note.append("The oldest fact was learned ", when(tl.oldest), ", the newest ", when(tl.newest), ". ");
+  else if (tl.unknown > 0) note.append("No fact here says when it was learned: it was written by tools that keep no times. ");
+  if (tl.known > 0 && tl.unknown > 0) note.append(`${plural(tl.unknown, "fact has", "facts have")} no time: written by tools that keep no times.`);
 }
 
 // drawPerDay draws a bar per day, one pixel to one unit so that the text
 // keeps its size; each day's bar names its date and count on hover, and
 // the plot's label says the same for screen readers.
-function drawPerDay(plot, days) {
+function drawPerDay(plot, days, what) {
   const W = Math.max(240, Math.min(640, Math.floor(plot.parentElement.clientWidth))), H = 120;
   const left = 28, right = 6, top = 8, bottom = 20, plotH = H - top - bottom;
   const most = Math.max(1, ...days.map(d => d.count));
@@ -371,7 +378,7 @@ function drawPerDay(plot, days) {
   days.forEach((d, i) => {
     const x = left + i * slot, g = svg("g", { class: "day", "data-day": d.day, "data-count": d.count });
     const title = svg("title", {});
-    title.textContent = `${dayLabel(d.day, true)}: ${plural(d.count, "fact", "facts")} learned`;
+    title.textContent = `${dayLabel(d.day, true)}: ${plural(d.count, ...what)}`;
     const h = d.count === 0 ? 2 : Math.max(3, Math.round(d.count / most * plotH));
     g.append(title,
       svg("rect", { x, y: top, width: slot, height: plotH, fill: "transparent" }), // the day's hover area
@@ -381,7 +388,7 @@ function drawPerDay(plot, days) {
   label(left, H - 5, dayLabel(days[0].day), "start");
   label(W - right, H - 5, "today (UTC)", "end");
   const busy = days.filter(d => d.count > 0).map(d => `${dayLabel(d.day)}: ${fmt(d.count)}`);
-  plot.setAttribute("aria-label", `Facts learned per day, ${dayLabel(days[0].day)} to today (UTC): ` + (busy.length ? busy.join(", ") : "none") + ".");
+  plot.setAttribute("aria-label", `${what[1][0].toUpperCase() + what[1].slice(1)} per day, ${dayLabel(days[0].day)} to today (UTC): ` + (busy.length ? busy.join(", ") : "none") + ".");
 }
 
 // observationItem lists an observation with when it was learned (at, or
@@ -738,7 +745,7 @@ window.addEventListener("resize", () => {
   clearTimeout(window.redrawTimer);
   window.redrawTimer = setTimeout(() => {
     if (drawn && Math.floor($("pic").parentElement.clientWidth) - 2 !== drawn.width) draw($("pic"), drawn.g);
-    if (learned && current === null && learned.known > 0) drawPerDay($("perDay"), learned.perDay);
+    if (learned && current === null) drawPerDay($("perDay"), learned.days, learned.what);
   }, 150);
 });
 
