@@ -1,6 +1,6 @@
 // Package cli holds the commands people use to see, search, correct and move
 // their memory without an assistant in between (docs/design.md §9): stats,
-// search, show, export, import, check, rename, merge and ui.
+// search, show, export, import, check, rename, merge, history, undo and ui.
 //
 // With MEMORY_DATABASE_URL set, every command but check works on a memory
 // in PostgreSQL (--memory NAME, default "default") through pgstore.Store,
@@ -52,7 +52,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		cmdStats, cmdSearch, cmdShow, cmdExport, cmdImport, cmdCheck, cmdRename, cmdMerge, cmdUI, cmdHelp,
+		cmdStats, cmdSearch, cmdShow, cmdExport, cmdImport, cmdCheck, cmdRename, cmdMerge, cmdHistory, cmdUndo, cmdUI, cmdHelp,
 	}
 }
 

@@ -186,3 +186,43 @@ func TestHistoryModel(t *testing.T) {
 		}
 	}
 }
+
+// A history that cannot be written loses records, never a write: the
+// write lands and the log says so once.
+func TestUnwritableHistoryNeverBlocksAWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.Mkdir(path+history.Suffix, 0o700); err != nil { // not a file
+		t.Fatal(err)
+	}
+	var logged []string
+	s := Open(path, Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	for _, name := range []string{"A", "B"} {
+		if err := create(s, name); err != nil {
+			t.Fatalf("write %s: %v", name, err)
+		}
+	}
+	if got := entityNames(t, quietStore(path)); fmt.Sprint(got) != "[A B]" {
+		t.Errorf("the memory file holds %v", got)
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "could not be written (the memory was saved") {
+		t.Errorf("logged %q, want one line about the history", logged)
+	}
+}
+
+// With no history kept, compaction moves nothing and removes the history.
+func TestNoHistoryKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := create(quietStore(path), "A"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + history.Suffix); err != nil {
+		t.Fatalf("no history after a write: %v", err)
+	}
+	off := Open(path, Options{Logf: func(string, ...any) {}, History: &history.Limits{}})
+	if err := create(off, "B"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + history.Suffix); !os.IsNotExist(err) {
+		t.Errorf("the history is still there with no history kept: %v", err)
+	}
+}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 // Environment is where Read finds variables: the process's environment
@@ -82,6 +83,10 @@ type Config struct {
 	// before it is folded into the file (MCP_SERVER_MEMORY_COMPACT_IDLE).
 	CompactIdle time.Duration
 
+	// History bounds the history of writes: MEMORY_HISTORY_DAYS (0 keeps
+	// none) and MEMORY_HISTORY_MAX_MB; history.Default when unset.
+	History history.Limits
+
 	err     error // the first malformed value (Err)
 	openErr error // the first malformed value opening a memory uses
 }
@@ -131,7 +136,30 @@ func Read(env Environment) Config {
 	limit, err := answerLimit(env.Getenv("MEMORY_ANSWER_LIMIT"))
 	c.AnswerLimit = limit
 	c.keep(err, false)
+	c.History, err = historyLimits(env)
+	c.keep(err, true)
 	return c
+}
+
+// historyLimits reads MEMORY_HISTORY_DAYS and MEMORY_HISTORY_MAX_MB
+// (docs/history.md): whole numbers, 0 days keeping no history.
+func historyLimits(env Environment) (history.Limits, error) {
+	lim := history.Default
+	if v := strings.TrimSpace(env.Getenv("MEMORY_HISTORY_DAYS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 100000 {
+			return history.Default, fmt.Errorf("MEMORY_HISTORY_DAYS=%q: want a number of days such as 90 (0 keeps no history)", v)
+		}
+		lim.MaxAge = time.Duration(n) * 24 * time.Hour
+	}
+	if v := strings.TrimSpace(env.Getenv("MEMORY_HISTORY_MAX_MB")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1<<20 {
+			return history.Default, fmt.Errorf("MEMORY_HISTORY_MAX_MB=%q: want a size in megabytes of at least 1, such as 50 (to keep no history, set MEMORY_HISTORY_DAYS=0)", v)
+		}
+		lim.MaxBytes = int64(n) << 20
+	}
+	return lim, nil
 }
 
 // keep remembers err if it is the first of its kind.

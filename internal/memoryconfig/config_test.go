@@ -11,6 +11,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
 )
@@ -60,6 +61,8 @@ func TestReadValues(t *testing.T) {
 		"MCP_SERVER_MEMORY_MEMORY_IDLE_TIMEOUT":   "6s",
 		"MCP_SERVER_MEMORY_DB_READ_TIMEOUT":       "7s",
 		"MCP_SERVER_MEMORY_DB_WRITE_TIMEOUT":      "8s",
+		"MEMORY_HISTORY_DAYS":                     "30",
+		"MEMORY_HISTORY_MAX_MB":                   "5",
 	})
 	if err := c.Err(); err != nil {
 		t.Fatal(err)
@@ -72,6 +75,15 @@ func TestReadValues(t *testing.T) {
 	}
 	if c.FilePath != "~/m.jsonl" || c.HTTPToken != "tok" || c.AnswerLimit != 0 {
 		t.Errorf("read %+v", c)
+	}
+	if c.History != (history.Limits{MaxAge: 30 * 24 * time.Hour, MaxBytes: 5 << 20}) {
+		t.Errorf("history limits %+v", c.History)
+	}
+	if off := memoryconfig.Read(memoryconfig.Vars{"MEMORY_HISTORY_DAYS": "0"}); off.Err() != nil || !off.History.Off() {
+		t.Errorf("MEMORY_HISTORY_DAYS=0: %+v, %v; want no history", off.History, off.Err())
+	}
+	if def := memoryconfig.Read(memoryconfig.Vars{}); def.History != history.Default {
+		t.Errorf("history limits by default %+v", def.History)
 	}
 }
 
@@ -94,6 +106,9 @@ func TestMalformedValues(t *testing.T) {
 		{"MCP_SERVER_MEMORY_LOCK_REFRESH", "0", true},
 		{"MCP_SERVER_MEMORY_DB_READ_TIMEOUT", "x", true},
 		{"MCP_SERVER_MEMORY_DB_WRITE_TIMEOUT", "x", true},
+		{"MEMORY_HISTORY_DAYS", "-1", true},
+		{"MEMORY_HISTORY_DAYS", "90d", true},
+		{"MEMORY_HISTORY_MAX_MB", "0", true},
 	} {
 		file := filepath.Join(t.TempDir(), "memory.jsonl")
 		c := memoryconfig.Read(memoryconfig.Vars{tc.name: tc.value, "MEMORY_FILE_PATH": file})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 )
 
@@ -137,7 +138,11 @@ func (c Config) openFile(path string, ch Choice) *Memory {
 	if ch.Quiet {
 		logf = func(string, ...any) {}
 	}
-	s := filestore.Open(path, filestore.Options{Logf: logf, Lock: lock, Journal: ch.Journal, CompactIdle: c.CompactIdle})
+	lim := c.History
+	if lim == (history.Limits{}) {
+		lim = history.Default // a Config not made by Read
+	}
+	s := filestore.Open(path, filestore.Options{Logf: logf, Lock: lock, Journal: ch.Journal, CompactIdle: c.CompactIdle, History: &lim})
 	return &Memory{
 		Store: s, File: s, Where: "memory file " + path, HidePaths: hiddenPaths(path),
 		exists: func() bool { _, err := os.Lstat(path); return err == nil },

@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
+)
+
+var cmdHistory = &command{
+	name:    "history",
+	args:    "[NAME]",
+	summary: "what changed, when, by which tool and client, newest first",
+	help: `With NAME, only the changes to that entity (or to its relations).
+  --since T     only changes at or after T: a date (2026-11-30, UTC), an
+                RFC 3339 date-time, or a time ago (90m, 36h, 7d)
+  --client C    only changes made by the client C (as the history names it)
+Each line shows the time (UTC), the change's id (undo takes it), the tool
+or command, the client and what changed. See docs/history.md.
+`,
+	run: runHistory,
+}
+
+// readHistory parses --since and --client with the command's other flags
+// and returns the history of the memory the command works on, newest
+// first, with the memory open (the caller closes it).
+func (c *context_) readHistory(args []string, f *history.Filter) ([]history.Record, []string, *memory, error) {
+	since := c.flags.String("since", "", "")
+	c.flags.StringVar(&f.Client, "client", "", "")
+	args, err := c.parse(args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if *since != "" {
+		if f.Since, err = parseSince(*since, time.Now()); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	m, err := c.open(true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r, ok := m.Store.(history.Reader)
+	if !ok {
+		m.close()
+		return nil, nil, nil, fmt.Errorf("%s keeps no history", m.where)
+	}
+	recs, err := r.History(*f)
+	if err != nil {
+		m.close()
+		return nil, nil, nil, err
+	}
+	return recs, args, m, nil
+}
+
+func runHistory(c *context_, args []string) error {
+	var f history.Filter
+	// The entity comes before or after the flags: parse them first, then
+	// filter by it.
+	recs, args, m, err := c.readHistory(args, &f)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	if len(args) > 1 {
+		return usagef("history takes at most one NAME")
+	}
+	if len(args) == 1 {
+		byName := history.Filter{Entity: args[0]}
+		kept := recs[:0]
+		for i := range recs {
+			if byName.Match(&recs[i]) {
+				kept = append(kept, recs[i])
+			}
+		}
+		recs = kept
+	}
+	if c.json {
+		out := make([]jsonRecord, len(recs))
+		for i := range recs {
+			out[i] = jsonRecordOf(&recs[i])
+		}
+		return c.printJSON(out)
+	}
+	if len(recs) == 0 {
+		c.printf("No changes recorded in %s%s.\n", m.where, map[bool]string{true: " that match", false: ""}[len(args) == 1 || f.Client != "" || !f.Since.IsZero()])
+		return nil
+	}
+	for i := range recs {
+		c.printf("%s\n", historyLine(&recs[i]))
+	}
+	return nil
+}
+
+// jsonRecord is a record as --json prints it: its changes in the history
+// file's format (docs/history.md).
+type jsonRecord struct {
+	ID      string          `json:"id"`
+	Time    string          `json:"time"`
+	Tool    string          `json:"tool"`
+	Client  string          `json:"client"`
+	Changes json.RawMessage `json:"changes"`
+}
+
+func jsonRecordOf(r *history.Record) jsonRecord {
+	return jsonRecord{ID: r.ID, Time: r.Time.Format(time.RFC3339), Tool: r.Tool, Client: r.Client,
+		Changes: history.AppendChanges(nil, r.Changes)}
+}
+
+// historyLine is one record for people:
+// "2026-12-02 00:45:12  ab12cd  delete_entities  Claude Desktop  − entity Alice (person), 3 observations".
+func historyLine(r *history.Record) string {
+	tool, client := r.Tool, r.Client
+	if tool == "" {
+		tool = "-"
+	}
+	if client == "" {
+		client = "-"
+	}
+	return fmt.Sprintf("%s  %s  %s  %s  %s", r.Time.UTC().Format(time.DateTime), r.Short(), tool, client, oneLine(history.Summary(r.Changes)))
+}
+
+// parseSince reads a time: a date (its start, UTC), an RFC 3339
+// date-time, or a time ago (90m, 36h, 7d).
+func parseSince(v string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
+			return now.AddDate(0, 0, -n), nil
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, usagef("--since %q: give a date (2026-11-30), an RFC 3339 date-time (2026-11-30T09:15:00Z) or a time ago (90m, 36h, 7d)", v)
+}
+
+var cmdUndo = &command{
+	name:    "undo",
+	args:    "CHANGE | --since T",
+	summary: "undo one recorded change, or every change since T, as one new write",
+	help: `CHANGE is a change's id as history shows it (or any longer end of it).
+  --since T     every change at or after T (as history --since takes it)
+  --yes         do not ask first
+Undo applies the inverse of the changes, newest first, as one write, which
+the history records (tool "undo"): an undo can be undone. It says what it
+will change and, without --yes, asks on the terminal first; without a
+terminal it needs --yes. What changed since (an entity deleted again,
+renamed, or with new observations) is undone as far as it can be and
+reported.
+`,
+	run: runUndo,
+}
+
+func runUndo(c *context_, args []string) error {
+	yes := c.flags.Bool("yes", false, "")
+	var f history.Filter
+	recs, args, m, err := c.readHistory(args, &f)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	switch {
+	case len(args) == 1 && f.Since.IsZero():
+		var match []history.Record
+		for _, r := range recs {
+			if args[0] != "" && strings.HasSuffix(r.ID, args[0]) {
+				match = append(match, r)
+			}
+		}
+		switch len(match) {
+		case 0:
+			return fmt.Errorf("no change %q in the history of %s (mcp-server-memory history lists them)", args[0], m.where)
+		case 1:
+		default:
+			return fmt.Errorf("%q names %d changes; give more of the id (mcp-server-memory history --json shows whole ids)", args[0], len(match))
+		}
+		recs = match
+	case len(args) == 0 && !f.Since.IsZero():
+	default:
+		return usagef("undo takes one CHANGE, or --since T")
+	}
+	if len(recs) == 0 {
+		c.printf("No changes since %s in %s: nothing to undo.\n", f.Since.UTC().Format(time.DateTime), m.where)
+		return nil
+	}
+	if !c.json {
+		c.printf("Undoing %s in %s, newest first:\n", plural(len(recs), "change", "changes"), m.where)
+		for i := range recs {
+			c.printf("  %s\n", historyLine(&recs[i]))
+		}
+		var all []graph.Change
+		for i := range recs {
+			all = append(all, history.Inverse(recs[i].Changes)...)
+		}
+		c.printf("This will: %s\n", oneLine(history.Summary(all)))
+	}
+	if !*yes {
+		if !c.terminal() {
+			return errors.New("undo changes the memory: run it on a terminal to be asked first, or add --yes")
+		}
+		fmt.Fprint(c.stdout, "Undo? [y/N] ")
+		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			c.printf("Nothing was changed.\n")
+			return nil
+		}
+	}
+	var conflicts []string
+	ctx, stop := interruptible()
+	defer stop()
+	changed, err := m.Update(history.WithAuthor(ctx, history.Author{Tool: "undo"}), graph.Timed(time.Now, func(g *graph.Graph) error {
+		conflicts = history.Undo(g, recs)
+		return nil
+	}))
+	if err != nil {
+		return err
+	}
+	if c.json {
+		ids := make([]string, len(recs))
+		for i := range recs {
+			ids[i] = recs[i].ID
+		}
+		if conflicts == nil {
+			conflicts = []string{}
+		}
+		return c.printJSON(struct {
+			Undone    []string `json:"undone"`
+			Changed   bool     `json:"changed"`
+			Conflicts []string `json:"conflicts"`
+		}{ids, changed, conflicts})
+	}
+	if changed {
+		c.printf("Undone. (This undo is in the history too: mcp-server-memory history)\n")
+	} else {
+		c.printf("Nothing changed: the memory already holds what undoing would give.\n")
+	}
+	if len(conflicts) > 0 {
+		c.printf("The memory changed since; not everything was undone as recorded:\n")
+		for _, msg := range conflicts {
+			c.printf("  %s\n", oneLine(msg))
+		}
+	}
+	return nil
+}
+
+// terminal reports whether the command's input and output are a terminal,
+// where a question can be asked.
+func (c *context_) terminal() bool {
+	in, ok := c.stdin.(*os.File)
+	out, ok2 := c.stdout.(*os.File)
+	return ok && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
+}
