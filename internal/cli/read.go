@@ -121,7 +121,7 @@ func runStats(c *context_, args []string) error {
 		return err
 	}
 	if h, ok := s.Store.(history.Reader); ok {
-		pd, err := history.WritesPerDay(h, now, graph.RecentDays)
+		pd, _, err := history.RecentWrites(h, now, graph.RecentDays)
 		if err != nil {
 			return err
 		}

@@ -1,21 +1,19 @@
 package history
 
 import (
-	"time"
-
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
-// WritesPerDay counts the writes r recorded on each of the days days
-// (UTC) that end with now's.
-func WritesPerDay(r Reader, now graph.Time, days int) (graph.PerDay, error) {
+// RecentWrites returns the writes r recorded over the days days (UTC) that
+// end with now's, newest first, and how many on each day.
+func RecentWrites(r Reader, now graph.Time, days int) (graph.PerDay, []Record, error) {
 	pd := graph.NewPerDay(now, days)
-	recs, err := r.History(Filter{Since: time.Unix(int64(pd.From), 0).UTC()})
+	recs, err := r.History(Filter{Since: pd.From.UTC()})
 	if err != nil {
-		return graph.PerDay{}, err
+		return graph.PerDay{}, nil, err
 	}
 	for i := range recs {
 		pd.Add(graph.TimeOf(recs[i].Time))
 	}
-	return pd, nil
+	return pd, recs, nil
 }

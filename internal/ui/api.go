@@ -92,24 +92,29 @@ func searchAnswer(g *graph.Graph, query string, offset int) searchResult {
 	return res
 }
 
-// learned answers the home view's plot: when the memory learned its
-// facts ("learned", a graph.Timeline) and, when it keeps a history, the
-// writes it recorded per day ("writes"), over the last graph.RecentDays
-// days.
+// learned answers the home view: when the memory learned its facts
+// ("learned", a graph.Timeline) and, when it keeps a history, the writes
+// it recorded per day ("writes") over the last graph.RecentDays days, and
+// those of them that deleted entities ("deleted"), which the page can
+// restore.
 func (h *Handler) learned(w http.ResponseWriter) {
 	now := graph.TimeOf(time.Now())
 	var writes *graph.PerDay
+	var deleted *historyAnswer
 	if r := historyOf(h.store); r != nil {
-		pd, err := history.WritesPerDay(r, now, graph.RecentDays)
+		pd, recs, err := history.RecentWrites(r, now, graph.RecentDays)
 		if err != nil {
-			h.opts.Logf("the page could not read the history: %v", err)
-			writeError(w, http.StatusInternalServerError, h.hide.Error(err))
+			h.historyFailed(w, err)
 			return
 		}
-		writes = &pd
+		d := listHistory(recs, "", deletedLimit, hasEntityDeletion)
+		writes, deleted = &pd, &d
 	}
 	h.view(w, func(g *graph.Graph) (any, int) {
-		return map[string]any{"learned": g.Timeline(now, graph.RecentDays), "writes": writes}, http.StatusOK
+		if deleted != nil {
+			deleted.seeBack(g)
+		}
+		return map[string]any{"learned": g.Timeline(now, graph.RecentDays), "writes": writes, "deleted": deleted}, http.StatusOK
 	})
 }
 
@@ -229,6 +234,7 @@ func pictureAnswer(g *graph.Graph, name string, depth int) (any, int) {
 // fields are its arguments.
 type editRequest struct {
 	Op           string `json:"op"`
+	Record       string `json:"record"` // restore: the recorded write's id
 	Entity       string `json:"entity"`
 	EntityType   string `json:"entityType"`
 	Observation  string `json:"observation"`
@@ -250,7 +256,13 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var message string
-	apply, err := editFunc(req, &message)
+	var apply func(*graph.Graph) error
+	var err error
+	if req.Op == "restore" {
+		apply, err = h.restoreFunc(req.Record, &message)
+	} else {
+		apply, err = editFunc(req, &message)
+	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -277,6 +289,8 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 	}
 	if changed {
 		h.hub.broadcast()
+	} else if req.Op == "restore" {
+		message = "Nothing was restored: the memory already holds what the change removed."
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"message": message, "changed": changed})
 }

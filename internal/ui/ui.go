@@ -190,10 +190,13 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 		}
 		h.view(w, func(g *graph.Graph) (any, int) {
 			e, rel := g.Len()
-			return map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly}, 200
+			return map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly,
+				"history": historyOf(h.store) != nil}, 200
 		})
 	case "learned":
 		h.learned(w)
+	case "history":
+		h.entityHistory(w, q.Get("name"))
 	case "search":
 		h.search(w, q.Get("q"), q.Get("offset"))
 	case "entity":

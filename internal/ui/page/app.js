@@ -81,7 +81,10 @@ async function edit(body, onDone) {
 // showMode hides the edit controls when the server says this page may
 // only read the memory (a read grant on a team's memory); the server
 // refuses such edits whatever the page shows.
+let hasHistory = false; // the memory keeps a history of its writes
 function showMode(stats) {
+  hasHistory = !!stats.history;
+  $("historyBox").hidden = !hasHistory;
   const readOnly = !!stats.readOnly;
   document.body.classList.toggle("readonly", readOnly);
   $("mode").hidden = !readOnly;
@@ -249,6 +252,9 @@ async function render() {
     // entity again (a live update): keep what the user is typing.
     $("renameForm").hidden = true;
     resetDelete();
+    $("historyBox").open = false;
+    $("ehistory").replaceChildren();
+    $("ehistoryNote").textContent = "";
   }
   const obs = $("obs");
   if (!(same && obs.querySelector("form"))) {
@@ -264,6 +270,7 @@ async function render() {
     if (r.name === p.name) continue; // a relation to itself is listed once, as outgoing
     rels.append(relationItem("← ", r, { from: r.name, to: p.name, relationType: r.relationType }));
   }
+  if ($("historyBox").open) renderHistory();
   renderPicture();
 }
 
@@ -276,6 +283,41 @@ async function renderHome() {
   } catch (e) { say(e.message, true); }
   renderLearned();
   renderPicture();
+}
+
+// --- history ----------------------------------------------------------------
+
+// renderHistory lists the open entity's recorded changes, newest first.
+let historySeq = 0;
+async function renderHistory() {
+  const seq = ++historySeq, name = current;
+  let res;
+  try { res = await api("history", { name }); } catch (e) { $("ehistoryNote").textContent = e.message; return; }
+  if (seq !== historySeq || name !== current) return;
+  $("ehistory").replaceChildren(...res.records.map(historyItem));
+  $("ehistoryNote").textContent = res.records.length === 0 ? "No change to it is recorded."
+    : res.more > 0 ? `… and ${plural(res.more, "older change", "older changes")} (mcp-server-memory history shows them all).` : "";
+}
+
+// historyItem shows one recorded write: when, by what, what it changed,
+// and for a write that only deleted, a button that restores what it
+// deleted (an undo of the write, recorded in its turn).
+function historyItem(r) {
+  const li = el("li");
+  li.append(when(r.time), " · ", el("span", r.tool + (r.client ? ` (${r.client})` : ""), "type"), " · ", el("span", r.summary, "summary"));
+  if (r.observations.length > 0) {
+    li.append(" ", el("span", r.observations.map(o => `“${o}”`).join(", ") + (r.more > 0 ? ` and ${fmt(r.more)} more` : ""), "texts"));
+  }
+  if (r.back) {
+    li.append(" ", el("span", "(back in the memory)", "type"));
+  } else if (r.restorable) {
+    const b = el("button", "Restore", "small edit");
+    b.type = "button";
+    b.title = "Bring back what this change deleted";
+    b.onclick = async () => { if (await edit({ op: "restore", record: r.id })) refresh(); };
+    li.append(" ", b);
+  }
+  return li;
 }
 
 // --- when facts were learned ------------------------------------------------
@@ -335,6 +377,8 @@ async function renderLearned() {
   let res;
   try { res = await api("learned"); } catch (e) { say(e.message, true); return; }
   const tl = res.learned, writes = res.writes;
+  $("deleted").hidden = !res.deleted || res.deleted.records.length === 0;
+  if (res.deleted) $("deletedList").replaceChildren(...res.deleted.records.map(historyItem));
   const days = writes || tl.perDay, what = writes ? ["write", "writes"] : ["fact learned", "facts learned"];
   const total = days.reduce((s, d) => s + d.count, 0);
   $("learned").hidden = tl.known + tl.unknown === 0 && !writes;
@@ -772,6 +816,7 @@ function init() {
     f.newName.focus();
   };
   $("renameCancel").onclick = () => { $("renameForm").hidden = true; };
+  $("historyBox").addEventListener("toggle", () => { if ($("historyBox").open) renderHistory(); });
   $("renameForm").onsubmit = async ev => {
     ev.preventDefault();
     const to = ev.target.newName.value;
