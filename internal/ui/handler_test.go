@@ -295,3 +295,36 @@ func TestEventsBehindWrappers(t *testing.T) {
 	}
 	t.Fatalf("no change event: %v", lines.Err())
 }
+
+// TestRestoreRefusals: the page restores only what a recorded change
+// deleted; anything else is refused, saying why, and changes nothing.
+func TestRestoreRefusals(t *testing.T) {
+	h, path := newHandler(t, "", time.Second)
+	edit := func(body string) answer { return call(t, h, "POST", "/"+secret+"/api/edit", body) }
+	if a := edit(`{"op":"createEntity","entity":"Ada","entityType":"person"}`); a.status != http.StatusOK {
+		t.Fatalf("creating Ada: %v", a)
+	}
+	hist := call(t, h, "GET", "/"+secret+"/api/history?name=Ada", "")
+	recs, _ := hist.body["records"].([]any)
+	if hist.status != http.StatusOK || len(recs) != 1 {
+		t.Fatalf("Ada's history: %v", hist)
+	}
+	created := recs[0].(map[string]any)
+	if created["restorable"] != false {
+		t.Errorf("a creation offered for restoring: %v", created)
+	}
+	before, _ := os.ReadFile(path)
+	for body, want := range map[string]string{
+		`{"op":"restore","record":"` + created["id"].(string) + `"}`: "did more than delete: undo it with mcp-server-memory undo",
+		`{"op":"restore","record":"0123456789abcdef"}`:               `there is no change "0123456789abcdef" in the history`,
+		`{"op":"restore"}`:                                            "the change to restore is empty",
+	} {
+		a := edit(body)
+		if msg, _ := a.body["error"].(string); a.status != http.StatusBadRequest || !strings.Contains(msg, want) {
+			t.Errorf("%s: %d %v, want 400 saying %q", body, a.status, a.body, want)
+		}
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("a refused restore changed the memory")
+	}
+}
