@@ -317,7 +317,7 @@ func TestRestoreRefusals(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"op":"restore","record":"` + created["id"].(string) + `"}`: "did more than delete: undo it with mcp-server-memory undo",
 		`{"op":"restore","record":"0123456789abcdef"}`:               `there is no change "0123456789abcdef" in the history`,
-		`{"op":"restore"}`:                                            "the change to restore is empty",
+		`{"op":"restore"}`: "the change to restore is empty",
 	} {
 		a := edit(body)
 		if msg, _ := a.body["error"].(string); a.status != http.StatusBadRequest || !strings.Contains(msg, want) {
