@@ -4,13 +4,16 @@
 //
 // A tokens file grants access, one grant a line:
 //
-//	# token          memories        access
-//	3f9a…            team,notes      write
+//	# token          memories        access   label (optional)
+//	3f9a…            team,notes      write    Alice's laptop
 //	77c1…            *               read
 //
 // Memories are named as in the URL /mcp/NAME ("default" is the memory at
 // /mcp); "*" is every memory. A token on several lines gets the union of
-// its grants. Blank lines and lines starting with # are ignored.
+// its grants. The label, the rest of the line, names the token's holder
+// in the history of writes (the client a write is recorded as made by);
+// a token on several lines takes its first label. Blank lines and lines
+// starting with # are ignored.
 //
 // No error quotes a field of the file: a token pasted into the wrong
 // column would reach the log. A file the server's group or other users
@@ -70,6 +73,7 @@ type grant struct {
 	pageKey  [32]byte         // the digest of PageKey(token)
 	all      Level            // level for every memory ("*")
 	memories map[string]Level // level per named memory
+	label    string           // the holder's name in the history, or ""
 }
 
 // Grants is a parsed tokens file. The zero value grants nothing.
@@ -88,8 +92,8 @@ func Parse(r io.Reader) (*Grants, error) {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) != 3 {
-			return nil, fmt.Errorf("line %d: want three fields, token, memories and read or write; got %d", n, len(f))
+		if len(f) < 3 {
+			return nil, fmt.Errorf("line %d: want three fields, token, memories and read or write (and optionally a label); got %d", n, len(f))
 		}
 		token, names, level := f[0], f[1], f[2]
 		if len(token) < MinTokenLength {
@@ -114,6 +118,9 @@ func Parse(r io.Reader) (*Grants, error) {
 			g.grants = append(g.grants, newGrant(token))
 		}
 		gr := &g.grants[i]
+		if gr.label == "" {
+			gr.label = strings.Join(f[3:], " ")
+		}
 		for i, name := range strings.Split(names, ",") {
 			if name == "*" {
 				gr.all = max(gr.all, lv)
@@ -181,6 +188,22 @@ func (g *Grants) check(d [32]byte, of func(*grant) *[32]byte, memory string) Lev
 		}
 	}
 	return level
+}
+
+// Label returns the label the grants give token, or "". Every grant is
+// compared, as Check does.
+func (g *Grants) Label(token string) string {
+	if g == nil {
+		return ""
+	}
+	d := sha256.Sum256([]byte(token))
+	label := ""
+	for i := range g.grants {
+		if subtle.ConstantTimeCompare(d[:], g.grants[i].digest[:]) == 1 {
+			label = g.grants[i].label
+		}
+	}
+	return label
 }
 
 // CookieValue is what a web page's cookie holds for token (the page of a
@@ -352,6 +375,9 @@ func (f *File) CheckCookie(value, memory string) Level {
 func (f *File) CheckPageKey(key, memory string) Level {
 	return f.cur.Load().CheckPageKey(key, memory)
 }
+
+// Label returns the label the grants in force give token, or "".
+func (f *File) Label(token string) string { return f.cur.Load().Label(token) }
 
 // Len reports how many distinct tokens the grants in force name.
 func (f *File) Len() int { return f.cur.Load().Len() }

@@ -279,3 +279,24 @@ func TestPageKey(t *testing.T) {
 		t.Error("Single grants something other than its token's write access to its memory")
 	}
 }
+
+// The optional fourth column labels a token: the rest of the line, the
+// first label of a token on several lines. Files without it still parse.
+func TestLabels(t *testing.T) {
+	g, err := Parse(strings.NewReader(alice + " team write Alice's laptop\n" + alice + " notes read other\n" + bob + " * read\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Label(alice); got != "Alice's laptop" {
+		t.Errorf("alice's label %q", got)
+	}
+	if got := g.Label(bob); got != "" {
+		t.Errorf("bob's label %q, want none", got)
+	}
+	if got := g.Label("nobody-at-all-0123456789"); got != "" {
+		t.Errorf("an unknown token's label %q", got)
+	}
+	if g.Check(alice, "team") != Write || g.Check(alice, "notes") != Read {
+		t.Error("a labelled line grants what it says")
+	}
+}

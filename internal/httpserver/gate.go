@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
+	"github.com/kgmemory/mcp-server-memory/internal/server"
 )
 
 // The gate (docs/design.md §11). Every request for a memory, MCP or page,
@@ -50,6 +51,7 @@ type grants interface {
 	Check(token, memory string) access.Level
 	CheckCookie(value, memory string) access.Level
 	CheckPageKey(key, memory string) access.Level
+	Label(token string) string
 }
 
 // grantKey carries the grant that admit passed (a grant) to the memory's
@@ -68,6 +70,7 @@ type checkFunc func(memory string) access.Level
 // credential is what a request carries to prove itself.
 type credential struct {
 	check      checkFunc // nil: nothing
+	label      string    // the tokens file's label of a bearer token, or ""
 	bearer     bool      // an Authorization header
 	queryToken bool      // a page's first visit: the token in ?token=
 	open       bool      // no token to prove: a server of one memory without one
@@ -83,7 +86,11 @@ func (s *Server) credential(r *http.Request, page bool) credential {
 	g := s.grants
 	if header := r.Header.Get("Authorization"); header != "" {
 		token, ok := bearerToken(header)
-		return credential{bearer: true, check: func(memory string) access.Level {
+		label := ""
+		if ok {
+			label = g.Label(token)
+		}
+		return credential{bearer: true, label: label, check: func(memory string) access.Level {
 			if !ok {
 				return access.None
 			}
@@ -147,6 +154,9 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serveGranted(w, r, name, level, c.check, func(ep *endpoint) http.Handler {
+		if c.label != "" {
+			return labelled(ep.router, level, c.label)
+		}
 		if level < access.Write {
 			return ep.readOnly
 		}
@@ -226,6 +236,21 @@ func writeFixed(w http.ResponseWriter, code int, body string) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
 	w.Write([]byte(body))
+}
+
+// labelled serves h with the go-sdk's token information of a grant whose
+// token the tokens file labels: its scopes (server.ScopeWrite for a write
+// grant) and the label, which the history records as the client of the
+// request's writes. It runs only after admit, so it never refuses.
+func labelled(h http.Handler, level access.Level, label string) http.Handler {
+	scopes := []string{"read"}
+	if level >= access.Write {
+		scopes = append(scopes, server.ScopeWrite)
+	}
+	info := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{Scopes: scopes, Extra: map[string]any{server.TokenLabelKey: label}}, nil
+	}
+	return auth.RequireBearerToken(info, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 }
 
 // readOnlyInfo is the go-sdk's token information of a read grant: its one

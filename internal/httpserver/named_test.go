@@ -475,7 +475,8 @@ func TestNamedMemoriesDefault(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(text(res.Content), `"at-mcp"`) {
 		t.Errorf("/mcp/default does not hold what /mcp wrote: %v %v", err, res)
 	}
-	if files := ns.files(t); !slices.Equal(files, []string{filepath.Join("memories", "default.jsonl"), "tokens"}) {
+	// The memory's file and its history, nothing else.
+	if files := ns.files(t); !slices.Equal(files, []string{filepath.Join("memories", "default.jsonl"), filepath.Join("memories", "default.jsonl.history"), "tokens"}) {
 		t.Errorf("files %v", files)
 	}
 }
