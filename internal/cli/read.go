@@ -52,7 +52,7 @@ type Stats struct {
 	Learned graph.Timeline `json:"learned"`
 	// Writes counts the writes the memory's history recorded on each of
 	// the last graph.RecentDays days (UTC), when the memory keeps a
-	// history (a memory file).
+	// history (a memory file, unless MEMORY_HISTORY_DAYS is 0).
 	Writes *WriteCount `json:"writes,omitempty"`
 }
 
@@ -120,7 +120,7 @@ func runStats(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
-	if h, ok := s.Store.(history.Reader); ok {
+	if h, ok := s.Store.(history.Reader); ok && !c.config.History.Off() {
 		pd, _, err := history.RecentWrites(h, now, graph.RecentDays)
 		if err != nil {
 			return err
