@@ -1,8 +1,10 @@
 // Package ui is the web page people use to see and correct their memory
 // (docs/design.md §9): search as you type, an entity's page with its
-// relations both ways, a picture of its neighbourhood, and edits that run all
-// or nothing under the memory's lock, with live updates when another process
-// writes it. The memory is a Store: the memory file (filestore) or a memory in
+// relations both ways and when each fact was learned, a picture of its
+// neighbourhood, the writes per day, and edits that run all or nothing
+// under the memory's lock, with live updates when another process writes
+// it. Where the memory keeps a history (history.Reader), an entity's
+// recorded changes, and a restore of what a change deleted. The memory is a Store: the memory file (filestore) or a memory in
 // PostgreSQL (pgstore); the page knows neither.
 //
 // The page (page/*) is small hand-written HTML, CSS and JavaScript embedded
