@@ -94,10 +94,10 @@ func searchAnswer(g *graph.Graph, query string, offset int) searchResult {
 
 // learned answers the home view: when the memory learned its facts
 // ("learned", a graph.Timeline) and, when it keeps a history, the writes
-// it recorded per day ("writes") over the last graph.RecentDays days, and
-// those of them that deleted entities ("deleted"), which the page can
-// restore.
-func (h *Handler) learned(w http.ResponseWriter) {
+// it recorded per day ("writes") over the last graph.RecentDays days, and,
+// for a request that may edit, those of them that deleted entities
+// ("deleted"), which the page can restore.
+func (h *Handler) learned(w http.ResponseWriter, mayEdit bool) {
 	now := graph.TimeOf(time.Now())
 	var writes *graph.PerDay
 	var deleted *historyAnswer
@@ -107,8 +107,11 @@ func (h *Handler) learned(w http.ResponseWriter) {
 			h.historyFailed(w, err)
 			return
 		}
-		d := listHistory(recs, "", deletedLimit, hasEntityDeletion)
-		writes, deleted = &pd, &d
+		writes = &pd
+		if mayEdit {
+			d := listHistory(recs, "", deletedLimit, hasEntityDeletion)
+			deleted = &d
+		}
 	}
 	h.view(w, func(g *graph.Graph) (any, int) {
 		if deleted != nil {

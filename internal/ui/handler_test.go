@@ -3,6 +3,7 @@ package ui
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -326,5 +327,31 @@ func TestRestoreRefusals(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Errorf("a refused restore changed the memory")
+	}
+}
+
+// TestHistoryIsTheEditors: a request that may only read the memory gets
+// the writes per day but not the history, which holds what was deleted.
+func TestHistoryIsTheEditors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	store := filestore.Open(path, filestore.Options{Logf: t.Logf})
+	editor := NewHandler(store, path, Options{Secret: secret, Logf: t.Logf})
+	for _, body := range []string{`{"op":"createEntity","entity":"Ada","entityType":"person"}`, `{"op":"deleteEntity","entity":"Ada"}`} {
+		if a := call(t, editor, "POST", "/"+secret+"/api/edit", body); a.status != http.StatusOK {
+			t.Fatalf("%s: %v", body, a)
+		}
+	}
+	if a := call(t, editor, "GET", "/"+secret+"/api/learned", ""); a.body["deleted"] == nil || a.body["writes"] == nil {
+		t.Fatalf("an editor's view lacks the deleted entities or the writes: %v", a.body)
+	}
+	reader := NewHandler(store, path, Options{Secret: secret, Logf: t.Logf, MayEdit: func(*http.Request) error {
+		return errors.New("this token may only read memory team")
+	}})
+	a := call(t, reader, "GET", "/"+secret+"/api/history?name=Ada", "")
+	if msg, _ := a.body["error"].(string); a.status != http.StatusForbidden || !strings.Contains(msg, "may only read") {
+		t.Errorf("a reader asking for the history: %d %v, want 403", a.status, a.body)
+	}
+	if a := call(t, reader, "GET", "/"+secret+"/api/learned", ""); a.body["deleted"] != nil || a.body["writes"] == nil {
+		t.Errorf("a reader's view: %v, want the writes and no deleted entities", a.body)
 	}
 }

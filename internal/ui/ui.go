@@ -196,8 +196,14 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 				"history": historyOf(h.store) != nil}, 200
 		})
 	case "learned":
-		h.learned(w)
+		h.learned(w, h.mayEdit(r) == nil)
 	case "history":
+		// The history holds what was deleted: only those who may edit
+		// the memory (and so restore it) see it.
+		if err := h.mayEdit(r); err != nil {
+			writeError(w, http.StatusForbidden, "The history is shown to those who may edit this memory: "+err.Error())
+			return
+		}
 		h.entityHistory(w, q.Get("name"))
 	case "search":
 		h.search(w, q.Get("q"), q.Get("offset"))

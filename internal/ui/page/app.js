@@ -81,11 +81,10 @@ async function edit(body, onDone) {
 // showMode hides the edit controls when the server says this page may
 // only read the memory (a read grant on a team's memory); the server
 // refuses such edits whatever the page shows.
-let hasHistory = false; // the memory keeps a history of its writes
 function showMode(stats) {
-  hasHistory = !!stats.history;
-  $("historyBox").hidden = !hasHistory;
   const readOnly = !!stats.readOnly;
+  // The memory's history, which holds what was deleted, is the editors'.
+  $("historyBox").hidden = !stats.history || readOnly;
   document.body.classList.toggle("readonly", readOnly);
   $("mode").hidden = !readOnly;
   $("mode").title = readOnly ? stats.readOnly : "";
