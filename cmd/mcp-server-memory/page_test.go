@@ -144,3 +144,69 @@ func pageAndMCPHearEachOther(t *testing.T, base, mcpURL, token, name string) {
 	}
 	wait("the page's edit, at the MCP subscriber,", updates)
 }
+
+// TestPageRestoresUnderHTTP: under --http the page reads the memory's
+// history through the store it shares with the MCP server: the writes per
+// day, an assistant's deletion among the recently deleted, and a restore
+// of it that the history records as the page's.
+func TestPageRestoresUnderHTTP(t *testing.T) {
+	const token = "page-token-0123456789abcdef"
+	cmd := exec.Command(binary, "--http", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "MEMORY_HTTP_TOKEN="+token, "MEMORY_DATABASE_URL=")
+	stderr := startChild(t, cmd).stderr
+	base := waitLog(t, stderr, regexp.MustCompile(`the memory's page at (http://127\.0\.0\.1:\d+)/; memory file `))[1]
+	auth := []string{"Authorization", "Bearer " + token}
+
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "assistant", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: testserver.BearerClient(token), MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "create_entities", Arguments: map[string]any{"entities": []any{
+			map[string]any{"name": "Ada", "entityType": "person", "observations": []string{"wrote the first program"}},
+			map[string]any{"name": "Charles", "entityType": "person", "observations": []string{}}}}},
+		{Name: "create_relations", Arguments: map[string]any{"relations": []any{map[string]any{"from": "Ada", "to": "Charles", "relationType": "worked with"}}}},
+		{Name: "delete_entities", Arguments: map[string]any{"entityNames": []string{"Ada"}}},
+	} {
+		if res, err := cs.CallTool(ctx, call); err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", call.Name, err, res)
+		}
+	}
+
+	status, answer, _ := pageCall(t, "GET", base+"/api/learned", "", auth...)
+	if status != http.StatusOK {
+		t.Fatalf("GET /api/learned: %d %v", status, answer)
+	}
+	days := answer["writes"].([]any)
+	if today := days[len(days)-1].(map[string]any); today["count"] != 3.0 {
+		t.Errorf("today's writes: %v, want 3", today)
+	}
+	deleted := answer["deleted"].(map[string]any)["records"].([]any)
+	if len(deleted) != 1 {
+		t.Fatalf("recently deleted: %v", deleted)
+	}
+	d := deleted[0].(map[string]any)
+	if d["tool"] != "delete_entities" || d["client"] != "assistant" || d["restorable"] != true || d["back"] != false {
+		t.Errorf("the deletion as the page lists it: %v", d)
+	}
+
+	status, answer, _ = pageCall(t, "POST", base+"/api/edit", `{"op":"restore","record":"`+d["id"].(string)+`"}`, auth...)
+	if status != http.StatusOK || answer["changed"] != true {
+		t.Fatalf("restoring: %d %v", status, answer)
+	}
+	status, answer, _ = pageCall(t, "GET", base+"/api/entity?name=Ada", "", auth...)
+	if status != http.StatusOK || len(answer["out"].([]any)) != 1 {
+		t.Fatalf("Ada after the restore: %d %v", status, answer)
+	}
+	status, answer, _ = pageCall(t, "GET", base+"/api/history?name=Ada", "", auth...)
+	if status != http.StatusOK {
+		t.Fatalf("GET /api/history: %d %v", status, answer)
+	}
+	recs := answer["records"].([]any)
+	if newest := recs[0].(map[string]any); len(recs) != 4 || newest["tool"] != "page" || recs[1].(map[string]any)["back"] != true {
+		t.Errorf("Ada's history after the restore: %v", recs)
+	}
+}

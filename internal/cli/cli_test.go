@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -45,6 +46,7 @@ func TestScripts(t *testing.T) {
 			"livelock": livelock,
 			"cmptimes": cmpTimes,
 			"embedder": embedder,
+			"reltimes": relTimes,
 		},
 	})
 }
@@ -108,4 +110,39 @@ func TestThousands(t *testing.T) {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+// relTime is a time written relative to the test's clock: {now-3d},
+// {now+2h30m}, {today-3d} (today: 00:00 UTC of the present day); units d,
+// h, m, s.
+var relTime = regexp.MustCompile(`\{(now|today)(?:([+-])((?:\d+[dhms])+))?\}`)
+
+var relUnit = regexp.MustCompile(`(\d+)([dhms])`)
+
+// reltimes SRC DST: writes SRC to DST with each {now…} or {today…} replaced
+// by that time in RFC 3339, so that a script can hold times relative to
+// when it runs ("learned 3 days ago").
+func relTimes(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: reltimes SRC DST")
+	}
+	now := time.Now().UTC()
+	units := map[string]time.Duration{"d": 24 * time.Hour, "h": time.Hour, "m": time.Minute, "s": time.Second}
+	out := relTime.ReplaceAllStringFunc(ts.ReadFile(args[0]), func(v string) string {
+		m := relTime.FindStringSubmatch(v)
+		t := now
+		if m[1] == "today" {
+			t = now.Truncate(24 * time.Hour)
+		}
+		var d time.Duration
+		for _, u := range relUnit.FindAllStringSubmatch(m[3], -1) {
+			n, _ := strconv.Atoi(u[1])
+			d += time.Duration(n) * units[u[2]]
+		}
+		if m[2] == "-" {
+			d = -d
+		}
+		return t.Add(d).Format(time.RFC3339)
+	})
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o600))
 }

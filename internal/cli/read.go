@@ -7,16 +7,27 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 )
 
 var cmdStats = &command{
 	name:    "stats",
-	summary: "count entities, observations and relations, by type",
-	run:     runStats,
+	summary: "count entities, observations and relations, by type, and when they were learned",
+	help: `Also when the memory learned its facts (entities, observations, relations),
+as far as its times say (lines written by tools that keep no times have none):
+the oldest and newest fact, and the facts learned on each of the last 30 days
+(UTC), as one line with a mark per day, today's last. A memory file keeps a
+history of its writes (<file>.history): a second line counts the writes it
+recorded per day, deletions and undos included. --json gives them as "learned": {"oldest",
+"newest", "known", "unknown", "perDay": [{"day", "count"}]} and "writes":
+{"perDay": [...]}.
+`,
+	run: runStats,
 }
 
 // Stats is what stats prints.
@@ -32,6 +43,21 @@ type Stats struct {
 	RelationTypes     []TypeCount `json:"relationTypes"`
 	// Vectors counts search by meaning's vectors, when it is on.
 	Vectors *VectorCount `json:"vectors,omitempty"`
+	// Learned is what the memory's times say of when it learned its
+	// facts (entities, observations, relations): the oldest and newest,
+	// and how many were learned on each of the last graph.RecentDays days
+	// (UTC). It counts what the memory holds now: a fact learned and
+	// deleted since is not in it.
+	Learned graph.Timeline `json:"learned"`
+	// Writes counts the writes the memory's history recorded on each of
+	// the last graph.RecentDays days (UTC), when the memory keeps a
+	// history (unless MEMORY_HISTORY_DAYS is 0).
+	Writes *WriteCount `json:"writes,omitempty"`
+}
+
+// WriteCount is how many writes the history recorded per day.
+type WriteCount struct {
+	PerDay graph.PerDay `json:"perDay"`
 }
 
 // VectorCount is how many of a memory's texts (one per observation, one
@@ -72,6 +98,7 @@ func runStats(c *context_, args []string) error {
 	} else {
 		st.Memory = s.where
 	}
+	now := graph.TimeOf(time.Now())
 	err = s.View(func(g *graph.Graph) {
 		entityTypes := make(map[string]int)
 		for _, e := range g.Entities() {
@@ -87,9 +114,17 @@ func runStats(c *context_, args []string) error {
 		}
 		st.Entities, st.Relations = g.Len()
 		st.EntityTypes, st.RelationTypes = byCount(entityTypes), byCount(relationTypes)
+		st.Learned = g.Timeline(now, graph.RecentDays)
 	})
 	if err != nil {
 		return err
+	}
+	if h, ok := s.Store.(history.Reader); ok && !c.config.History.Off() {
+		pd, _, err := history.RecentWrites(h, now, graph.RecentDays)
+		if err != nil {
+			return err
+		}
+		st.Writes = &WriteCount{pd}
 	}
 	if e := c.config.Embeddings; e.On() {
 		have, want, err := meaning.Count(s.vectors(), e.Model, s.View)
@@ -117,7 +152,65 @@ func runStats(c *context_, args []string) error {
 	if v := st.Vectors; v != nil {
 		c.printf("Vectors         %d of %d texts, by model %q\n", v.Ready, v.Texts, v.Model)
 	}
+	printLearned(c, st.Learned, now)
+	if st.Learned.Known > 0 {
+		printPerDay(c, "Facts learned   ", st.Learned.PerDay)
+	}
+	if st.Writes != nil {
+		printPerDay(c, "Writes          ", st.Writes.PerDay)
+	}
 	return nil
+}
+
+// printLearned says what the memory's times say of when it learned its
+// facts: the oldest and newest.
+func printLearned(c *context_, tl graph.Timeline, now graph.Time) {
+	if tl.Known == 0 {
+		if tl.Unknown > 0 {
+			c.printf("Learned         unknown: no fact here says when it was learned (written by tools that keep no times)\n")
+		}
+		return
+	}
+	exact := when{exact: true}
+	c.printf("Oldest fact     %s, %s\n", exact.say(tl.Oldest), tl.Oldest.Ago(now))
+	c.printf("Newest fact     %s, %s\n", exact.say(tl.Newest), tl.Newest.Ago(now))
+	if tl.Unknown > 0 {
+		c.printf("Without a time  %s (written by tools that keep no times)\n", plural(tl.Unknown, "fact", "facts"))
+	}
+}
+
+// printPerDay prints counts per day after label: the total, and a line
+// with one mark per day.
+func printPerDay(c *context_, label string, pd graph.PerDay) {
+	days := pd.Days()
+	total, most := 0, 0
+	for _, n := range pd.Counts {
+		total += n
+		most = max(most, n)
+	}
+	c.printf("%s%d in the last %d days (UTC, %s to today)", label, total, len(days), days[0].Day)
+	if total > 0 {
+		c.printf(", at most %d a day:\n%s%s\n", most, strings.Repeat(" ", len(label)), sparkline(pd.Counts))
+	} else {
+		c.printf("\n")
+	}
+}
+
+// sparkline draws counts as one line of block characters, the highest
+// count a full block; "·" is none.
+func sparkline(counts []int) string {
+	const blocks = "▁▂▃▄▅▆▇█"
+	most := slices.Max(counts)
+	var b strings.Builder
+	for _, n := range counts {
+		if n == 0 {
+			b.WriteString("·")
+			continue
+		}
+		level := (n*8 + most - 1) / most // 1…8
+		b.WriteString(string([]rune(blocks)[level-1]))
+	}
+	return b.String()
 }
 
 // byCount orders types by count, most first, then by name.
@@ -256,18 +349,86 @@ var cmdShow = &command{
 	name:    "show",
 	args:    "NAME…",
 	summary: "print entities with their observations and relations both ways",
-	help:    "Names are exact (case-sensitive). A name that matches no entity is an error (exit 1)\nafter the others are shown.\n",
-	run:     runShow,
+	help: `Names are exact (case-sensitive). A name that matches no entity is an error (exit 1)
+after the others are shown.
+
+Each entity and observation says when it was learned ("learned 3 days ago"),
+where the memory knows it (lines written by other tools carry no times).
+
+  --times   the exact times (UTC) instead, of the relations too, and when
+            each entity last changed. --json always holds them: createdAt,
+            updatedAt, observationTimes (null: unknown), as the tools'
+            showTimes gives them.
+`,
+	run: runShow,
 }
 
 // shown is what show --json prints.
 type shown struct {
-	Entities  []graph.Entity   `json:"entities"`
-	Relations []graph.Relation `json:"relations"`
-	NotFound  []string         `json:"notFound"`
+	Entities  []shownEntity   `json:"entities"`
+	Relations []shownRelation `json:"relations"`
+	NotFound  []string        `json:"notFound"`
+}
+
+// shownEntity is an entity with when it was learned, where known, as the
+// tools' showTimes says it (docs/design.md §8).
+type shownEntity struct {
+	graph.Entity
+	CreatedAt        string    `json:"createdAt,omitempty"`
+	UpdatedAt        string    `json:"updatedAt,omitempty"` // when it differs
+	ObservationTimes []*string `json:"observationTimes,omitempty"`
+}
+
+type shownRelation struct {
+	graph.Relation
+	CreatedAt string `json:"createdAt,omitempty"`
+}
+
+func showEntity(e *graph.Entity) shownEntity {
+	s := shownEntity{Entity: graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}, CreatedAt: e.Created.RFC3339()}
+	if e.Updated != e.Created {
+		s.UpdatedAt = e.Updated.RFC3339()
+	}
+	if e.HasObservationTimes() {
+		s.ObservationTimes = make([]*string, len(e.Observations))
+		for i := range e.Observations {
+			if t := e.ObservationTime(i); t.Known() {
+				s.ObservationTimes[i] = new(t.String())
+			}
+		}
+	}
+	return s
+}
+
+// when says when a fact was learned: "3 days ago", or with --times
+// "2026-11-30 09:15:00 UTC"; "" when unknown.
+type when struct {
+	now   graph.Time
+	exact bool
+}
+
+func (w when) say(t graph.Time) string {
+	switch {
+	case !t.Known():
+		return ""
+	case w.exact:
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	default:
+		return t.Ago(w.now)
+	}
+}
+
+// after is what follows a fact on its line: " · " and what w says of t,
+// or "" when t is unknown.
+func (w when) after(t graph.Time) string {
+	if !t.Known() {
+		return ""
+	}
+	return " · " + w.say(t)
 }
 
 func runShow(c *context_, args []string) error {
+	exact := c.flags.Bool("times", false, "")
 	names, err := c.parse(args)
 	if err != nil {
 		return err
@@ -280,8 +441,9 @@ func runShow(c *context_, args []string) error {
 		return err
 	}
 	defer s.close()
-	out := shown{Entities: []graph.Entity{}, Relations: []graph.Relation{}, NotFound: []string{}}
+	out := shown{Entities: []shownEntity{}, Relations: []shownRelation{}, NotFound: []string{}}
 	var text strings.Builder
+	at := when{now: graph.TimeOf(time.Now()), exact: *exact}
 	err = s.View(func(g *graph.Graph) {
 		seenRel := make(map[*graph.Relation]bool)
 		seen := make(map[string]bool)
@@ -295,30 +457,44 @@ func runShow(c *context_, args []string) error {
 				out.NotFound = append(out.NotFound, name)
 				continue
 			}
-			out.Entities = append(out.Entities, graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)})
-			fmt.Fprintf(&text, "%s (%s)\n", oneLine(e.Name), oneLine(e.EntityType))
+			out.Entities = append(out.Entities, showEntity(e))
+			learned := ""
+			if e.Created.Known() {
+				learned = " · learned " + at.say(e.Created)
+				if at.exact && e.Updated.Known() && e.Updated != e.Created {
+					learned += ", changed " + at.say(e.Updated)
+				}
+			}
+			fmt.Fprintf(&text, "%s (%s)%s\n", oneLine(e.Name), oneLine(e.EntityType), learned)
 			if len(e.Observations) == 0 {
 				text.WriteString("  no observations\n")
 			}
-			for _, o := range e.Observations {
-				fmt.Fprintf(&text, "  - %s\n", oneLine(o))
+			for i, o := range e.Observations {
+				fmt.Fprintf(&text, "  - %s%s\n", oneLine(o), at.after(e.ObservationTime(i)))
+			}
+			// A relation's time only with --times: the default stays short.
+			relTime := func(r *graph.Relation) string {
+				if !at.exact {
+					return ""
+				}
+				return at.after(r.Created)
 			}
 			outRels, inRels := g.RelationsOf(e.Name)
 			for _, r := range outRels {
-				fmt.Fprintf(&text, "  → %s %s%s\n", oneLine(r.RelationType), oneLine(r.To), missingMark(g, r.To))
+				fmt.Fprintf(&text, "  → %s %s%s%s\n", oneLine(r.RelationType), oneLine(r.To), missingMark(g, r.To), relTime(r))
 			}
 			for _, r := range inRels {
 				if r.From == r.To {
 					continue // a self-relation was shown as outgoing
 				}
-				fmt.Fprintf(&text, "  ← %s %s%s\n", oneLine(r.RelationType), oneLine(r.From), missingMark(g, r.From))
+				fmt.Fprintf(&text, "  ← %s %s%s%s\n", oneLine(r.RelationType), oneLine(r.From), missingMark(g, r.From), relTime(r))
 			}
 			text.WriteString("\n")
 			for _, list := range [2][]*graph.Relation{outRels, inRels} {
 				for _, r := range list {
 					if !seenRel[r] {
 						seenRel[r] = true
-						out.Relations = append(out.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType})
+						out.Relations = append(out.Relations, shownRelation{graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType}, r.Created.RFC3339()})
 					}
 				}
 			}

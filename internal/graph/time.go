@@ -32,6 +32,15 @@ func (t Time) String() string {
 	return t.UTC().Format(time.RFC3339)
 }
 
+// RFC3339 returns the time as String does, or "" when it is unknown: what
+// a JSON member that is left out when unknown holds.
+func (t Time) RFC3339() string {
+	if t == 0 {
+		return ""
+	}
+	return t.String()
+}
+
 // SetNow sets the time the following writes record: a new entity's or
 // relation's creation, an observation's, an entity's last change. The
 // tools, commands and page call it with the present time at the start of

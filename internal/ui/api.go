@@ -92,18 +92,62 @@ func searchAnswer(g *graph.Graph, query string, offset int) searchResult {
 	return res
 }
 
+// learned answers the home view: when the memory learned its facts
+// ("learned", a graph.Timeline) and, when it keeps a history, the writes
+// it recorded per day ("writes") over the last graph.RecentDays days, and,
+// for a request that may edit, those of them that deleted entities
+// ("deleted"), which the page can restore.
+func (h *Handler) learned(w http.ResponseWriter, mayEdit bool) {
+	now := graph.TimeOf(time.Now())
+	var writes *graph.PerDay
+	var deleted *historyAnswer
+	if r := historyOf(h.store); r != nil {
+		pd, recs, err := history.RecentWrites(r, now, graph.RecentDays)
+		if err != nil {
+			h.historyFailed(w, err)
+			return
+		}
+		writes = &pd
+		if mayEdit {
+			d := listHistory(recs, "", deletedLimit, hasEntityDeletion)
+			deleted = &d
+		}
+	}
+	h.view(w, func(g *graph.Graph) (any, int) {
+		if deleted != nil {
+			deleted.seeBack(g)
+		}
+		return map[string]any{"learned": g.Timeline(now, graph.RecentDays), "writes": writes, "deleted": deleted}, http.StatusOK
+	})
+}
+
+// historyOf returns the history of the memory in store, or nil when it
+// keeps none: the store's own, or that of the store it wraps
+// (sharedstore's parts under --http).
+func historyOf(store graph.Store) history.Reader {
+	r, _ := store.(history.Reader)
+	return r
+}
+
 type link struct {
 	Name         string `json:"name"`
 	RelationType string `json:"relationType"`
 	Exists       bool   `json:"exists"`
+	CreatedAt    string `json:"createdAt,omitempty"` // when the relation was learned
 }
 
+// entityPage is an entity as its page shows it. The times say when each
+// fact was learned (RFC 3339, UTC): absent, or null for an observation,
+// when unknown.
 type entityPage struct {
-	Name         string   `json:"name"`
-	EntityType   string   `json:"entityType"`
-	Observations []string `json:"observations"`
-	Out          []link   `json:"out"`
-	In           []link   `json:"in"`
+	Name             string    `json:"name"`
+	EntityType       string    `json:"entityType"`
+	Observations     []string  `json:"observations"`
+	CreatedAt        string    `json:"createdAt,omitempty"`
+	UpdatedAt        string    `json:"updatedAt,omitempty"`
+	ObservationTimes []*string `json:"observationTimes"` // one per observation
+	Out              []link    `json:"out"`
+	In               []link    `json:"in"`
 }
 
 func entityAnswer(g *graph.Graph, name string) (any, int) {
@@ -111,13 +155,20 @@ func entityAnswer(g *graph.Graph, name string) (any, int) {
 	if e == nil {
 		return map[string]string{"error": fmt.Sprintf("There is no entity named %q (any more).", name)}, http.StatusNotFound
 	}
-	p := entityPage{Name: e.Name, EntityType: e.EntityType, Observations: append([]string{}, e.Observations...), Out: []link{}, In: []link{}}
+	p := entityPage{Name: e.Name, EntityType: e.EntityType, Observations: append([]string{}, e.Observations...),
+		CreatedAt: e.Created.RFC3339(), UpdatedAt: e.Updated.RFC3339(), ObservationTimes: make([]*string, len(e.Observations)),
+		Out: []link{}, In: []link{}}
+	for i := range e.Observations {
+		if t := e.ObservationTime(i); t.Known() {
+			p.ObservationTimes[i] = new(t.String())
+		}
+	}
 	out, in := g.RelationsOf(name)
 	for _, r := range out {
-		p.Out = append(p.Out, link{r.To, r.RelationType, g.Entity(r.To) != nil})
+		p.Out = append(p.Out, link{r.To, r.RelationType, g.Entity(r.To) != nil, r.Created.RFC3339()})
 	}
 	for _, r := range in {
-		p.In = append(p.In, link{r.From, r.RelationType, g.Entity(r.From) != nil})
+		p.In = append(p.In, link{r.From, r.RelationType, g.Entity(r.From) != nil, r.Created.RFC3339()})
 	}
 	return p, http.StatusOK
 }
@@ -177,6 +228,7 @@ func pictureAnswer(g *graph.Graph, name string, depth int) (any, int) {
 // fields are its arguments.
 type editRequest struct {
 	Op           string `json:"op"`
+	Record       string `json:"record"` // restore: the recorded write's id
 	Entity       string `json:"entity"`
 	EntityType   string `json:"entityType"`
 	Observation  string `json:"observation"`
@@ -198,7 +250,13 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var message string
-	apply, err := editFunc(req, &message)
+	var apply func(*graph.Graph) error
+	var err error
+	if req.Op == "restore" {
+		apply, err = h.restoreFunc(req.Record, &message)
+	} else {
+		apply, err = editFunc(req, &message)
+	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -225,6 +283,8 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 	}
 	if changed {
 		h.hub.broadcast()
+	} else if req.Op == "restore" {
+		message = "Nothing was restored: the memory already holds what the change removed."
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"message": message, "changed": changed})
 }

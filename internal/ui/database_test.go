@@ -121,6 +121,14 @@ func TestPageOnDatabaseInChromium(t *testing.T) {
 	}
 	do(t, ctx, "laptop", chromedp.EmulateViewport(1280, 800))
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "database.png"), 1280, 800)
+
+	// A database memory keeps the history of its writes in its table: the
+	// home view plots the writes per day, today's among them, and lists
+	// what the rename removed.
+	do(t, ctx, "home", chromedp.Navigate(srv.URL+"#"))
+	waitFor(t, ctx, "the writes per day", textHas("#learnedTitle", "Writes per day")+
+		` && +document.querySelector("#perDay g.day:last-of-type")?.dataset.count >= 1`)
+	waitFor(t, ctx, "what was deleted", textHas("#deletedList", "Москва (город)"))
 }
 
 // TestDatabaseEditWaitsForTheLock: an edit while another replica holds the

@@ -3,6 +3,7 @@ package ui
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -294,4 +295,63 @@ func TestEventsBehindWrappers(t *testing.T) {
 		}
 	}
 	t.Fatalf("no change event: %v", lines.Err())
+}
+
+// TestRestoreRefusals: the page restores only what a recorded change
+// deleted; anything else is refused, saying why, and changes nothing.
+func TestRestoreRefusals(t *testing.T) {
+	h, path := newHandler(t, "", time.Second)
+	edit := func(body string) answer { return call(t, h, "POST", "/"+secret+"/api/edit", body) }
+	if a := edit(`{"op":"createEntity","entity":"Ada","entityType":"person"}`); a.status != http.StatusOK {
+		t.Fatalf("creating Ada: %v", a)
+	}
+	hist := call(t, h, "GET", "/"+secret+"/api/history?name=Ada", "")
+	recs, _ := hist.body["records"].([]any)
+	if hist.status != http.StatusOK || len(recs) != 1 {
+		t.Fatalf("Ada's history: %v", hist)
+	}
+	created := recs[0].(map[string]any)
+	if created["restorable"] != false {
+		t.Errorf("a creation offered for restoring: %v", created)
+	}
+	before, _ := os.ReadFile(path)
+	for body, want := range map[string]string{
+		`{"op":"restore","record":"` + created["id"].(string) + `"}`: "did more than delete: undo it with mcp-server-memory undo",
+		`{"op":"restore","record":"0123456789abcdef"}`:               `there is no change "0123456789abcdef" in the history`,
+		`{"op":"restore"}`: "the change to restore is empty",
+	} {
+		a := edit(body)
+		if msg, _ := a.body["error"].(string); a.status != http.StatusBadRequest || !strings.Contains(msg, want) {
+			t.Errorf("%s: %d %v, want 400 saying %q", body, a.status, a.body, want)
+		}
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Errorf("a refused restore changed the memory")
+	}
+}
+
+// TestHistoryIsTheEditors: a request that may only read the memory gets
+// the writes per day but not the history, which holds what was deleted.
+func TestHistoryIsTheEditors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	store := filestore.Open(path, filestore.Options{Logf: t.Logf})
+	editor := NewHandler(store, path, Options{Secret: secret, Logf: t.Logf})
+	for _, body := range []string{`{"op":"createEntity","entity":"Ada","entityType":"person"}`, `{"op":"deleteEntity","entity":"Ada"}`} {
+		if a := call(t, editor, "POST", "/"+secret+"/api/edit", body); a.status != http.StatusOK {
+			t.Fatalf("%s: %v", body, a)
+		}
+	}
+	if a := call(t, editor, "GET", "/"+secret+"/api/learned", ""); a.body["deleted"] == nil || a.body["writes"] == nil {
+		t.Fatalf("an editor's view lacks the deleted entities or the writes: %v", a.body)
+	}
+	reader := NewHandler(store, path, Options{Secret: secret, Logf: t.Logf, MayEdit: func(*http.Request) error {
+		return errors.New("this token may only read memory team")
+	}})
+	a := call(t, reader, "GET", "/"+secret+"/api/history?name=Ada", "")
+	if msg, _ := a.body["error"].(string); a.status != http.StatusForbidden || !strings.Contains(msg, "may only read") {
+		t.Errorf("a reader asking for the history: %d %v, want 403", a.status, a.body)
+	}
+	if a := call(t, reader, "GET", "/"+secret+"/api/learned", ""); a.body["deleted"] != nil || a.body["writes"] == nil {
+		t.Errorf("a reader's view: %v, want the writes and no deleted entities", a.body)
+	}
 }

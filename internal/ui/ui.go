@@ -1,8 +1,10 @@
 // Package ui is the web page people use to see and correct their memory
 // (docs/design.md §9): search as you type, an entity's page with its
-// relations both ways, a picture of its neighbourhood, and edits that run all
-// or nothing under the memory's lock, with live updates when another process
-// writes it. The memory is a Store: the memory file (filestore) or a memory in
+// relations both ways and when each fact was learned, a picture of its
+// neighbourhood, the writes per day, and edits that run all or nothing
+// under the memory's lock, with live updates when another process writes
+// it. Where the memory keeps a history (history.Reader), an entity's
+// recorded changes, and a restore of what a change deleted. The memory is a Store: the memory file (filestore) or a memory in
 // PostgreSQL (pgstore); the page knows neither.
 //
 // The page (page/*) is small hand-written HTML, CSS and JavaScript embedded
@@ -199,12 +201,23 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 		}
 		h.view(w, func(g *graph.Graph) (any, int) {
 			e, rel := g.Len()
-			ans := map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly}
+			ans := map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly,
+				"history": historyOf(h.store) != nil}
 			if vectors != nil {
 				ans["vectors"] = vectors
 			}
 			return ans, 200
 		})
+	case "learned":
+		h.learned(w, h.mayEdit(r) == nil)
+	case "history":
+		// The history holds what was deleted: only those who may edit
+		// the memory (and so restore it) see it.
+		if err := h.mayEdit(r); err != nil {
+			writeError(w, http.StatusForbidden, "The history is shown to those who may edit this memory: "+err.Error())
+			return
+		}
+		h.entityHistory(w, q.Get("name"))
 	case "search":
 		h.search(w, q.Get("q"), q.Get("offset"))
 	case "entity":

@@ -83,6 +83,8 @@ async function edit(body, onDone) {
 // refuses such edits whatever the page shows.
 function showMode(stats) {
   const readOnly = !!stats.readOnly;
+  // The memory's history, which holds what was deleted, is the editors'.
+  $("historyBox").hidden = !stats.history || readOnly;
   document.body.classList.toggle("readonly", readOnly);
   $("mode").hidden = !readOnly;
   $("mode").title = readOnly ? stats.readOnly : "";
@@ -236,6 +238,12 @@ async function render() {
   document.title = p.name + " · Memory";
   $("ename").textContent = p.name;
   $("etype").textContent = p.entityType;
+  $("elearned").replaceChildren();
+  if (p.createdAt) {
+    const t = when(p.createdAt, "learned ");
+    if (p.updatedAt && p.updatedAt !== p.createdAt) t.title += "\nLast changed " + exactTime(p.updatedAt);
+    $("elearned").append(t);
+  }
   const same = p.name === shown;
   shown = p.name;
   if (!same) {
@@ -243,12 +251,15 @@ async function render() {
     // entity again (a live update): keep what the user is typing.
     $("renameForm").hidden = true;
     resetDelete();
+    $("historyBox").open = false;
+    $("ehistory").replaceChildren();
+    $("ehistoryNote").textContent = "";
   }
   const obs = $("obs");
   if (!(same && obs.querySelector("form"))) {
     obs.replaceChildren();
     if (p.observations.length === 0) obs.append(el("li", "No observations yet.", "type"));
-    for (const o of p.observations) obs.append(observationItem(p.name, o));
+    p.observations.forEach((o, i) => obs.append(observationItem(p.name, o, p.observationTimes[i])));
   }
   const rels = $("rels");
   rels.replaceChildren();
@@ -258,6 +269,7 @@ async function render() {
     if (r.name === p.name) continue; // a relation to itself is listed once, as outgoing
     rels.append(relationItem("← ", r, { from: r.name, to: p.name, relationType: r.relationType }));
   }
+  if ($("historyBox").open) renderHistory();
   renderPicture();
 }
 
@@ -270,10 +282,166 @@ async function renderHome() {
     $("vectors").hidden = !s.vectors;
     if (s.vectors) $("vectors").textContent = `Vectors ${fmt(s.vectors.ready)} of ${fmt(s.vectors.texts)} texts`;
   } catch (e) { say(e.message, true); }
+  renderLearned();
   renderPicture();
 }
 
-function observationItem(entity, text) {
+// --- history ----------------------------------------------------------------
+
+// renderHistory lists the open entity's recorded changes, newest first.
+let historySeq = 0;
+async function renderHistory() {
+  const seq = ++historySeq, name = current;
+  let res;
+  try { res = await api("history", { name }); } catch (e) { $("ehistoryNote").textContent = e.message; return; }
+  if (seq !== historySeq || name !== current) return;
+  $("ehistory").replaceChildren(...res.records.map(historyItem));
+  $("ehistoryNote").textContent = res.records.length === 0 ? "No change to it is recorded."
+    : res.more > 0 ? `… and ${plural(res.more, "older change", "older changes")} (mcp-server-memory history shows them all).` : "";
+}
+
+// historyItem shows one recorded write: when, by what, what it changed,
+// and for a write that only deleted, a button that restores what it
+// deleted (an undo of the write, recorded in its turn).
+function historyItem(r) {
+  const li = el("li");
+  li.append(when(r.time), " · ", el("span", r.tool + (r.client ? ` (${r.client})` : ""), "type"), " · ", el("span", r.summary, "summary"));
+  if (r.observations.length > 0) {
+    li.append(" ", el("span", r.observations.map(o => `“${o}”`).join(", ") + (r.more > 0 ? ` and ${fmt(r.more)} more` : ""), "texts"));
+  }
+  if (r.back) {
+    li.append(" ", el("span", "(back in the memory)", "type"));
+  } else if (r.restorable) {
+    const b = el("button", "Restore", "small edit");
+    b.type = "button";
+    b.title = "Bring back what this change deleted";
+    b.onclick = async () => { if (await edit({ op: "restore", record: r.id })) refresh(); };
+    li.append(" ", b);
+  }
+  return li;
+}
+
+// --- when facts were learned ------------------------------------------------
+
+// ago says in English how long before now (milliseconds) the time iso
+// was: "just now", "5 minutes ago", "yesterday", "3 days ago", "2 months
+// ago", and for a clock ahead "3 hours from now"; "" when unknown. The
+// commands say the same (graph.Time.Ago), tested on the same cases.
+function ago(iso, now) {
+  if (!iso) return "";
+  let d = Math.floor(now / 1000) - Math.floor(Date.parse(iso) / 1000);
+  const future = d < 0;
+  if (future) d = -d;
+  const minute = 60, hour = 60 * minute, day = 24 * hour, year = 365 * day, month = year / 12;
+  const units = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  let s;
+  if (d < minute) return "just now";
+  else if (d < hour) s = units(Math.floor(d / minute), "minute");
+  else if (d < day) s = units(Math.floor(d / hour), "hour");
+  else if (d < 2 * day && !future) return "yesterday";
+  else if (d < 30 * day) s = units(Math.floor(d / day), "day");
+  else if (d < year) s = units(Math.max(1, Math.floor(d / month)), "month");
+  else s = units(Math.floor(d / year), "year");
+  return future ? s + " from now" : s + " ago";
+}
+
+// exactTime is the date and time of iso in the reader's time zone.
+const exactFormat = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+const exactTime = iso => exactFormat.format(new Date(iso));
+
+// when is a <time> saying how long ago iso was, after prefix, with the
+// exact date and time on hover; refreshTimes keeps it true as time passes.
+function when(iso, prefix) {
+  const t = el("time", null, "when");
+  t.dateTime = iso;
+  t.dataset.prefix = prefix || "";
+  t.title = (prefix ? "Learned " : "") + exactTime(iso);
+  t.textContent = t.dataset.prefix + ago(iso, Date.now());
+  return t;
+}
+function refreshTimes() {
+  const now = Date.now();
+  for (const t of document.querySelectorAll("time.when")) t.textContent = t.dataset.prefix + ago(t.dateTime, now);
+}
+
+// Days are UTC days, "2026-11-30", as the server counts them.
+const dayFormat = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", timeZone: "UTC" });
+const longDayFormat = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+const dayLabel = (day, long) => (long ? longDayFormat : dayFormat).format(new Date(day + "T00:00:00Z"));
+
+let learned = null; // the days last plotted, redrawn on resize
+
+// renderLearned shows when the memory learned its facts, the oldest and
+// newest, and plots the writes its history recorded on each of the last 30
+// days, or without a history the facts learned on each.
+async function renderLearned() {
+  let res;
+  try { res = await api("learned"); } catch (e) { say(e.message, true); return; }
+  const tl = res.learned, writes = res.writes;
+  $("deleted").hidden = !res.deleted || res.deleted.records.length === 0;
+  if (res.deleted) $("deletedList").replaceChildren(...res.deleted.records.map(historyItem));
+  const days = writes || tl.perDay, what = writes ? ["write", "writes"] : ["fact learned", "facts learned"];
+  const total = days.reduce((s, d) => s + d.count, 0);
+  $("learned").hidden = tl.known + tl.unknown === 0 && !writes;
+  $("learnedTitle").textContent = writes ? "Writes per day, last 30 days" : "Facts learned per day, last 30 days";
+  const note = $("learnedNote"), plot = $("perDay");
+  note.replaceChildren();
+  const plotted = writes || tl.known > 0;
+  plot.toggleAttribute("hidden", !plotted);
+  learned = plotted ? { days, what } : null;
+  if (plotted) {
+    const top = days.reduce((a, d) => d.count > a.count ? d : a, days[0]);
+    note.append(`${plural(total, ...what)} in the last ${days.length} days` + (total === 0 ? "" : top.count === total ? `, on ${dayLabel(top.day)}` : `, at most ${fmt(top.count)} on ${dayLabel(top.day)}`) + ". ");
+    drawPerDay(plot, days, what);
+  }
+  if (writes && tl.known > 0) {
+    const kept = tl.perDay.reduce((s, d) => s + d.count, 0);
+    note.append(`${plural(kept, "fact", "facts")} learned in that time ${kept === 1 ? "is" : "are"} still in the memory. `);
+  }
+  if (tl.known > 0) note.append("The oldest fact was learned ", when(tl.oldest), ", the newest ", when(tl.newest), ". ");
+  else if (tl.unknown > 0) note.append("No fact here says when it was learned: it was written by tools that keep no times. ");
+  if (tl.known > 0 && tl.unknown > 0) note.append(`${plural(tl.unknown, "fact has", "facts have")} no time: written by tools that keep no times.`);
+}
+
+// drawPerDay draws a bar per day, one pixel to one unit so that the text
+// keeps its size; each day's bar names its date and count on hover, and
+// the plot's label says the same for screen readers.
+function drawPerDay(plot, days, what) {
+  const W = Math.max(240, Math.min(640, Math.floor(plot.parentElement.clientWidth))), H = 120;
+  const left = 28, right = 6, top = 8, bottom = 20, plotH = H - top - bottom;
+  const most = Math.max(1, ...days.map(d => d.count));
+  const slot = (W - left - right) / days.length;
+  plot.replaceChildren();
+  plot.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  plot.setAttribute("width", W);
+  plot.setAttribute("height", H);
+  const label = (x, y, text, anchor) => {
+    const t = svg("text", { x, y, "text-anchor": anchor });
+    t.textContent = text;
+    plot.append(t);
+  };
+  plot.append(svg("line", { class: "axis", x1: left, y1: top + plotH + 0.5, x2: W - right, y2: top + plotH + 0.5 }));
+  label(left - 4, top + 8, fmt(most), "end");
+  label(left - 4, top + plotH, "0", "end");
+  days.forEach((d, i) => {
+    const x = left + i * slot, g = svg("g", { class: "day", "data-day": d.day, "data-count": d.count });
+    const title = svg("title", {});
+    title.textContent = `${dayLabel(d.day, true)}: ${plural(d.count, ...what)}`;
+    const h = d.count === 0 ? 2 : Math.max(3, Math.round(d.count / most * plotH));
+    g.append(title,
+      svg("rect", { x, y: top, width: slot, height: plotH, fill: "transparent" }), // the day's hover area
+      svg("rect", { class: d.count === 0 ? "none" : "bar", x: x + slot * 0.15, y: top + plotH - h, width: slot * 0.7, height: h }));
+    plot.append(g);
+  });
+  label(left, H - 5, dayLabel(days[0].day), "start");
+  label(W - right, H - 5, "today (UTC)", "end");
+  const busy = days.filter(d => d.count > 0).map(d => `${dayLabel(d.day)}: ${fmt(d.count)}`);
+  plot.setAttribute("aria-label", `${what[1][0].toUpperCase() + what[1].slice(1)} per day, ${dayLabel(days[0].day)} to today (UTC): ` + (busy.length ? busy.join(", ") : "none") + ".");
+}
+
+// observationItem lists an observation with when it was learned (at, or
+// null when unknown) and its edit buttons.
+function observationItem(entity, text, at) {
   const li = el("li");
   const span = el("span", text, "text");
   const change = el("button", "Edit", "small edit");
@@ -282,7 +450,9 @@ function observationItem(entity, text) {
   const del = el("button", "Delete", "small danger edit");
   del.type = "button";
   del.title = "Delete this observation";
-  li.append(span, change, " ", del);
+  li.append(span);
+  if (at) li.append(when(at), " ");
+  li.append(change, " ", del);
   change.onclick = () => {
     const form = el("form", null, "row");
     const input = el("input");
@@ -315,7 +485,9 @@ function relationItem(arrow, r, triple) {
   del.type = "button";
   del.title = "Delete this relation";
   del.onclick = async () => { if (await edit({ op: "deleteRelation", ...triple })) render(); };
-  li.append(a, " ", del);
+  li.append(a, " ");
+  if (r.createdAt) li.append(when(r.createdAt), " ");
+  li.append(del);
   return li;
 }
 
@@ -621,6 +793,7 @@ window.addEventListener("resize", () => {
   clearTimeout(window.redrawTimer);
   window.redrawTimer = setTimeout(() => {
     if (drawn && Math.floor($("pic").parentElement.clientWidth) - 2 !== drawn.width) draw($("pic"), drawn.g);
+    if (learned && current === null) drawPerDay($("perDay"), learned.days, learned.what);
   }, 150);
 });
 
@@ -647,6 +820,7 @@ function init() {
     f.newName.focus();
   };
   $("renameCancel").onclick = () => { $("renameForm").hidden = true; };
+  $("historyBox").addEventListener("toggle", () => { if ($("historyBox").open) renderHistory(); });
   $("renameForm").onsubmit = async ev => {
     ev.preventDefault();
     const to = ev.target.newName.value;
@@ -679,6 +853,7 @@ function init() {
   search();
   route();
   listen();
+  setInterval(refreshTimes, 60 * 1000);
   api("stats").then(showMode, () => {});
 }
 

@@ -1,0 +1,194 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
+)
+
+// Limits of what the page shows of the history.
+const (
+	entityHistoryLimit = 30 // records in an entity's history
+	deletedLimit       = 10 // records in the home view's "recently deleted"
+	shownTexts         = 5  // observations named per record
+)
+
+// historyEntry is one recorded write as the page shows it.
+type historyEntry struct {
+	ID     string `json:"id"`
+	Time   string `json:"time"`
+	Tool   string `json:"tool"`
+	Client string `json:"client"`
+	// Summary says what changed, as the history command says it.
+	Summary string `json:"summary"`
+	// Observations are the texts of the observations the write added or
+	// removed (of Entity, when the page asked for one entity's history),
+	// at most shownTexts; More counts the others.
+	Observations []string `json:"observations"`
+	More         int      `json:"more"`
+	// Restorable: the write only removed things, and restoring it (the
+	// undo of the write) brings them back.
+	Restorable bool `json:"restorable"`
+	// Back: the write only removed things, and every one of them is in
+	// the memory again.
+	Back bool `json:"back"`
+
+	rec *history.Record
+}
+
+func entryOf(r *history.Record, entity string) historyEntry {
+	e := historyEntry{ID: r.ID, Time: r.Time.UTC().Format(time.RFC3339), Tool: r.Tool, Client: r.Client,
+		Summary: history.Summary(r.Changes), Observations: []string{}, Restorable: deletionOnly(r), rec: r}
+	for _, c := range r.Changes {
+		if (c.Kind == graph.ObservationsAdded || c.Kind == graph.ObservationsDeleted) && (entity == "" || c.Entity.Name == entity) {
+			for _, o := range c.Entity.Observations {
+				if len(e.Observations) < shownTexts {
+					e.Observations = append(e.Observations, o)
+				} else {
+					e.More++
+				}
+			}
+		}
+	}
+	return e
+}
+
+// deletionOnly reports whether r only removed things: what the page
+// restores. (A write that also added, a rename or a merge, is undone with
+// the undo command, which says what it will change first.)
+func deletionOnly(r *history.Record) bool {
+	for _, c := range r.Changes {
+		switch c.Kind {
+		case graph.EntityDeleted, graph.ObservationsDeleted, graph.RelationDeleted:
+		default:
+			return false
+		}
+	}
+	return len(r.Changes) > 0
+}
+
+func hasEntityDeletion(r *history.Record) bool {
+	for _, c := range r.Changes {
+		if c.Kind == graph.EntityDeleted {
+			return true
+		}
+	}
+	return false
+}
+
+// historyAnswer is an entity's history, or the writes that deleted
+// entities, newest first.
+type historyAnswer struct {
+	Records []historyEntry `json:"records"`
+	// More counts the records left out past the limit.
+	More int `json:"more"`
+}
+
+// entityHistory answers the page's history of one entity: the writes that
+// changed it or its relations, newest first.
+func (h *Handler) entityHistory(w http.ResponseWriter, name string) {
+	r := historyOf(h.store)
+	if r == nil {
+		writeError(w, http.StatusNotFound, "This memory keeps no history.")
+		return
+	}
+	recs, err := r.History(history.Filter{Entity: name})
+	if err != nil {
+		h.historyFailed(w, err)
+		return
+	}
+	a := listHistory(recs, name, entityHistoryLimit, nil)
+	h.view(w, func(g *graph.Graph) (any, int) {
+		a.seeBack(g)
+		return a, http.StatusOK
+	})
+}
+
+// listHistory lists the records keep chooses (nil: every one), newest
+// first as given, at most limit.
+func listHistory(recs []history.Record, entity string, limit int, keep func(*history.Record) bool) historyAnswer {
+	a := historyAnswer{Records: []historyEntry{}}
+	for i := range recs {
+		if keep != nil && !keep(&recs[i]) {
+			continue
+		}
+		if len(a.Records) == limit {
+			a.More++
+			continue
+		}
+		a.Records = append(a.Records, entryOf(&recs[i], entity))
+	}
+	return a
+}
+
+// seeBack sets Back on each entry that only removed things: whether g
+// holds each of them again.
+func (a *historyAnswer) seeBack(g *graph.Graph) {
+	for i := range a.Records {
+		e := &a.Records[i]
+		e.Back = e.Restorable
+		for _, c := range e.rec.Changes {
+			switch c.Kind {
+			case graph.EntityDeleted, graph.ObservationsDeleted:
+				cur := g.Entity(c.Entity.Name)
+				e.Back = e.Back && cur != nil
+				for _, o := range c.Entity.Observations {
+					e.Back = e.Back && slices.Contains(cur.Observations, o)
+				}
+			case graph.RelationDeleted:
+				e.Back = e.Back && g.HasRelation(c.Relation)
+			}
+			if !e.Back {
+				break
+			}
+		}
+	}
+}
+
+func (h *Handler) historyFailed(w http.ResponseWriter, err error) {
+	h.opts.Logf("the page could not read the history: %v", err)
+	writeError(w, http.StatusInternalServerError, h.hide.Error(err))
+}
+
+// restoreFunc returns the write that restores what the recorded write id
+// removed: its undo, recorded in its turn (as the page's). It leaves what
+// it did in *message.
+func (h *Handler) restoreFunc(id string, message *string) (func(*graph.Graph) error, error) {
+	r := historyOf(h.store)
+	if r == nil {
+		return nil, errors.New("this memory keeps no history")
+	}
+	if id == "" {
+		return nil, errors.New("the change to restore is empty")
+	}
+	recs, err := r.History(history.Filter{})
+	if err != nil {
+		return nil, fmt.Errorf("reading the history: %w", err)
+	}
+	var rec *history.Record
+	for i := range recs {
+		if recs[i].ID == id {
+			rec = &recs[i]
+		}
+	}
+	switch {
+	case rec == nil:
+		return nil, fmt.Errorf("there is no change %q in the history (any more)", id)
+	case !deletionOnly(rec):
+		return nil, fmt.Errorf("the change %s did more than delete: undo it with mcp-server-memory undo %s, which says what it will change first", rec.Short(), rec.Short())
+	}
+	return func(g *graph.Graph) error {
+		conflicts := history.Undo(g, []history.Record{*rec})
+		*message = "Restored: " + history.Summary(history.Inverse(rec.Changes)) + "."
+		if len(conflicts) > 0 {
+			*message += " The memory changed since: " + strings.Join(conflicts, "; ") + "."
+		}
+		return nil
+	}, nil
+}

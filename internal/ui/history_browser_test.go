@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
+)
+
+// TestPageRestoresWhatWasDeleted: an entity's page lists its recorded
+// changes, and what a change deleted comes back with one click, as a write
+// the history records as the page's; the home view lists the entities
+// deleted lately, an assistant's deletion among them, and restores them
+// with their relations.
+func TestPageRestoresWhatWasDeleted(t *testing.T) {
+	ctx := browser(t)
+	srv, path := serve(t, seedMemory)
+	other := filestore.Open(path, filestore.Options{Logf: t.Logf, Lock: filestore.LockOptions{Timeout: 2 * time.Second}})
+	defer other.Close()
+
+	// Delete an observation on the page; the entity's history shows it,
+	// with the text, and restores it.
+	do(t, ctx, "open Alice", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"#e=Alice"))
+	waitFor(t, ctx, "Alice", `document.querySelector("#ename").textContent === "Alice" && !document.querySelector("#historyBox").hidden`)
+	do(t, ctx, "delete an observation", chromedp.Click(chromedp.CSS(`#obs li:nth-child(3) button.danger`)))
+	waitFor(t, ctx, "the observation gone", `!`+textHas("#obs", "Speaks Russian"))
+	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
+	waitFor(t, ctx, "the deletion in the history", `document.querySelector("#ehistory li")?.textContent.includes("page · − 1 observation on Alice “Speaks Russian”")`)
+	waitFor(t, ctx, "when, with the time on hover", `document.querySelector("#ehistory li time")?.textContent === "just now" && document.querySelector("#ehistory li time").title !== ""`)
+	do(t, ctx, "restore it", chromedp.Click(chromedp.CSS("#ehistory li button")))
+	waitFor(t, ctx, "the observation back", textHas("#obs", "Speaks Russian")+" && "+textHas("#msg", "Restored: + 1 observation on Alice."))
+	if !fileHas(t, path, "Speaks Russian") {
+		t.Errorf("the restored observation is not in the memory file")
+	}
+	waitFor(t, ctx, "the restore in the history, newest first, and the deletion undone", `document.querySelectorAll("#ehistory li").length === 2 && `+
+		`document.querySelector("#ehistory li").textContent.includes("page · + 1 observation on Alice “Speaks Russian”") && !document.querySelector("#ehistory button") && `+
+		`document.querySelector("#ehistory li:last-child").textContent.includes("(back in the memory)")`)
+	newest := func() history.Record {
+		t.Helper()
+		recs, err := other.History(history.Filter{})
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("the history: %v, %v", recs, err)
+		}
+		return recs[0]
+	}
+	if r := newest(); r.Tool != "page" || history.Summary(r.Changes) != "+ 1 observation on Alice" {
+		t.Errorf("the restore was recorded as %q by %q, want the page's", history.Summary(r.Changes), r.Tool)
+	}
+
+	// An assistant deletes Alice, and her relations go with her.
+	actx := history.WithAuthor(context.Background(), history.Author{Tool: "delete_entities", Client: "Claude Desktop"})
+	if _, err := other.Update(actx, graph.Timed(time.Now, func(g *graph.Graph) error {
+		g.DeleteEntities([]string{"Alice"})
+		return nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "Alice gone from the page", `location.hash === "" && !document.querySelector("#homeView").hidden`)
+	waitFor(t, ctx, "Alice recently deleted", `document.querySelector("#deletedList li")?.textContent.includes("delete_entities (Claude Desktop) · − entity Alice (person), 3 observations, 3 relations")`)
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "recently-deleted.png"), 1280, 900)
+
+	// A restore from another origin is refused like every edit.
+	for _, origin := range []string{"http://evil.example", ""} {
+		req, _ := http.NewRequest("POST", srv.URL+"api/edit", strings.NewReader(`{"op":"restore","record":"`+newest().ID+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a restore with Origin %q: status %d, want 403", origin, resp.StatusCode)
+		}
+	}
+	if fileHas(t, path, `"name":"Alice"`) {
+		t.Fatalf("a refused restore brought Alice back")
+	}
+
+	do(t, ctx, "restore Alice", chromedp.Click(chromedp.CSS("#deletedList li button")))
+	waitFor(t, ctx, "Alice back", textHas("#msg", "Restored: + entity Alice (person), 3 observations")+" && "+textHas("#hits", "Alice"))
+	waitFor(t, ctx, "the deletion marked as undone", textHas("#deletedList li", "(back in the memory)")+` && !document.querySelector("#deletedList li button")`)
+	for _, line := range []string{`"name":"Alice"`, `{"type":"relation","from":"Alice","to":"Acme","relationType":"works_at"`, `{"type":"relation","from":"Alice","to":"Москва","relationType":"visited"`} {
+		if !fileHas(t, path, line) {
+			t.Errorf("the memory file lacks %s after the restore", line)
+		}
+	}
+	if r := newest(); r.Tool != "page" {
+		t.Errorf("the restore was recorded as %q's, want the page's", r.Tool)
+	}
+	do(t, ctx, "open Alice again", chromedp.Navigate(srv.URL+"#e=Alice"))
+	waitFor(t, ctx, "her relations", textHas("#rels", "→ works_at Acme")+" && "+textHas("#rels", "→ visited Москва"))
+	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
+	waitFor(t, ctx, "the deletion and the restore", `document.querySelectorAll("#ehistory li").length === 4`)
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "entity-history.png"), 1280, 900)
+}
