@@ -32,7 +32,8 @@ func TestToolResultJSONIsTheGoSDKs(t *testing.T) {
 		"annotated text":     {Content: []mcp.Content{&mcp.TextContent{Text: "x", Annotations: &mcp.Annotations{Priority: 1}}}},
 		"image":              {Content: []mcp.Content{&mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}, &mcp.TextContent{Text: "<"}}},
 		"meta":               withMeta,
-		"input requests":     {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, InputRequests: mcp.InputRequestMap{"r": &mcp.CreateMessageParams{Messages: []*mcp.SamplingMessage{{Role: "user"}}}}},
+		//lint:ignore SA1019 a result may still carry sampling requests; the wire must write them as the go-sdk does
+		"input requests": {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, InputRequests: mcp.InputRequestMap{"r": &mcp.CreateMessageParams{Messages: []*mcp.SamplingMessage{{Role: "user"}}}}},
 	} {
 		want, err := json.Marshal(r)
 		if err != nil {
