@@ -44,17 +44,21 @@ func AppendString(buf []byte, s string) []byte {
 			i++
 			continue
 		}
-		buf = append(buf, s[start:i]...)
-		if esc == 'u' {
-			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		} else {
-			buf = append(buf, '\\', esc)
-		}
+		buf = appendEscape(append(buf, s[start:i]...), c, esc)
 		i++
 		start = i
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// appendEscape appends byte c escaped as its escapes entry esc says: a
+// \u00XX escape for 'u', else a backslash and esc.
+func appendEscape(buf []byte, c, esc byte) []byte {
+	if esc == 'u' {
+		return append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+	}
+	return append(buf, '\\', esc)
 }
 
 // load64 returns s[i:i+8] as a little-endian word; the compiler makes it
@@ -131,12 +135,7 @@ func AppendGoString(buf []byte, s string) []byte {
 					i++
 					continue
 				}
-				buf = append(buf, s[start:i]...)
-				if esc == 'u' {
-					buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-				} else {
-					buf = append(buf, '\\', esc)
-				}
+				buf = appendEscape(append(buf, s[start:i]...), c, esc)
 				i++
 				start = i
 				continue
