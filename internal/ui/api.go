@@ -261,7 +261,11 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	ctx := history.WithAuthor(r.Context(), history.Author{Tool: "page"})
+	author := history.Author{Tool: "page"}
+	if h.opts.Client != nil {
+		author.Client = h.opts.Client(r)
+	}
+	ctx := history.WithAuthor(r.Context(), author)
 	changed, err := h.store.Update(ctx, graph.Timed(time.Now, apply))
 	if err != nil {
 		status, prefix := http.StatusConflict, "Nothing was changed: "
