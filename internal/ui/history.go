@@ -14,7 +14,7 @@ import (
 
 // Limits of what the page shows of the history.
 const (
-	entityHistoryLimit = 30 // records in an entity's history
+	entityHistoryLimit = 50 // records in an entity's history, the newest
 	deletedLimit       = 10 // records in the home view's "recently deleted"
 	shownTexts         = 5  // observations named per record
 )
@@ -86,8 +86,9 @@ func hasEntityDeletion(r *history.Record) bool {
 // entities, newest first.
 type historyAnswer struct {
 	Records []historyEntry `json:"records"`
-	// More counts the records left out past the limit.
-	More int `json:"more"`
+	// More: records were left out past the limit (older ones, which the
+	// history command shows).
+	More bool `json:"more"`
 }
 
 // entityHistory answers the page's history of one entity: the writes that
@@ -98,7 +99,9 @@ func (h *Handler) entityHistory(w http.ResponseWriter, name string) {
 		writeError(w, http.StatusNotFound, "This memory keeps no history.")
 		return
 	}
-	recs, err := r.History(history.Filter{Entity: name})
+	// One past the limit tells whether there are more: the read stops
+	// there, however long the history.
+	recs, err := r.History(history.Filter{Entity: name, Limit: entityHistoryLimit + 1})
 	if err != nil {
 		h.historyFailed(w, err)
 		return
@@ -119,8 +122,8 @@ func listHistory(recs []history.Record, entity string, limit int, keep func(*his
 			continue
 		}
 		if len(a.Records) == limit {
-			a.More++
-			continue
+			a.More = true
+			break
 		}
 		a.Records = append(a.Records, entryOf(&recs[i], entity))
 	}
@@ -167,7 +170,7 @@ func (h *Handler) restoreFunc(id string, message *string) (func(*graph.Graph) er
 	if id == "" {
 		return nil, errors.New("the change to restore is empty")
 	}
-	recs, err := r.History(history.Filter{})
+	recs, err := r.History(history.Filter{ID: id})
 	if err != nil {
 		return nil, fmt.Errorf("reading the history: %w", err)
 	}
