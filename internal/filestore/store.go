@@ -824,6 +824,9 @@ func (s *Store) History(f history.Filter) ([]history.Record, error) {
 	for _, r := range parseJournal(data, 0, func(string, ...any) {}, s.journalPath()).records {
 		if r.record != nil && f.Match(r.record) {
 			recs = append(recs, *r.record)
+			if f.Headers {
+				recs[len(recs)-1].Changes = nil
+			}
 		}
 	}
 	// The journal's records are the newest: the history file's reader

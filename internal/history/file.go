@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -201,12 +202,26 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 				break
 			}
 		}
-		rec, derr := Decode(line)
+		if f.DeletesEntity && !bytes.Contains(line, []byte(`deleteEntity`)) {
+			// No entity deletion (AppendLine writes the op as it is):
+			// no need to decode the line.
+			continue
+		}
+		var rec Record
+		var derr error
+		if f.Headers && f.Entity == "" && !f.DeletesEntity {
+			rec, derr = decodeHeader(line)
+		} else {
+			rec, derr = Decode(line)
+		}
 		if derr != nil {
 			skipped++
 			continue
 		}
 		if f.Match(&rec) {
+			if f.Headers {
+				rec.Changes = nil
+			}
 			records = append(records, rec)
 			if len(records) == f.Limit {
 				break
@@ -215,6 +230,59 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 	}
 	slices.Reverse(records)
 	return records, skipped, nil
+}
+
+// decodeHeader reads a record line but its changes: at once a line as
+// AppendLine writes it, else by decoding its JSON.
+func decodeHeader(line []byte) (Record, error) {
+	if r, ok := quickHeader(line); ok {
+		return r, nil
+	}
+	var h struct {
+		ID     string `json:"id"`
+		Time   string `json:"time"`
+		Tool   string `json:"tool"`
+		Client string `json:"client"`
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		return Record{}, err
+	}
+	l := Line{ID: h.ID, Time: h.Time, Tool: h.Tool, Client: h.Client}
+	return l.Record(line)
+}
+
+// quickHeader reads the header of a line as AppendLine writes it:
+// {"id":"…","time":"…"[,"tool":"…"][,"client":"…"],"changes":…, with no
+// escape in the tool and the client; ok is false for any other line.
+func quickHeader(line []byte) (r Record, ok bool) {
+	const idAt, timeAt = len(`{"id":"`), len(`{"id":"`) + idLen + len(`","time":"`)
+	const timeLen = len("2006-01-02T15:04:05Z")
+	if len(line) < timeAt+timeLen+1 || string(line[:idAt]) != `{"id":"` || string(line[idAt+idLen:timeAt]) != `","time":"` || line[timeAt+timeLen] != '"' {
+		return Record{}, false
+	}
+	t, err := time.Parse(time.RFC3339, string(line[timeAt:timeAt+timeLen]))
+	if err != nil {
+		return Record{}, false
+	}
+	r = Record{ID: string(line[idAt : idAt+idLen]), Time: t.UTC()}
+	rest := line[timeAt+timeLen+1:]
+	member := func(name string, into *string) bool {
+		prefix := `,"` + name + `":"`
+		if !bytes.HasPrefix(rest, []byte(prefix)) {
+			return true
+		}
+		rest = rest[len(prefix):]
+		end := bytes.IndexByte(rest, '"')
+		if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+			return false
+		}
+		*into, rest = string(rest[:end]), rest[end+1:]
+		return true
+	}
+	if !member("tool", &r.Tool) || !member("client", &r.Client) || !bytes.HasPrefix(rest, []byte(`,"changes":`)) {
+		return Record{}, false
+	}
+	return r, true
 }
 
 // idLen is the length of a record id: 12 hex digits of Unix milliseconds

@@ -62,3 +62,39 @@ func BenchmarkRead30Days(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadNewest51 reads the newest 51 records of the same file: what
+// the page's entity history asks for (its 50 and one to tell there are
+// more); BenchmarkReadWhole reads it whole, as every read did before.
+func BenchmarkReadNewest51(b *testing.B) { benchRead(b, Filter{Limit: 51}, 51) }
+
+func BenchmarkReadWhole(b *testing.B) { benchRead(b, Filter{}, 0) }
+
+func benchRead(b *testing.B, f Filter, want int) {
+	path := filepath.Join(b.TempDir(), "m.jsonl"+Suffix)
+	n := writeSpread(b, path, 50<<20, 90, time.Now())
+	if want == 0 {
+		want = n
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if recs, _, err := ReadFile(path, f); err != nil || len(recs) != want {
+			b.Fatalf("%d records, %v", len(recs), err)
+		}
+	}
+}
+
+// BenchmarkRead30DaysHeaders counts the writes of the last 30 days of the
+// same file, as the page's home view and stats do (headers only).
+func BenchmarkRead30DaysHeaders(b *testing.B) {
+	now := time.Now()
+	path := filepath.Join(b.TempDir(), "m.jsonl"+Suffix)
+	n := writeSpread(b, path, 50<<20, 90, now)
+	f := Filter{Since: now.Add(-30 * 24 * time.Hour), Headers: true}
+	b.ResetTimer()
+	for b.Loop() {
+		if recs, _, err := ReadFile(path, f); err != nil || len(recs) < n/3-1 || len(recs) > n/3+1 {
+			b.Fatalf("%d of %d records, %v", len(recs), n, err)
+		}
+	}
+}

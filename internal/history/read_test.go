@@ -33,6 +33,9 @@ func readForward(path string, f Filter) (records []Record, err error) {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			if rec, derr := Decode(line); derr == nil && f.Match(&rec) {
+				if f.Headers {
+					rec.Changes = nil
+				}
 				records = append(records, rec)
 			}
 		}
@@ -59,7 +62,7 @@ func randomHistory(t *testing.T, rng *rand.Rand, path string) (times []time.Time
 	clock := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
 	last := ""
 	n := rng.IntN(200)
-	clients := []string{"", "a", "b"}
+	clients := []string{"", "a", "b", `Claude "Desktop"`, "Кир\\x"}
 	names := []string{"A", "B", "C"}
 	for range n {
 		switch rng.IntN(20) {
@@ -82,8 +85,8 @@ func randomHistory(t *testing.T, rng *rand.Rand, path string) (times []time.Time
 		if rng.IntN(50) == 0 {
 			obs[0] = string(bytes.Repeat([]byte("x"), readBlock+rng.IntN(readBlock))) // longer than a block
 		}
-		r := Record{ID: NewID(clock, last), Time: clock.Truncate(time.Second), Tool: "t", Client: clients[rng.IntN(3)],
-			Changes: []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: names[rng.IntN(3)], EntityType: "p", Observations: obs}}}}
+		r := Record{ID: NewID(clock, last), Time: clock.Truncate(time.Second), Tool: "t", Client: clients[rng.IntN(len(clients))],
+			Changes: []graph.Change{{Kind: []graph.ChangeKind{graph.EntityCreated, graph.EntityDeleted}[rng.IntN(2)], Entity: graph.Entity{Name: names[rng.IntN(3)], EntityType: "p", Observations: obs}}}}
 		last = r.ID
 		buf.Write(AppendLine(nil, &r))
 		times, ids = append(times, r.Time), append(ids, r.ID)
@@ -99,7 +102,7 @@ func randomHistory(t *testing.T, rng *rand.Rand, path string) (times []time.Time
 
 // The backward reader returns what a whole read returns for every filter:
 // since (at a record's time, between, before all, after all), client,
-// entity, id and limit, on random files with unreadable and torn lines.
+// entity, id, entity deletions, limit and headers only, on random files with unreadable and torn lines.
 func TestReadFileAsWholeRead(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
@@ -125,6 +128,8 @@ func TestReadFileAsWholeRead(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				f.Limit = 1 + rng.IntN(20)
 			}
+			f.DeletesEntity = rng.IntN(3) == 0
+			f.Headers = rng.IntN(3) == 0
 			filters = append(filters, f)
 		}
 		filters = append(filters, Filter{})

@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -309,9 +310,16 @@ type Filter struct {
 	Client string    // exactly this client; "": any
 	Entity string    // changes naming this entity (or a relation of it); "": any
 	ID     string    // the record with this id; "": any
+	// DeletesEntity chooses the records that delete an entity.
+	DeletesEntity bool
 	// Limit, when above 0, keeps the newest Limit records chosen: a
 	// reader stops there (Match does not look at it).
 	Limit int
+	// Headers: the records come without their Changes, which a reader
+	// then need not decode (to count writes); only with no Entity and no
+	// DeletesEntity. A line whose header reads but whose changes do not
+	// is then kept.
+	Headers bool
 }
 
 // Match reports whether r passes f.
@@ -323,6 +331,9 @@ func (f Filter) Match(r *Record) bool {
 		return false
 	}
 	if f.ID != "" && r.ID != f.ID {
+		return false
+	}
+	if f.DeletesEntity && !slices.ContainsFunc(r.Changes, func(c graph.Change) bool { return c.Kind == graph.EntityDeleted }) {
 		return false
 	}
 	if f.Entity == "" {

@@ -464,9 +464,12 @@ func (s *Store) History(f history.Filter) ([]history.Record, error) {
 // before (""; from the newest), and returns how many rows it read and the
 // last one's id.
 func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, before string, page any, out *[]history.Record) (int, string, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT id, time, tool, client, changes FROM memory_history
+	// Headers: the changes are not sent, nor decoded.
+	headers := f.Headers && f.Entity == "" && !f.DeletesEntity
+	rows, err := s.db.pool.Query(ctx, `SELECT id, time, tool, client, CASE WHEN $7 THEN '' ELSE changes END FROM memory_history
 		WHERE memory_id = $1 AND time >= $2 AND ($3 = '' OR client = $3) AND ($4 = '' OR id = $4) AND ($5 = '' OR id < $5)
-		ORDER BY id DESC LIMIT $6`, id, f.Since, f.Client, f.ID, before, page)
+			AND (NOT $8 OR strpos(changes, 'deleteEntity') > 0)
+		ORDER BY id DESC LIMIT $6`, id, f.Since, f.Client, f.ID, before, page, headers, f.DeletesEntity)
 	if err != nil {
 		return 0, "", err
 	}
@@ -479,12 +482,17 @@ func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, bef
 			return 0, "", err
 		}
 		n, last = n+1, r.ID
-		if r.Changes, err = history.DecodeChanges([]byte(changes)); err != nil {
-			s.db.opts.Logf("memory %q: skipping an unreadable history record %s: %v", s.name, r.ID, err)
-			continue
+		if !headers {
+			if r.Changes, err = history.DecodeChanges([]byte(changes)); err != nil {
+				s.db.opts.Logf("memory %q: skipping an unreadable history record %s: %v", s.name, r.ID, err)
+				continue
+			}
 		}
 		r.Time = r.Time.UTC()
 		if f.Match(&r) {
+			if f.Headers {
+				r.Changes = nil
+			}
 			*out = append(*out, r)
 		}
 	}

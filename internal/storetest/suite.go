@@ -696,8 +696,11 @@ func testHistoryLimit(t *testing.T, open Memory) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := s.Update(ctx, func(g *graph.Graph) error { g.DeleteEntities([]string{"N000"}); return nil }); err != nil {
+		t.Fatal(err)
+	}
 	all, err := r.History(history.Filter{})
-	if err != nil || len(all) != 130 {
+	if err != nil || len(all) != 131 {
 		t.Fatalf("the whole history: %d records, %v", len(all), err)
 	}
 	ids := func(recs []history.Record) string {
@@ -713,15 +716,22 @@ func testHistoryLimit(t *testing.T, open Memory) {
 	}{
 		{history.Filter{Limit: 3}, all[:3]},
 		{history.Filter{Limit: 200}, all},
-		{history.Filter{Entity: "E", Limit: 4}, all[124:128]},
-		{history.Filter{Entity: "E", Limit: 10}, all[124:]},
-		{history.Filter{ID: all[127].ID}, all[127:128]},
-		{history.Filter{ID: all[127].ID, Client: "other"}, nil},
+		{history.Filter{Entity: "E", Limit: 4}, all[125:129]},
+		{history.Filter{Entity: "E", Limit: 10}, all[125:]},
+		{history.Filter{ID: all[128].ID}, all[128:129]},
+		{history.Filter{ID: all[128].ID, Client: "other"}, nil},
 		{history.Filter{Since: all[2].Time, Limit: 1}, all[:1]},
+		{history.Filter{DeletesEntity: true}, all[:1]},
+		{history.Filter{Headers: true, Limit: 2}, all[:2]},
 	} {
 		got, err := r.History(c.f)
 		if err != nil || ids(got) != ids(c.want) {
 			t.Errorf("%+v: %d records (%v), want %d", c.f, len(got), err, len(c.want))
+		}
+		for _, r := range got {
+			if c.f.Headers != (r.Changes == nil) {
+				t.Errorf("%+v: a record with changes %v", c.f, r.Changes)
+			}
 		}
 	}
 }

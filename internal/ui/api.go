@@ -102,14 +102,20 @@ func (h *Handler) learned(w http.ResponseWriter, mayEdit bool) {
 	var writes *graph.PerDay
 	var deleted *historyAnswer
 	if r := historyOf(h.store); r != nil {
-		pd, recs, err := history.RecentWrites(r, now, graph.RecentDays)
+		pd, err := history.RecentWrites(r, now, graph.RecentDays)
 		if err != nil {
 			h.historyFailed(w, err)
 			return
 		}
 		writes = &pd
 		if mayEdit {
-			d := listHistory(recs, "", deletedLimit, hasEntityDeletion)
+			// One past the limit: the read stops there.
+			recs, err := r.History(history.Filter{Since: pd.From.UTC(), DeletesEntity: true, Limit: deletedLimit + 1})
+			if err != nil {
+				h.historyFailed(w, err)
+				return
+			}
+			d := listHistory(recs, "", deletedLimit)
 			deleted = &d
 		}
 	}

@@ -73,15 +73,6 @@ func deletionOnly(r *history.Record) bool {
 	return len(r.Changes) > 0
 }
 
-func hasEntityDeletion(r *history.Record) bool {
-	for _, c := range r.Changes {
-		if c.Kind == graph.EntityDeleted {
-			return true
-		}
-	}
-	return false
-}
-
 // historyAnswer is an entity's history, or the writes that deleted
 // entities, newest first.
 type historyAnswer struct {
@@ -106,21 +97,17 @@ func (h *Handler) entityHistory(w http.ResponseWriter, name string) {
 		h.historyFailed(w, err)
 		return
 	}
-	a := listHistory(recs, name, entityHistoryLimit, nil)
+	a := listHistory(recs, name, entityHistoryLimit)
 	h.view(w, func(g *graph.Graph) (any, int) {
 		a.seeBack(g)
 		return a, http.StatusOK
 	})
 }
 
-// listHistory lists the records keep chooses (nil: every one), newest
-// first as given, at most limit.
-func listHistory(recs []history.Record, entity string, limit int, keep func(*history.Record) bool) historyAnswer {
+// listHistory lists the records, newest first as given, at most limit.
+func listHistory(recs []history.Record, entity string, limit int) historyAnswer {
 	a := historyAnswer{Records: []historyEntry{}}
 	for i := range recs {
-		if keep != nil && !keep(&recs[i]) {
-			continue
-		}
 		if len(a.Records) == limit {
 			a.More = true
 			break
