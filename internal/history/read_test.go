@@ -106,7 +106,7 @@ func randomHistory(t *testing.T, rng *rand.Rand, path string) (times []time.Time
 func TestReadFileAsWholeRead(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
-	for i := range 100 {
+	for i := range 60 {
 		times, ids := randomHistory(t, rng, path)
 		var filters []Filter
 		for range 12 {
