@@ -199,7 +199,7 @@ func (o options) httpMemory(logger *log.Logger, store graph.Store, name, where s
 	shared := sharedstore.New(store)
 	opts := o.serverOptions(logger, name, hide)
 	opts.Meaning = byMeaning
-	page := ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: o.env.WatchInterval, Logf: logger.Printf, HidePaths: hide}
+	page := ui.Options{MayEdit: httpserver.MayEdit, Client: httpserver.Client, WatchInterval: o.env.WatchInterval, Logf: logger.Printf, HidePaths: hide}
 	if byMeaning != nil {
 		page.Vectors = func() (int, int) {
 			_, have, want := byMeaning.Status()

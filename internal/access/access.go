@@ -193,13 +193,22 @@ func (g *Grants) check(d [32]byte, of func(*grant) *[32]byte, memory string) Lev
 // Label returns the label the grants give token, or "". Every grant is
 // compared, as Check does.
 func (g *Grants) Label(token string) string {
+	return g.label(sha256.Sum256([]byte(token)), func(gr *grant) *[32]byte { return &gr.digest })
+}
+
+// PageKeyLabel returns the label the grants give the token whose page's
+// key is key (PageKey(token)), or "".
+func (g *Grants) PageKeyLabel(key string) string {
+	return g.label(sha256.Sum256([]byte(key)), func(gr *grant) *[32]byte { return &gr.pageKey })
+}
+
+func (g *Grants) label(d [32]byte, of func(*grant) *[32]byte) string {
 	if g == nil {
 		return ""
 	}
-	d := sha256.Sum256([]byte(token))
 	label := ""
 	for i := range g.grants {
-		if subtle.ConstantTimeCompare(d[:], g.grants[i].digest[:]) == 1 {
+		if subtle.ConstantTimeCompare(d[:], of(&g.grants[i])[:]) == 1 {
 			label = g.grants[i].label
 		}
 	}
@@ -378,6 +387,10 @@ func (f *File) CheckPageKey(key, memory string) Level {
 
 // Label returns the label the grants in force give token, or "".
 func (f *File) Label(token string) string { return f.cur.Load().Label(token) }
+
+// PageKeyLabel returns the label the grants in force give the token whose
+// page's key is key, or "".
+func (f *File) PageKeyLabel(key string) string { return f.cur.Load().PageKeyLabel(key) }
 
 // Len reports how many distinct tokens the grants in force name.
 func (f *File) Len() int { return f.cur.Load().Len() }

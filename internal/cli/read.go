@@ -120,7 +120,7 @@ func runStats(c *context_, args []string) error {
 		return err
 	}
 	if h, ok := s.Store.(history.Reader); ok && !c.config.History.Off() {
-		pd, _, err := history.RecentWrites(h, now, graph.RecentDays)
+		pd, err := history.RecentWrites(h, now, graph.RecentDays)
 		if err != nil {
 			return err
 		}

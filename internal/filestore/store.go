@@ -811,8 +811,8 @@ func (s *Store) fileMode() fs.FileMode {
 	return 0o600
 }
 
-// History returns the records f chooses, newest first: the history
-// file's and those of the journal not yet moved to it. It takes no lock:
+// History returns the records f chooses, newest first (at most f.Limit):
+// the history file's and those of the journal not yet moved to it. It takes no lock:
 // it reads the journal first, so a record a compaction moves meanwhile is
 // read from the history (and a record read twice is kept once).
 func (s *Store) History(f history.Filter) ([]history.Record, error) {
@@ -824,13 +824,23 @@ func (s *Store) History(f history.Filter) ([]history.Record, error) {
 	for _, r := range parseJournal(data, 0, func(string, ...any) {}, s.journalPath()).records {
 		if r.record != nil && f.Match(r.record) {
 			recs = append(recs, *r.record)
+			if f.Headers {
+				recs[len(recs)-1].Changes = nil
+			}
 		}
 	}
+	// The journal's records are the newest: the history file's reader
+	// stops at f.Limit of its own, and what the two hold twice is kept
+	// once before the limit is applied.
 	old, _, err := history.ReadFile(s.HistoryPath(), f)
 	if err != nil {
 		return nil, fmt.Errorf("reading the history %s: %w", s.HistoryPath(), err)
 	}
-	return history.Newest(append(old, recs...)), nil
+	recs = history.Newest(append(old, recs...))
+	if f.Limit > 0 && len(recs) > f.Limit {
+		recs = recs[:f.Limit]
+	}
+	return recs, nil
 }
 
 // crashAt lets tests stop a compaction at a named stage, leaving the files

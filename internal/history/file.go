@@ -3,13 +3,16 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -144,8 +147,17 @@ func LastID(path string) string {
 }
 
 // ReadFile returns the records of the history file at path that f
-// chooses, oldest first; a missing file has none. Lines that do not parse
-// (a torn last line) are skipped and counted.
+// chooses, oldest first (with f.Limit, the newest f.Limit of them); a
+// missing file has none. Lines that do not parse (a torn last line) are
+// skipped and counted, of those read.
+//
+// It reads the file backwards from its end, in blocks, and stops as soon
+// as no earlier line can be chosen: past f.Limit records, at the first
+// record whose id (which sorts by time, and after the ids before it:
+// NewID) is older than f.Since, or sorts before f.ID. A record's time is
+// never after its id's, so a record older than f.Since by its id is by
+// its time too, and so is every one before it. So a read of the last
+// days costs what it returns, not the whole file.
 func ReadFile(path string, f Filter) (records []Record, skipped int, err error) {
 	file, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -155,33 +167,160 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 		return nil, 0, err
 	}
 	defer file.Close()
-	r := bufio.NewReaderSize(file, 64<<10)
+	fi, err := file.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	b := backward{f: file, pos: fi.Size()}
+	sinceMs := int64(math.MinInt64)
+	if !f.Since.IsZero() {
+		sinceMs = f.Since.UnixMilli()
+	}
+	first := true
 	for {
-		line, err := r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
-				line, err = r.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			rec, derr := Decode(line)
-			if derr != nil {
-				skipped++
-			} else if f.Match(&rec) {
-				records = append(records, rec)
-			}
-		} else if len(bytes.TrimSpace(line)) > 0 {
-			skipped++
-		}
-		if err == io.EOF {
-			return records, skipped, nil
-		}
+		line, err := b.line()
 		if err != nil {
 			return nil, 0, err
 		}
+		if line == nil {
+			break
+		}
+		if first && line[len(line)-1] != '\n' {
+			// A torn last line.
+			if len(bytes.TrimSpace(line)) > 0 {
+				skipped++
+			}
+			first = false
+			continue
+		}
+		first = false
+		if id := lineID(line); len(id) == idLen {
+			if f.ID != "" && len(f.ID) == idLen && id < f.ID {
+				break
+			}
+			if ms, err := strconv.ParseInt(id[:12], 16, 64); err == nil && ms < sinceMs {
+				break
+			}
+		}
+		if f.DeletesEntity && !bytes.Contains(line, []byte(`deleteEntity`)) {
+			// No entity deletion (AppendLine writes the op as it is):
+			// no need to decode the line.
+			continue
+		}
+		var rec Record
+		var derr error
+		if f.Headers && f.Entity == "" && !f.DeletesEntity {
+			rec, derr = decodeHeader(line)
+		} else {
+			rec, derr = Decode(line)
+		}
+		if derr != nil {
+			skipped++
+			continue
+		}
+		if f.Match(&rec) {
+			if f.Headers {
+				rec.Changes = nil
+			}
+			records = append(records, rec)
+			if len(records) == f.Limit {
+				break
+			}
+		}
+	}
+	slices.Reverse(records)
+	return records, skipped, nil
+}
+
+// decodeHeader reads a record line but its changes: at once a line as
+// AppendLine writes it, else by decoding its JSON.
+func decodeHeader(line []byte) (Record, error) {
+	if r, ok := quickHeader(line); ok {
+		return r, nil
+	}
+	var h struct {
+		ID     string `json:"id"`
+		Time   string `json:"time"`
+		Tool   string `json:"tool"`
+		Client string `json:"client"`
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		return Record{}, err
+	}
+	l := Line{ID: h.ID, Time: h.Time, Tool: h.Tool, Client: h.Client}
+	return l.Record(line)
+}
+
+// quickHeader reads the header of a line as AppendLine writes it:
+// {"id":"…","time":"…"[,"tool":"…"][,"client":"…"],"changes":…, with no
+// escape in the tool and the client; ok is false for any other line.
+func quickHeader(line []byte) (r Record, ok bool) {
+	const idAt, timeAt = len(`{"id":"`), len(`{"id":"`) + idLen + len(`","time":"`)
+	const timeLen = len("2006-01-02T15:04:05Z")
+	if len(line) < timeAt+timeLen+1 || string(line[:idAt]) != `{"id":"` || string(line[idAt+idLen:timeAt]) != `","time":"` || line[timeAt+timeLen] != '"' {
+		return Record{}, false
+	}
+	t, err := time.Parse(time.RFC3339, string(line[timeAt:timeAt+timeLen]))
+	if err != nil {
+		return Record{}, false
+	}
+	r = Record{ID: string(line[idAt : idAt+idLen]), Time: t.UTC()}
+	rest := line[timeAt+timeLen+1:]
+	member := func(name string, into *string) bool {
+		prefix := `,"` + name + `":"`
+		if !bytes.HasPrefix(rest, []byte(prefix)) {
+			return true
+		}
+		rest = rest[len(prefix):]
+		end := bytes.IndexByte(rest, '"')
+		if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+			return false
+		}
+		*into, rest = string(rest[:end]), rest[end+1:]
+		return true
+	}
+	if !member("tool", &r.Tool) || !member("client", &r.Client) || !bytes.HasPrefix(rest, []byte(`,"changes":`)) {
+		return Record{}, false
+	}
+	return r, true
+}
+
+// idLen is the length of a record id: 12 hex digits of Unix milliseconds
+// and 6 random ones.
+const idLen = 18
+
+// readBlock is how much backward reads at a time (more for a longer line).
+const readBlock = 64 << 10
+
+// backward reads a file's lines from its end.
+type backward struct {
+	f   *os.File
+	pos int64  // buf holds the file from pos on, up to what line returned
+	buf []byte // whose first line may begin before pos
+}
+
+// line returns the file's line before those it returned, with its
+// newline (the file's last line may have none), or nil at the start of
+// the file. The line is good until the next call.
+func (b *backward) line() ([]byte, error) {
+	for {
+		if len(b.buf) > 0 {
+			i := bytes.LastIndexByte(b.buf[:len(b.buf)-1], '\n')
+			if i >= 0 || b.pos == 0 {
+				line := b.buf[i+1:]
+				b.buf = b.buf[:i+1]
+				return line, nil
+			}
+		} else if b.pos == 0 {
+			return nil, nil
+		}
+		n := min(b.pos, max(readBlock, int64(len(b.buf))))
+		grown := make([]byte, int(n)+len(b.buf))
+		if _, err := b.f.ReadAt(grown[:n], b.pos-n); err != nil {
+			return nil, err
+		}
+		copy(grown[n:], b.buf)
+		b.buf, b.pos = grown, b.pos-n
 	}
 }
 

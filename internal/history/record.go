@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -308,6 +309,17 @@ type Filter struct {
 	Since  time.Time // at or after; zero: from the start
 	Client string    // exactly this client; "": any
 	Entity string    // changes naming this entity (or a relation of it); "": any
+	ID     string    // the record with this id; "": any
+	// DeletesEntity chooses the records that delete an entity.
+	DeletesEntity bool
+	// Limit, when above 0, keeps the newest Limit records chosen: a
+	// reader stops there (Match does not look at it).
+	Limit int
+	// Headers: the records come without their Changes, which a reader
+	// then need not decode (to count writes); only with no Entity and no
+	// DeletesEntity. A line whose header reads but whose changes do not
+	// is then kept.
+	Headers bool
 }
 
 // Match reports whether r passes f.
@@ -316,6 +328,12 @@ func (f Filter) Match(r *Record) bool {
 		return false
 	}
 	if f.Client != "" && r.Client != f.Client {
+		return false
+	}
+	if f.ID != "" && r.ID != f.ID {
+		return false
+	}
+	if f.DeletesEntity && !slices.ContainsFunc(r.Changes, func(c graph.Change) bool { return c.Kind == graph.EntityDeleted }) {
 		return false
 	}
 	if f.Entity == "" {
@@ -331,6 +349,7 @@ func (f Filter) Match(r *Record) bool {
 
 // Reader is a memory whose history can be read: both stores.
 type Reader interface {
-	// History returns the records f chooses, newest first.
+	// History returns the records f chooses, newest first, at most
+	// f.Limit of them when it is above 0.
 	History(f Filter) ([]Record, error)
 }

@@ -52,6 +52,7 @@ type grants interface {
 	CheckCookie(value, memory string) access.Level
 	CheckPageKey(key, memory string) access.Level
 	Label(token string) string
+	PageKeyLabel(key string) string
 }
 
 // grantKey carries the grant that admit passed (a grant) to the memory's

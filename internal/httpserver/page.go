@@ -61,6 +61,7 @@ type login struct {
 	bearer  bool         // the token itself, in Authorization
 	open    bool         // no token to prove: a loopback server without one
 	pageKey access.Level // what the request's key grants on the memory
+	label   string       // the tokens file's label of the token or key, or ""
 }
 
 // isPagePath reports whether r is for a memory's page: every path under
@@ -104,9 +105,13 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, home, http.StatusFound)
 		return
 	}
-	l := login{bearer: c.bearer, open: c.open}
+	l := login{bearer: c.bearer, open: c.open, label: c.label}
 	if !c.open {
-		l.pageKey = s.grants.CheckPageKey(r.Header.Get(PageKeyHeader), name)
+		key := r.Header.Get(PageKeyHeader)
+		l.pageKey = s.grants.CheckPageKey(key, name)
+		if !c.bearer && l.pageKey != access.None {
+			l.label = s.grants.PageKeyLabel(key)
+		}
 	}
 	if refuseWithoutKey(w, strings.TrimPrefix(r.URL.Path, prefix), l) {
 		return
@@ -186,6 +191,15 @@ func moveOn(w http.ResponseWriter, target string) {
 	h.Set("Content-Security-Policy", "default-src 'none'")
 	u := html.EscapeString(target)
 	fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=%s"><title>Memory</title><a href="%s">Open the memory's page</a>`+"\n", u, u)
+}
+
+// Client tells a memory's web page (ui.Options.Client) who makes the
+// request's edits, as the history records them: the tokens file's label
+// of the token that logged the request in (the bearer token, or the token
+// whose key the page sends), or "".
+func Client(r *http.Request) string {
+	l, _ := r.Context().Value(loginKey{}).(login)
+	return l.label
 }
 
 // MayEdit tells a memory's web page (ui.Options.MayEdit) whether the

@@ -425,7 +425,7 @@ func (s *Store) sendBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, histAt i
 }
 
 // History returns the records of the memory's history that f chooses,
-// newest first.
+// newest first, at most f.Limit.
 func (s *Store) History(f history.Filter) ([]history.Record, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.db.opts.QueryTimeout)
 	defer cancel()
@@ -436,32 +436,67 @@ func (s *Store) History(f history.Filter) ([]history.Record, error) {
 	if id == 0 {
 		return nil, nil // nothing written yet
 	}
-	rows, err := s.db.pool.Query(ctx, `SELECT id, time, tool, client, changes FROM memory_history
-		WHERE memory_id = $1 AND time >= $2 AND ($3 = '' OR client = $3) ORDER BY id DESC`, id, f.Since, f.Client)
+	// With a limit, pages of the newest rows (by the primary key, which
+	// sorts by time), until the limit is met after the filters read here
+	// (the entity, a row that does not parse) or no row is left.
+	page := any(nil) // LIMIT NULL: every row
+	if f.Limit > 0 {
+		page = int64(max(f.Limit, 100))
+	}
+	var out []history.Record
+	for before := ""; ; {
+		n, last, err := s.historyPage(ctx, id, f, before, page, &out)
+		if err != nil {
+			return nil, s.failCtx(ctx, "reading the history of", err)
+		}
+		if f.Limit > 0 && len(out) >= f.Limit {
+			return out[:f.Limit], nil
+		}
+		if page == nil || int64(n) < page.(int64) {
+			return out, nil
+		}
+		before = last
+	}
+}
+
+// historyPage appends to out the records f chooses among the newest page
+// rows of memory id's history (every row when page is nil) before the id
+// before (""; from the newest), and returns how many rows it read and the
+// last one's id.
+func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, before string, page any, out *[]history.Record) (int, string, error) {
+	// Headers: the changes are not sent, nor decoded.
+	headers := f.Headers && f.Entity == "" && !f.DeletesEntity
+	rows, err := s.db.pool.Query(ctx, `SELECT id, time, tool, client, CASE WHEN $7 THEN '' ELSE changes END FROM memory_history
+		WHERE memory_id = $1 AND time >= $2 AND ($3 = '' OR client = $3) AND ($4 = '' OR id = $4) AND ($5 = '' OR id < $5)
+			AND (NOT $8 OR strpos(changes, 'deleteEntity') > 0)
+		ORDER BY id DESC LIMIT $6`, id, f.Since, f.Client, f.ID, before, page, headers, f.DeletesEntity)
 	if err != nil {
-		return nil, s.failCtx(ctx, "reading the history of", err)
+		return 0, "", err
 	}
 	defer rows.Close()
-	var out []history.Record
+	n, last := 0, ""
 	for rows.Next() {
 		var r history.Record
 		var changes string
 		if err := rows.Scan(&r.ID, &r.Time, &r.Tool, &r.Client, &changes); err != nil {
-			return nil, s.failCtx(ctx, "reading the history of", err)
+			return 0, "", err
 		}
-		if r.Changes, err = history.DecodeChanges([]byte(changes)); err != nil {
-			s.db.opts.Logf("memory %q: skipping an unreadable history record %s: %v", s.name, r.ID, err)
-			continue
+		n, last = n+1, r.ID
+		if !headers {
+			if r.Changes, err = history.DecodeChanges([]byte(changes)); err != nil {
+				s.db.opts.Logf("memory %q: skipping an unreadable history record %s: %v", s.name, r.ID, err)
+				continue
+			}
 		}
 		r.Time = r.Time.UTC()
 		if f.Match(&r) {
-			out = append(out, r)
+			if f.Headers {
+				r.Changes = nil
+			}
+			*out = append(*out, r)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, s.failCtx(ctx, "reading the history of", err)
-	}
-	return out, nil
+	return n, last, rows.Err()
 }
 
 // failCtx is fail for a call bounded by ctx: when ctx's deadline passed,

@@ -46,6 +46,7 @@ func Run(t *testing.T, newMemory NewMemory) {
 		{"ConcurrentInstances", testConcurrentInstances},
 		{"Times", testTimes},
 		{"History", testHistory},
+		{"HistoryLimit", testHistoryLimit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newMemory(t)) })
@@ -673,5 +674,64 @@ func testHistory(t *testing.T, open Memory) {
 	}
 	if recs, err := ra.History(history.Filter{Entity: "A"}); err != nil || len(recs) != 4 || recs[0].Tool != "undo" {
 		t.Errorf("A's history: %d records (%v)", len(recs), err)
+	}
+}
+
+// testHistoryLimit: a read with a limit, or of one id, returns what the
+// whole read returns cut to the newest records, with the other filters
+// too, where the records asked for are far back.
+func testHistoryLimit(t *testing.T, open Memory) {
+	s := open(t)
+	r := s.(history.Reader)
+	ctx := history.WithAuthor(context.Background(), history.Author{Tool: "t", Client: "c"})
+	for i := range 130 {
+		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: fmt.Sprintf("N%03d", i), EntityType: "t"}})
+			if i < 6 {
+				g.CreateEntities([]graph.Entity{{Name: "E", EntityType: "t"}})
+				g.AddObservations([]graph.ObservationAddition{{EntityName: "E", Contents: []string{fmt.Sprint(i)}}})
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Update(ctx, func(g *graph.Graph) error { g.DeleteEntities([]string{"N000"}); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	all, err := r.History(history.Filter{})
+	if err != nil || len(all) != 131 {
+		t.Fatalf("the whole history: %d records, %v", len(all), err)
+	}
+	ids := func(recs []history.Record) string {
+		var out []string
+		for _, r := range recs {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		f    history.Filter
+		want []history.Record
+	}{
+		{history.Filter{Limit: 3}, all[:3]},
+		{history.Filter{Limit: 200}, all},
+		{history.Filter{Entity: "E", Limit: 4}, all[125:129]},
+		{history.Filter{Entity: "E", Limit: 10}, all[125:]},
+		{history.Filter{ID: all[128].ID}, all[128:129]},
+		{history.Filter{ID: all[128].ID, Client: "other"}, nil},
+		{history.Filter{Since: all[2].Time, Limit: 1}, all[:1]},
+		{history.Filter{DeletesEntity: true}, all[:1]},
+		{history.Filter{Headers: true, Limit: 2}, all[:2]},
+	} {
+		got, err := r.History(c.f)
+		if err != nil || ids(got) != ids(c.want) {
+			t.Errorf("%+v: %d records (%v), want %d", c.f, len(got), err, len(c.want))
+		}
+		for _, r := range got {
+			if c.f.Headers != (r.Changes == nil) {
+				t.Errorf("%+v: a record with changes %v", c.f, r.Changes)
+			}
+		}
 	}
 }

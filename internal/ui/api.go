@@ -102,14 +102,20 @@ func (h *Handler) learned(w http.ResponseWriter, mayEdit bool) {
 	var writes *graph.PerDay
 	var deleted *historyAnswer
 	if r := historyOf(h.store); r != nil {
-		pd, recs, err := history.RecentWrites(r, now, graph.RecentDays)
+		pd, err := history.RecentWrites(r, now, graph.RecentDays)
 		if err != nil {
 			h.historyFailed(w, err)
 			return
 		}
 		writes = &pd
 		if mayEdit {
-			d := listHistory(recs, "", deletedLimit, hasEntityDeletion)
+			// One past the limit: the read stops there.
+			recs, err := r.History(history.Filter{Since: pd.From.UTC(), DeletesEntity: true, Limit: deletedLimit + 1})
+			if err != nil {
+				h.historyFailed(w, err)
+				return
+			}
+			d := listHistory(recs, "", deletedLimit)
 			deleted = &d
 		}
 	}
@@ -261,7 +267,11 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	ctx := history.WithAuthor(r.Context(), history.Author{Tool: "page"})
+	author := history.Author{Tool: "page"}
+	if h.opts.Client != nil {
+		author.Client = h.opts.Client(r)
+	}
+	ctx := history.WithAuthor(r.Context(), author)
 	changed, err := h.store.Update(ctx, graph.Timed(time.Now, apply))
 	if err != nil {
 		status, prefix := http.StatusConflict, "Nothing was changed: "

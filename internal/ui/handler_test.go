@@ -355,3 +355,32 @@ func TestHistoryIsTheEditors(t *testing.T) {
 		t.Errorf("a reader's view: %v, want the writes and no deleted entities", a.body)
 	}
 }
+
+// TestEntityHistoryLimit: an entity's history shows its newest changes,
+// up to the limit, and says when there are older ones.
+func TestEntityHistoryLimit(t *testing.T) {
+	h, _ := newHandler(t, "", time.Second)
+	edit := func(body string) {
+		if a := call(t, h, "POST", "/"+secret+"/api/edit", body); a.status != http.StatusOK {
+			t.Fatalf("%s: %v", body, a)
+		}
+	}
+	edit(`{"op":"createEntity","entity":"Ada","entityType":"person"}`)
+	for i := 1; i <= entityHistoryLimit; i++ {
+		if i == entityHistoryLimit {
+			a := call(t, h, "GET", "/"+secret+"/api/history?name=Ada", "")
+			if recs, _ := a.body["records"].([]any); len(recs) != entityHistoryLimit || a.body["more"] != false {
+				t.Errorf("at the limit: %d records, more %v", len(recs), a.body["more"])
+			}
+		}
+		edit(fmt.Sprintf(`{"op":"addObservation","entity":"Ada","observation":"fact %d"}`, i))
+	}
+	a := call(t, h, "GET", "/"+secret+"/api/history?name=Ada", "")
+	recs, _ := a.body["records"].([]any)
+	if len(recs) != entityHistoryLimit || a.body["more"] != true {
+		t.Fatalf("past the limit: %d records, more %v", len(recs), a.body["more"])
+	}
+	if newest := recs[0].(map[string]any)["observations"].([]any); len(newest) != 1 || newest[0] != fmt.Sprintf("fact %d", entityHistoryLimit) {
+		t.Errorf("the newest change shown: %v", newest)
+	}
+}

@@ -14,7 +14,7 @@ import (
 
 // Limits of what the page shows of the history.
 const (
-	entityHistoryLimit = 30 // records in an entity's history
+	entityHistoryLimit = 50 // records in an entity's history, the newest
 	deletedLimit       = 10 // records in the home view's "recently deleted"
 	shownTexts         = 5  // observations named per record
 )
@@ -73,21 +73,13 @@ func deletionOnly(r *history.Record) bool {
 	return len(r.Changes) > 0
 }
 
-func hasEntityDeletion(r *history.Record) bool {
-	for _, c := range r.Changes {
-		if c.Kind == graph.EntityDeleted {
-			return true
-		}
-	}
-	return false
-}
-
 // historyAnswer is an entity's history, or the writes that deleted
 // entities, newest first.
 type historyAnswer struct {
 	Records []historyEntry `json:"records"`
-	// More counts the records left out past the limit.
-	More int `json:"more"`
+	// More: records were left out past the limit (older ones, which the
+	// history command shows).
+	More bool `json:"more"`
 }
 
 // entityHistory answers the page's history of one entity: the writes that
@@ -98,29 +90,27 @@ func (h *Handler) entityHistory(w http.ResponseWriter, name string) {
 		writeError(w, http.StatusNotFound, "This memory keeps no history.")
 		return
 	}
-	recs, err := r.History(history.Filter{Entity: name})
+	// One past the limit tells whether there are more: the read stops
+	// there, however long the history.
+	recs, err := r.History(history.Filter{Entity: name, Limit: entityHistoryLimit + 1})
 	if err != nil {
 		h.historyFailed(w, err)
 		return
 	}
-	a := listHistory(recs, name, entityHistoryLimit, nil)
+	a := listHistory(recs, name, entityHistoryLimit)
 	h.view(w, func(g *graph.Graph) (any, int) {
 		a.seeBack(g)
 		return a, http.StatusOK
 	})
 }
 
-// listHistory lists the records keep chooses (nil: every one), newest
-// first as given, at most limit.
-func listHistory(recs []history.Record, entity string, limit int, keep func(*history.Record) bool) historyAnswer {
+// listHistory lists the records, newest first as given, at most limit.
+func listHistory(recs []history.Record, entity string, limit int) historyAnswer {
 	a := historyAnswer{Records: []historyEntry{}}
 	for i := range recs {
-		if keep != nil && !keep(&recs[i]) {
-			continue
-		}
 		if len(a.Records) == limit {
-			a.More++
-			continue
+			a.More = true
+			break
 		}
 		a.Records = append(a.Records, entryOf(&recs[i], entity))
 	}
@@ -167,7 +157,7 @@ func (h *Handler) restoreFunc(id string, message *string) (func(*graph.Graph) er
 	if id == "" {
 		return nil, errors.New("the change to restore is empty")
 	}
-	recs, err := r.History(history.Filter{})
+	recs, err := r.History(history.Filter{ID: id})
 	if err != nil {
 		return nil, fmt.Errorf("reading the history: %w", err)
 	}

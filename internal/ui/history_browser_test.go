@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -103,4 +104,19 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
 	waitFor(t, ctx, "the deletion and the restore", `document.querySelectorAll("#ehistory li").length === 4`)
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "entity-history.png"), 1280, 900)
+
+	// A long history shows its newest changes and where the others are.
+	for i := range entityHistoryLimit {
+		if _, err := other.Update(actx, graph.Timed(time.Now, func(g *graph.Graph) error {
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{fmt.Sprint("fact ", i)}}})
+			return err
+		})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	do(t, ctx, "open Alice's long history", chromedp.Reload())
+	waitFor(t, ctx, "Alice", `document.querySelector("#ename").textContent === "Alice" && !document.querySelector("#historyBox").hidden`)
+	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
+	waitFor(t, ctx, "the newest changes and a note on the older ones", fmt.Sprintf(`document.querySelectorAll("#ehistory li").length === %d && document.querySelector("#ehistory li").textContent.includes("fact %d") && `, entityHistoryLimit, entityHistoryLimit-1)+
+		textHas("#ehistoryNote", `Older changes: mcp-server-memory history "Alice" shows them all.`))
 }

@@ -63,6 +63,11 @@ type Options struct {
 	// its edit controls for a request MayEdit refuses. Unset (the `ui`
 	// command), an edit must carry the page's own Origin.
 	MayEdit func(*http.Request) error
+	// Client, when set, names who makes a request's edits, as the history
+	// records them (the client of tool "page"): under --http the label of
+	// the token that logged the request in (httpserver.Client). Unset (the
+	// `ui` command), the page's edits name no client.
+	Client func(*http.Request) string
 	// WatchInterval is how often the memory is checked for changes by
 	// other processes while a page is open (a database memory hears them at
 	// once and checks only after losing its connection); 0 means one

@@ -297,7 +297,7 @@ async function renderHistory() {
   if (seq !== historySeq || name !== current) return;
   $("ehistory").replaceChildren(...res.records.map(historyItem));
   $("ehistoryNote").textContent = res.records.length === 0 ? "No change to it is recorded."
-    : res.more > 0 ? `… and ${plural(res.more, "older change", "older changes")} (mcp-server-memory history shows them all).` : "";
+    : res.more ? `Older changes: mcp-server-memory history ${JSON.stringify(name)} shows them all.` : "";
 }
 
 // historyItem shows one recorded write: when, by what, what it changed,

@@ -1,0 +1,100 @@
+package history
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+// writeSpread writes a history file of about size bytes at path whose
+// records are spread evenly over the days days before now, oldest first,
+// as the appenders write them, and returns how many it wrote.
+func writeSpread(tb testing.TB, path string, size int64, days int, now time.Time) int {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	obs := []string{"Prefers short answers with the code first", "Works on the billing service", "Moved to Oslo in 2024"}
+	sample := Record{ID: NewID(now, ""), Time: now, Tool: "create_entities", Client: "Claude Desktop",
+		Changes: []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "Entity 000000", EntityType: "person", Observations: obs, Created: graph.TimeOf(now), Updated: graph.TimeOf(now)}}}}
+	n := int(size / int64(len(AppendLine(nil, &sample))))
+	start, step := now.Add(-time.Duration(days)*24*time.Hour), time.Duration(days)*24*time.Hour/time.Duration(n)
+	last := ""
+	var line []byte
+	for i := range n {
+		t := start.Add(time.Duration(i) * step)
+		r := sample
+		r.ID, r.Time = NewID(t, last), t.UTC().Truncate(time.Second)
+		r.Changes = []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: fmt.Sprintf("Entity %06d", i), EntityType: "person", Observations: obs, Created: graph.TimeOf(t), Updated: graph.TimeOf(t)}}}
+		last = r.ID
+		line = AppendLine(line[:0], &r)
+		w.Write(line)
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+// BenchmarkRead30Days reads the last 30 days of a history file of 50 MB
+// (the default bound) spread over 90 days (the default age): what the
+// page's home view and stats read for the writes per day.
+func BenchmarkRead30Days(b *testing.B) {
+	now := time.Now()
+	path := filepath.Join(b.TempDir(), "m.jsonl"+Suffix)
+	n := writeSpread(b, path, 50<<20, 90, now)
+	since := now.Add(-30 * 24 * time.Hour)
+	b.ResetTimer()
+	for b.Loop() {
+		recs, _, err := ReadFile(path, Filter{Since: since})
+		if err != nil || len(recs) < n/3-1 || len(recs) > n/3+1 {
+			b.Fatalf("%d of %d records, %v", len(recs), n, err)
+		}
+	}
+}
+
+// BenchmarkReadNewest51 reads the newest 51 records of the same file: what
+// the page's entity history asks for (its 50 and one to tell there are
+// more); BenchmarkReadWhole reads it whole, as every read did before.
+func BenchmarkReadNewest51(b *testing.B) { benchRead(b, Filter{Limit: 51}, 51) }
+
+func BenchmarkReadWhole(b *testing.B) { benchRead(b, Filter{}, 0) }
+
+func benchRead(b *testing.B, f Filter, want int) {
+	path := filepath.Join(b.TempDir(), "m.jsonl"+Suffix)
+	n := writeSpread(b, path, 50<<20, 90, time.Now())
+	if want == 0 {
+		want = n
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if recs, _, err := ReadFile(path, f); err != nil || len(recs) != want {
+			b.Fatalf("%d records, %v", len(recs), err)
+		}
+	}
+}
+
+// BenchmarkRead30DaysHeaders counts the writes of the last 30 days of the
+// same file, as the page's home view and stats do (headers only).
+func BenchmarkRead30DaysHeaders(b *testing.B) {
+	now := time.Now()
+	path := filepath.Join(b.TempDir(), "m.jsonl"+Suffix)
+	n := writeSpread(b, path, 50<<20, 90, now)
+	f := Filter{Since: now.Add(-30 * 24 * time.Hour), Headers: true}
+	b.ResetTimer()
+	for b.Loop() {
+		if recs, _, err := ReadFile(path, f); err != nil || len(recs) < n/3-1 || len(recs) > n/3+1 {
+			b.Fatalf("%d of %d records, %v", len(recs), n, err)
+		}
+	}
+}
