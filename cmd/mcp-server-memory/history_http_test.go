@@ -14,20 +14,30 @@ import (
 	"testing"
 )
 
-// Over HTTP with a tokens file, a write is recorded as made by the label
-// the file gives the request's token, in both protocol generations; a
-// token without a label is recorded by the client's own name.
-func TestHistoryRecordsTokenLabel(t *testing.T) {
-	const labelled, plain = "history-labelled-0123456789abcdef", "history-plain-0123456789abcdef"
+// serveLabelled starts the binary serving named memories in a new
+// directory (mem) with a tokens file granting memory alpha to two tokens,
+// the first labelled "Alice's laptop", and returns its address.
+func serveLabelled(t *testing.T, labelled, plain string) (base, mem string) {
+	t.Helper()
 	dir := t.TempDir()
-	mem, tokens := filepath.Join(dir, "mem"), filepath.Join(dir, "tokens")
+	tokens := filepath.Join(dir, "tokens")
+	mem = filepath.Join(dir, "mem")
 	if err := os.WriteFile(tokens, []byte(labelled+" alpha write Alice's laptop\n"+plain+" alpha write\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--tokens", tokens, "--memories", mem)
 	cmd.Env = append(os.Environ(), "MEMORY_HTTP_TOKEN=", "MEMORY_DATABASE_URL=", "MEMORY_FILE_PATH=")
 	child := startChild(t, cmd)
-	base := "http://" + waitLog(t, child.stderr, regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp/NAME `))[1]
+	base = "http://" + waitLog(t, child.stderr, regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp/NAME `))[1]
+	return base, mem
+}
+
+// Over HTTP with a tokens file, a write is recorded as made by the label
+// the file gives the request's token, in both protocol generations; a
+// token without a label is recorded by the client's own name.
+func TestHistoryRecordsTokenLabel(t *testing.T) {
+	const labelled, plain = "history-labelled-0123456789abcdef", "history-plain-0123456789abcdef"
+	base, mem := serveLabelled(t, labelled, plain)
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		for _, token := range []string{labelled, plain} {
 			name := version + "-" + token[:14]
@@ -58,15 +68,7 @@ func TestHistoryRecordsTokenLabel(t *testing.T) {
 // client, and neither does the page of the `ui` command.
 func TestPageEditsRecordTokenLabel(t *testing.T) {
 	const labelled, plain = "page-labelled-0123456789abcdef", "page-plain-0123456789abcdef"
-	dir := t.TempDir()
-	mem, tokens := filepath.Join(dir, "mem"), filepath.Join(dir, "tokens")
-	if err := os.WriteFile(tokens, []byte(labelled+" alpha write Alice's laptop\n"+plain+" alpha write\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(binary, "--http", "127.0.0.1:0", "--tokens", tokens, "--memories", mem)
-	cmd.Env = append(os.Environ(), "MEMORY_HTTP_TOKEN=", "MEMORY_DATABASE_URL=", "MEMORY_FILE_PATH=")
-	child := startChild(t, cmd)
-	base := "http://" + waitLog(t, child.stderr, regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp/NAME `))[1]
+	base, mem := serveLabelled(t, labelled, plain)
 	page := base + "/page/alpha/"
 	edit := func(entity string, header ...string) {
 		t.Helper()
@@ -100,7 +102,7 @@ func TestPageEditsRecordTokenLabel(t *testing.T) {
 	}
 
 	// The `ui` command's page.
-	file := filepath.Join(dir, "ui.jsonl")
+	file := filepath.Join(t.TempDir(), "ui.jsonl")
 	ui := exec.Command(binary, "ui", "--no-open", "--file", file)
 	ui.Env = append(os.Environ(), "MEMORY_DATABASE_URL=", "MEMORY_FILE_PATH=")
 	out, err := ui.StdoutPipe()
