@@ -179,7 +179,7 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			return res, err
 		}
-		return encodedOnce(withoutCacheHints(res, version)), nil
+		return encodedOnce(ctx, withoutCacheHints(res, version)), nil
 	}
 }
 

@@ -23,7 +23,8 @@ func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteClo
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go s.Watch(ctx)
-	return s.mcp.Run(ctx, newStdioLines(in, out))
+	lines := newStdioLines(in, out)
+	return s.mcp.Run(context.WithValue(ctx, heldKey{}, &lines.held), lines)
 }
 
 // stdioLines is the stdio transport: the go-sdk's IOTransport behind a
@@ -63,6 +64,8 @@ type stdioLines struct {
 	initialized bool   // initialize was answered with a result
 	version     string // the version initialize negotiated
 	next        []byte // the rest of the line being handed over
+
+	held heldResults // tool results written, waiting for their responses
 }
 
 func newStdioLines(in io.ReadCloser, out io.WriteCloser) *stdioLines {
@@ -396,6 +399,11 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.write(ctx, msg, false)
 	}
 	l := c.l
+	if result, ok := l.held.take(resp.Result); ok && resp.Error == nil {
+		r := *resp
+		r.Result = result
+		resp = &r
+	}
 	l.mu.Lock()
 	key := idKeyOf(resp.ID)
 	method, handedOver := l.inProgress[key]
