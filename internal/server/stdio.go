@@ -453,7 +453,9 @@ func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool
 	if err != nil {
 		return err
 	}
-	return c.l.out.writeLine(head, payload)
+	err = c.l.out.writeLine(head, payload)
+	collectAfter(len(payload))
+	return err
 }
 
 // splitMessage encodes msg as the go-sdk's jsonrpc.EncodeMessage does, but

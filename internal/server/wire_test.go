@@ -3,8 +3,10 @@ package server
 import (
 	"encoding/json"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,5 +118,36 @@ func TestWholeAnswerIsNotCopiedOverAndOver(t *testing.T) {
 		t.Errorf("a whole read_graph of %d bytes allocated %d bytes, %.1f times the answer; want at most %g", line, allocated, ratio, limit)
 	} else {
 		t.Logf("a whole read_graph of %d bytes allocated %d bytes, %.1f times the answer", line, allocated, ratio)
+	}
+}
+
+// TestBigAnswerIsCollected turns the collector's own pacing off and sends a
+// small answer and then a whole read_graph of more than bigAnswer bytes:
+// the server collects once, after the big one.
+func TestBigAnswerIsCollected(t *testing.T) {
+	s, _, _ := serverOnGraph(t, 20000, 0)
+	send, read := stdioSession(t, s)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open_nodes","arguments":{"names":["x"]}}}`)
+	read() // the memory is loaded
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"open_nodes","arguments":{"names":["x"]}}}`)
+	read()
+	send(readGraphCall)
+	if n := read(); n < bigAnswer {
+		t.Fatalf("the whole graph is %d bytes, less than a big answer (%d)", n, bigAnswer)
+	}
+	collections := func() uint32 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.NumGC - before.NumGC
+	}
+	for deadline := time.Now().Add(10 * time.Second); collections() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := collections(); n != 1 {
+		t.Errorf("%d collections after a small and a big answer; want 1, after the big one", n)
 	}
 }
