@@ -112,8 +112,14 @@ var goEscapes = func() (t [256]byte) {
 // would otherwise encode with json.Marshal, written byte for byte as it
 // would, in one pass.
 func AppendGoString(buf []byte, s string) []byte {
+	return append(AppendGoStringBody(append(buf, '"'), s), '"')
+}
+
+// AppendGoStringBody is AppendGoString without the quotes around: the
+// escaped bytes of s, for a string written a piece at a time. Pieces must
+// not split a rune.
+func AppendGoStringBody(buf []byte, s string) []byte {
 	valid := utf8.ValidString(s)
-	buf = append(buf, '"')
 	start := 0 // s[start:i] is still to be copied
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs a look: U+2028 and
@@ -162,6 +168,5 @@ func AppendGoString(buf []byte, s string) []byte {
 			start = i
 		}
 	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
+	return append(buf, s[start:]...)
 }

@@ -399,11 +399,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.write(ctx, msg, false)
 	}
 	l := c.l
-	if result, ok := l.held.take(resp.Result); ok && resp.Error == nil {
-		r := *resp
-		r.Result = result
-		resp = &r
-	}
+	held, _ := l.held.take(resp.Result)
 	l.mu.Lock()
 	key := idKeyOf(resp.ID)
 	method, handedOver := l.inProgress[key]
@@ -426,7 +422,17 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		r.Error = classify(method, initialized, resp.Error)
 		resp = &r
 	}
-	err := c.write(ctx, resp, batched)
+	var err error
+	switch {
+	case held == nil:
+		err = c.write(ctx, resp, batched)
+	case batched:
+		r := *resp
+		r.Result = held.appendTo(make([]byte, 0, held.size))
+		err = c.write(ctx, &r, true)
+	default:
+		err = c.writeHeld(ctx, resp, held)
+	}
 	if handedOver && method != "subscriptions/listen" {
 		l.mu.Lock()
 		l.unanswered--
@@ -453,8 +459,21 @@ func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool
 	if err != nil {
 		return err
 	}
-	err = c.l.out.writeLine(head, payload)
-	collectAfter(len(payload))
+	return c.l.out.writeLine(head, payload)
+}
+
+// writeHeld sends a response whose result was held past the go-sdk: the
+// line is written as write would write it with the result as its payload.
+func (c *stdioConn) writeHeld(ctx context.Context, resp *jsonrpc.Response, result *resultParts) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	head, _, err := splitMessage(resp) // the payload is the token
+	if err != nil {
+		return err
+	}
+	err = c.l.out.writeParts(head, result)
+	collectAfter(result.size)
 	return err
 }
 
@@ -529,4 +548,23 @@ func (w *lockedWriter) writeLine(head, payload []byte) error {
 		}
 	}
 	return nil
+}
+
+// writeParts is writeLine for a payload in parts: a big one is written a
+// part at a time (its text items escaped a piece at a time), never whole.
+func (w *lockedWriter) writeParts(head []byte, payload *resultParts) error {
+	if payload.size <= 64<<10 {
+		_, err := w.Write(append(payload.appendTo(head), '}', '\n'))
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.w.Write(head); err != nil {
+		return err
+	}
+	if err := payload.writeTo(w.w); err != nil {
+		return err
+	}
+	_, err := w.w.Write([]byte("}\n"))
+	return err
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,54 +48,174 @@ func (r toolResultJSON) MarshalJSON() ([]byte, error) {
 	if r.InputRequests != nil {
 		return json.Marshal(r.CallToolResult)
 	}
+	p, err := r.parts()
+	if err != nil {
+		return nil, err
+	}
+	r.letGo()
+	if r.held != nil {
+		return r.held.put(p), nil
+	}
+	return p.appendTo(make([]byte, 0, p.size)), nil
+}
+
+// parts lays the result out as it is written: its JSON, with each text
+// item left to be escaped as it is written.
+func (r toolResultJSON) parts() (*resultParts, error) {
 	rest := *r.CallToolResult
 	rest.Content, rest.StructuredContent = nil, nil
 	head, err := json.Marshal(&rest)
 	if err != nil {
 		return nil, err
 	}
+	p := &resultParts{}
 	hole := bytes.LastIndex(head, []byte(contentHole))
 	if hole < 0 {
-		return json.Marshal(r.CallToolResult)
+		whole, err := json.Marshal(r.CallToolResult)
+		p.add(whole)
+		p.flush()
+		return p, err
 	}
 	structured, err := structuredJSON(r.StructuredContent)
 	if err != nil {
 		return nil, err
 	}
-	size := len(head) + len(structured) + len(`,"structuredContent":`)
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			// Indented JSON: about one quote or new line in eight bytes.
-			size += len(t.Text) + len(t.Text)/8 + 32
-		}
-	}
-	out := make([]byte, 0, size)
-	out = append(out, head[:hole]...)
-	out = append(out, `"content":`...)
+	p.add(head[:hole])
+	p.add([]byte(`"content":`))
 	if r.Content == nil {
-		out = append(out, "null"...)
+		p.add([]byte("null"))
 	} else {
-		out = append(out, '[')
+		p.add([]byte{'['})
 		for i, c := range r.Content {
 			if i > 0 {
-				out = append(out, ',')
+				p.add([]byte{','})
 			}
-			if out, err = appendContent(out, c); err != nil {
+			if err := p.addContent(c); err != nil {
 				return nil, err
 			}
 		}
-		out = append(out, ']')
+		p.add([]byte{']'})
 	}
 	if structured != nil {
-		out = append(out, `,"structuredContent":`...)
-		out = append(out, structured...)
+		p.add([]byte(`,"structuredContent":`))
+		p.addWhole(structured)
 	}
-	out = append(out, head[hole+len(contentHole):]...)
-	r.letGo()
-	if r.held != nil {
-		return r.held.put(out), nil
+	p.add(head[hole+len(contentHole):])
+	p.flush()
+	return p, nil
+}
+
+// resultParts is a result's JSON in the order it is written: parts written
+// as they are, and text items, written escaped as encoding/json escapes a
+// string. A whole answer's text item is most of its bytes (at 100k
+// entities, about 75 MB before escaping), and is escaped into the pipe a
+// piece at a time rather than into a copy of the whole result.
+type resultParts struct {
+	parts []resultPart
+	size  int    // about the bytes written
+	small []byte // short parts, joined until the next long one
+}
+
+type resultPart struct {
+	raw    []byte
+	text   string
+	escape bool // text, escaped as a JSON string, rather than raw
+}
+
+func (p *resultParts) add(b []byte) {
+	p.small = append(p.small, b...)
+	p.size += len(b)
+}
+
+// addWhole adds a long part without copying it.
+func (p *resultParts) addWhole(b []byte) {
+	p.flush()
+	p.parts = append(p.parts, resultPart{raw: b})
+	p.size += len(b)
+}
+
+func (p *resultParts) addText(s string) {
+	p.flush()
+	p.parts = append(p.parts, resultPart{text: s, escape: true})
+	// Indented JSON: about one quote or new line in eight bytes.
+	p.size += len(s) + len(s)/8 + 2
+}
+
+func (p *resultParts) flush() {
+	if len(p.small) > 0 {
+		p.parts = append(p.parts, resultPart{raw: p.small})
+		p.small = nil
 	}
-	return out, nil
+}
+
+// addContent adds one content item as the go-sdk writes it.
+func (p *resultParts) addContent(c mcp.Content) error {
+	t, ok := c.(*mcp.TextContent)
+	if !ok || t.Meta != nil || t.Annotations != nil {
+		b, err := json.Marshal(c)
+		p.add(b)
+		return err
+	}
+	p.add([]byte(`{"type":"text","text":`))
+	if len(t.Text) < 4<<10 {
+		p.add(jsonl.AppendGoString(nil, t.Text))
+	} else {
+		p.addText(t.Text)
+	}
+	p.add([]byte{'}'})
+	return nil
+}
+
+// appendTo appends the result's JSON to out.
+func (p *resultParts) appendTo(out []byte) []byte {
+	for _, part := range p.parts {
+		if part.escape {
+			out = jsonl.AppendGoString(out, part.text)
+		} else {
+			out = append(out, part.raw...)
+		}
+	}
+	return out
+}
+
+// textPiece is how much of a text item is escaped at a time when written.
+const textPiece = 64 << 10
+
+// writeTo writes the result's JSON to w, escaping each text item a piece
+// at a time.
+func (p *resultParts) writeTo(w io.Writer) error {
+	var buf []byte
+	for _, part := range p.parts {
+		if !part.escape {
+			if _, err := w.Write(part.raw); err != nil {
+				return err
+			}
+			continue
+		}
+		buf = append(buf[:0], '"')
+		for s := part.text; ; {
+			n := min(len(s), textPiece)
+			// A piece ends where a rune starts, so no rune is split
+			// (bytes that are not UTF-8 are escaped one by one anyway).
+			for back := 0; n < len(s) && back < utf8.UTFMax && !utf8.RuneStart(s[n]); back++ {
+				n--
+			}
+			buf = jsonl.AppendGoStringBody(buf, s[:n])
+			if s = s[n:]; len(s) == 0 {
+				buf = append(buf, '"')
+			}
+			if len(buf) >= textPiece || len(s) == 0 {
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+			if len(s) == 0 {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // letGo drops the result's text items and structured content once they
@@ -107,18 +229,6 @@ func (r toolResultJSON) letGo() {
 		}
 	}
 	r.StructuredContent = nil
-}
-
-// appendContent appends one content item as the go-sdk writes it.
-func appendContent(out []byte, c mcp.Content) ([]byte, error) {
-	t, ok := c.(*mcp.TextContent)
-	if !ok || t.Meta != nil || t.Annotations != nil {
-		b, err := json.Marshal(c)
-		return append(out, b...), err
-	}
-	out = append(out, `{"type":"text","text":`...)
-	out = jsonl.AppendGoString(out, t.Text)
-	return append(out, '}'), nil
 }
 
 // structuredJSON returns the structured content's JSON, nil when it is
@@ -159,7 +269,7 @@ func encodedOnce(ctx context.Context, res mcp.Result) mcp.Result {
 type heldResults struct {
 	mu   sync.Mutex
 	next uint64
-	m    map[string][]byte
+	m    map[string]*resultParts
 }
 
 // heldKey is the context key under which RunStdio passes a connection's
@@ -169,13 +279,13 @@ type heldKey struct{}
 const heldPrefix = `"held result `
 
 // put holds result and returns its token.
-func (h *heldResults) put(result []byte) []byte {
+func (h *heldResults) put(result *resultParts) []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.next++
 	token := heldPrefix + strconv.FormatUint(h.next, 10) + `"`
 	if h.m == nil {
-		h.m = make(map[string][]byte)
+		h.m = make(map[string]*resultParts)
 	}
 	h.m[token] = result
 	return []byte(token)
@@ -183,7 +293,7 @@ func (h *heldResults) put(result []byte) []byte {
 
 // take returns the result a response's token stands for, and lets go of
 // it; ok is false for a response that carries no token.
-func (h *heldResults) take(result json.RawMessage) (held []byte, ok bool) {
+func (h *heldResults) take(result json.RawMessage) (held *resultParts, ok bool) {
 	if !bytes.HasPrefix(result, []byte(heldPrefix)) {
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"runtime"
 	"runtime/debug"
@@ -96,10 +97,12 @@ func TestSplitMessageIsEncodeMessage(t *testing.T) {
 // TestWholeAnswerIsNotCopiedOverAndOver sends a whole read_graph over
 // stdio and counts the bytes allocated meanwhile. The answer is encoded
 // once (the text item and the structured content) and written into the
-// result once, which goes to the pipe as it is: about twice the line. When
-// the go-sdk checked and copied the result into its response it was three
-// to six times; when it also encoded the text item and the result itself,
-// and encoded the message again on stdio, about ten times.
+// result's parts, which go to the pipe as they are, the text item escaped
+// a piece at a time: a little more than the line. When the result was
+// written whole it was twice; when the go-sdk checked and copied it into
+// its response three to six times; when it also encoded the text item and
+// the result itself, and encoded the message again on stdio, about ten
+// times.
 func TestWholeAnswerIsNotCopiedOverAndOver(t *testing.T) {
 	s, _, _ := serverOnGraph(t, 2000, 0)
 	send, read := stdioSession(t, s)
@@ -111,9 +114,8 @@ func TestWholeAnswerIsNotCopiedOverAndOver(t *testing.T) {
 	line := read()
 	runtime.ReadMemStats(&after)
 	allocated := after.TotalAlloc - before.TotalAlloc
-	// The text item (indented), the structured content and the result that
-	// holds both, escaped: a little over twice the line.
-	limit := 2.6
+	// The text item (indented, not yet escaped) and the structured content.
+	limit := 1.6
 	if ratio := float64(allocated) / float64(line); ratio > limit {
 		t.Errorf("a whole read_graph of %d bytes allocated %d bytes, %.1f times the answer; want at most %g", line, allocated, ratio, limit)
 	} else {
@@ -149,5 +151,36 @@ func TestBigAnswerIsCollected(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if n := collections(); n != 1 {
 		t.Errorf("%d collections after a small and a big answer; want 1, after the big one", n)
+	}
+}
+
+// TestResultWrittenInPiecesIsTheSame writes results with long text items
+// a piece at a time, with runes, bytes that are not UTF-8 and characters
+// json.Marshal escapes across every piece boundary: the bytes are those of
+// the result written whole, which are the go-sdk's.
+func TestResultWrittenInPiecesIsTheSame(t *testing.T) {
+	for _, tail := range []string{"日本", "🧠", "\u2028", "\xff\xfe", "\xe6\x97", "<&>", "\\\"", "\x01"} {
+		for shift := range 8 {
+			text := strings.Repeat("a", textPiece-shift) + strings.Repeat(tail+"x", textPiece/4) + tail
+			r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}, &mcp.TextContent{Text: nastyText}}, StructuredContent: json.RawMessage(`{"a":1}`)}
+			want, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := toolResultJSON{CallToolResult: r}.parts()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := p.writeTo(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("tail %q, shift %d: written in pieces, the result differs from json.Marshal's", tail, shift)
+			}
+			if whole := p.appendTo(nil); !bytes.Equal(whole, want) {
+				t.Fatalf("tail %q, shift %d: written whole, the result differs from json.Marshal's", tail, shift)
+			}
+		}
 	}
 }
