@@ -174,7 +174,7 @@ func startTSClient(sdk tsSDK, askProtocol string, serverStdin *os.File) (s *tsSe
 	cmd.Stdin = stdinR
 	cmd.Stdout = serverStdin
 	cmd.Stderr = s.stderr
-	cmd.ExtraFiles = []*os.File{cmdR, repW}       // fds 3, 4
+	cmd.ExtraFiles = []*os.File{cmdR, repW} // fds 3, 4
 	err = cmd.Start()
 	stdinR.Close()
 	cmdR.Close()
