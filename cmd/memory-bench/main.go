@@ -57,6 +57,18 @@
 // pipe: for large answers (read_graph, a search matching thousands of
 // entities) the go-sdk client's own JSON decoding is much of what the first
 // table shows, and it is the same for every server.
+//
+// With --client ts the calls are timed by the official TypeScript SDK's
+// client (@modelcontextprotocol/sdk, pinned in tsclient/, installed with
+// npm ci into the user's cache directory on first use), the one most hosts
+// are built on, instead of the go-sdk's: a Node.js process on the server's
+// pipes, which memory-bench still owns (the last-byte table and the RSS
+// are measured as with the go-sdk client). It lists the tools once after
+// connecting, as a host does, and asks for the SDK's default protocol
+// version unless --protocol is given.
+//
+//	go run ./cmd/memory-bench --sizes 10000 --writes 0 --client ts \
+//	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
 package main
 
 import (
@@ -87,6 +99,7 @@ Examples:
   go run ./cmd/memory-bench --sizes 1000,10000 --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
   go run ./cmd/memory-bench --cmd 'npx -y @modelcontextprotocol/server-memory@2026.8.31' --sizes 1000
   go run ./cmd/memory-bench --sizes 10000 --postgres auto --writes 0
+  go run ./cmd/memory-bench --sizes 10000 --writes 0 --client ts --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
   go run ./cmd/memory-bench --sizes 1000,10000 --embeddings stub --writes 0 --skip read_graph,search,open_nodes
   go run ./cmd/memory-bench --sizes 1000,10000 --skip read_graph,search,open_nodes \
       --vs 'node PEER/dist/index.js' --vs-load tools
