@@ -39,14 +39,6 @@ type clientOptions struct {
 	askProtocol string
 }
 
-// name is the client in the report's words.
-func (o clientOptions) name() string {
-	if o.ts != nil {
-		return "TypeScript SDK client"
-	}
-	return "go-sdk client"
-}
-
 // describe is the client, its transport and protocol, for the report.
 func (o clientOptions) describe() string {
 	if o.ts != nil {
