@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -225,14 +226,56 @@ func (s *tsSession) readReplies(f *os.File) {
 }
 
 // feed copies the server's stdout (through the arrival timer) to the
-// client's stdin until either side closes.
+// client's stdin until the server closes it. It reads the server as fast
+// as it writes, holding what the client has not taken yet, so that the
+// last byte is timed as the server sends it: the SDK's client takes a big
+// message slowly (it joins the pieces read so far on every read), and a
+// pipe to it would hold the server back by that much, which the go-sdk
+// client, reading through a large buffer, does not.
 func feed(clientStdin *os.File, serverStdout io.ReadCloser) {
-	// Not io.Copy: *os.File's ReadFrom would read in 32 kB pieces; a pipe
-	// takes 64 kB, as Node reads it.
-	buf := make([]byte, 64<<10)
-	io.CopyBuffer(struct{ io.Writer }{clientStdin}, serverStdout, buf)
-	clientStdin.Close()
-	serverStdout.Close()
+	var (
+		mu     sync.Mutex
+		more   = sync.NewCond(&mu)
+		queue  [][]byte
+		closed bool
+	)
+	go func() {
+		defer serverStdout.Close()
+		for {
+			buf := make([]byte, 64<<10) // a pipe's capacity
+			n, err := serverStdout.Read(buf)
+			mu.Lock()
+			if n > 0 {
+				queue = append(queue, buf[:n])
+			}
+			closed = err != nil
+			more.Signal()
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer clientStdin.Close()
+	broken := false // the client is gone: drain the server, write nothing
+	for {
+		mu.Lock()
+		for len(queue) == 0 && !closed {
+			more.Wait()
+		}
+		chunks, done := queue, closed
+		queue = nil
+		mu.Unlock()
+		for _, b := range chunks {
+			if !broken {
+				_, err := clientStdin.Write(b)
+				broken = err != nil
+			}
+		}
+		if done && len(chunks) == 0 {
+			return
+		}
+	}
 }
 
 // connect runs the MCP handshake and tools/list.
