@@ -428,6 +428,10 @@ func (r *report) notes(sz *sizeResult) []string {
 			if t.Tool == "search_nodes" && t.Entities >= 0 {
 				hits = append(hits, fmt.Sprint(t.Entities))
 			}
+			if r.Settings.client.ts != nil && t.AnswerBytes > tsStdioMaxMessage {
+				notes = append(notes, fmt.Sprintf("[%s] %s: answers of up to %.1f MB, more than the %d MiB at which the TypeScript SDK's StdioClientTransport stops by default: a host on its defaults gets no answer",
+					l, t.Label, float64(t.AnswerBytes)/1e6, tsStdioMaxMessage>>20))
+			}
 		}
 		if len(hits) > 0 {
 			notes = append(notes, fmt.Sprintf("[%s] search_nodes entities returned (rare, common, two words, Japanese): %s",

@@ -179,8 +179,9 @@ func (p *serverProcess) alive() bool {
 func (p *serverProcess) call(ctx context.Context, timeout time.Duration, tool string, args map[string]any) (res *mcp.CallToolResult, t timing, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start := time.Now()
+	start, before := time.Now(), p.arrival.bytesRead()
 	res, t.client, err = p.session.callTool(ctx, tool, args)
+	t.bytes = p.arrival.bytesRead() - before
 	t.wire = t.client
 	if last := p.arrival.lastLineEnd(); last.After(start) {
 		t.wire = last.Sub(start)
@@ -197,16 +198,21 @@ func (p *serverProcess) call(ctx context.Context, timeout time.Duration, tool st
 	return res, t, nil
 }
 
-// timing is one call's latency two ways; see serverProcess.call.
-type timing struct{ client, wire time.Duration }
+// timing is one call's latency two ways (see serverProcess.call), and
+// the bytes the server wrote meanwhile: the answer, and any notification.
+type timing struct {
+	client, wire time.Duration
+	bytes        int64
+}
 
 // arrivalReader notes when the server's stdout last delivered the end of a
 // line (a JSON-RPC message). Calls are made one at a time, so the last line
 // end seen before a call returns is the end of its answer.
 type arrivalReader struct {
-	f    *os.File
-	mu   sync.Mutex
-	last time.Time
+	f     *os.File
+	mu    sync.Mutex
+	last  time.Time
+	total int64 // bytes read
 }
 
 func (a *arrivalReader) Read(b []byte) (int, error) {
@@ -217,7 +223,16 @@ func (a *arrivalReader) Read(b []byte) (int, error) {
 		a.last = now
 		a.mu.Unlock()
 	}
+	a.mu.Lock()
+	a.total += int64(n)
+	a.mu.Unlock()
 	return n, err
+}
+
+func (a *arrivalReader) bytesRead() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.total
 }
 
 func (a *arrivalReader) Close() error { return a.f.Close() }
@@ -328,6 +343,11 @@ func (o clientOptions) markdownName() string {
 	}
 	return "a go-sdk MCP client"
 }
+
+// tsStdioMaxMessage is the largest message the TypeScript SDK's stdio
+// transports take by default (STDIO_DEFAULT_MAX_BUFFER_SIZE): on a longer
+// one StdioClientTransport reports an error and closes the connection.
+const tsStdioMaxMessage = 10 << 20
 
 // tsClientNote says how the TypeScript client was run.
 const tsClientNote = "The TypeScript client is the SDK's Client over its own stdio framing, with two differences from a host on StdioClientTransport's defaults: " +

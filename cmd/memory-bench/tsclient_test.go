@@ -114,7 +114,28 @@ func TestTSClientErrors(t *testing.T) {
 		t.Errorf("open_nodes of a number: result %+v, error %v; want a tool error", res, err)
 	}
 	res, tm, err := p.call(ctx, time.Minute, "read_graph", map[string]any{})
-	if err != nil || countField(res, "entities") != 0 || tm.client <= 0 || tm.wire <= 0 {
+	if err != nil || countField(res, "entities") != 0 || tm.client <= 0 || tm.wire <= 0 || tm.bytes < int64(len(`{"entities":[],"relations":[]}`)) {
 		t.Errorf("read_graph of an empty memory: %+v, %+v, %v", res, tm, err)
+	}
+}
+
+// TestTSClientNotesBigAnswers: with the TypeScript client, a row whose
+// answers are longer than the SDK's stdio transport takes by default says
+// so; with the go-sdk client, or shorter answers, nothing is said.
+func TestTSClientNotesBigAnswers(t *testing.T) {
+	sz := &sizeResult{Runs: map[string]*RunResult{"ours": {Tools: []*ToolResult{
+		{Label: "read_graph", Tool: "read_graph", Entities: -1, AnswerBytes: 12_300_000},
+		{Label: "open_nodes (3 names)", Tool: "open_nodes", Entities: -1, AnswerBytes: 2_000},
+	}}}}
+	servers := []*benchServer{{label: "ours"}}
+	ts := &report{Servers: servers, Settings: runSettings{client: clientOptions{ts: &tsSDK{version: "1.32.2"}}}}
+	want := "[ours] read_graph: answers of up to 12.3 MB, more than the 10 MiB at which the TypeScript SDK's StdioClientTransport stops by default"
+	notes := strings.Join(ts.notes(sz), "\n")
+	if !strings.Contains(notes, want) || strings.Contains(notes, "open_nodes") {
+		t.Errorf("notes with the TypeScript client:\n%s\nwant %q, and nothing on open_nodes", notes, want)
+	}
+	goClient := &report{Servers: servers, Settings: runSettings{client: clientOptions{protocol: "2025-06-18"}}}
+	if notes := strings.Join(goClient.notes(sz), "\n"); strings.Contains(notes, "MiB") {
+		t.Errorf("notes with the go-sdk client:\n%s", notes)
 	}
 }
