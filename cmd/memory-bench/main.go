@@ -57,6 +57,18 @@
 // pipe: for large answers (read_graph, a search matching thousands of
 // entities) the go-sdk client's own JSON decoding is much of what the first
 // table shows, and it is the same for every server.
+//
+// With --client ts the calls are timed by the official TypeScript SDK's
+// client (@modelcontextprotocol/sdk, pinned in tsclient/, installed with
+// npm ci into the user's cache directory on first use), the one most hosts
+// are built on, instead of the go-sdk's: a Node.js process on the server's
+// pipes, which memory-bench still owns (the last-byte table and the RSS
+// are measured as with the go-sdk client). It lists the tools once after
+// connecting, as a host does, and asks for the SDK's default protocol
+// version unless --protocol is given.
+//
+//	go run ./cmd/memory-bench --sizes 10000 --writes 0 --client ts \
+//	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
 package main
 
 import (
@@ -87,6 +99,7 @@ Examples:
   go run ./cmd/memory-bench --sizes 1000,10000 --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
   go run ./cmd/memory-bench --cmd 'npx -y @modelcontextprotocol/server-memory@2026.8.31' --sizes 1000
   go run ./cmd/memory-bench --sizes 10000 --postgres auto --writes 0
+  go run ./cmd/memory-bench --sizes 10000 --writes 0 --client ts --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
   go run ./cmd/memory-bench --sizes 1000,10000 --embeddings stub --writes 0 --skip read_graph,search,open_nodes
   go run ./cmd/memory-bench --sizes 1000,10000 --skip read_graph,search,open_nodes \
       --vs 'node PEER/dist/index.js' --vs-load tools
@@ -140,7 +153,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	starts := fs.Int("starts", 3, "process starts to time (start to first answer) per server and size")
 	callTimeout := fs.Duration("call-timeout", 5*time.Minute, "a single tool call taking longer fails")
 	seed := fs.Uint64("seed", 1, "random seed for the generated graph and workload")
-	protocol := fs.String("protocol", "2025-06-18", "MCP protocol version the client asks for in initialize")
+	protocol := fs.String("protocol", "2025-06-18", "MCP protocol version the client asks for in initialize (with --client ts: the TypeScript SDK's latest unless given)")
+	clientFlag := fs.String("client", "go", "the MCP client that times the calls: 'go' (the go-sdk's) or 'ts' (the TypeScript SDK's, @modelcontextprotocol/sdk in Node.js, installed with npm on first use)")
 	jsonOut := fs.Bool("json", false, "write machine-readable results to stdout (the table goes to stderr)")
 	writeGraph := fs.String("write-graph", "", "write the generated graph of the first size to this file and exit (to profile a server by hand)")
 	skip := fs.String("skip", "", "comma-separated substrings of tool rows not to run, e.g. 'read_graph,common' for huge graphs whose full answers no client could take")
@@ -167,6 +181,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 {
 		fmt.Fprintln(stderr, "memory-bench: --iters, --min-iters and --starts must be at least 1, --warmups and --writes at least 0")
+		return 2
+	}
+	if *clientFlag != "go" && *clientFlag != "ts" {
+		fmt.Fprintf(stderr, "memory-bench: --client: %q is neither 'go' nor 'ts'\n", *clientFlag)
 		return 2
 	}
 	if *vsLoad != "file" && *vsLoad != "tools" {
@@ -254,6 +272,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer pg.close()
 		progress("PostgreSQL: %s", pg.where)
+	}
+
+	if *clientFlag == "ts" {
+		sdk, err := installTSClient(ctx, progress)
+		if err != nil {
+			fmt.Fprintf(stderr, "memory-bench: --client ts: %v\n", err)
+			return 1
+		}
+		settings.client.ts = &sdk
+		settings.client.protocol = sdk.protocol
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "protocol" {
+				settings.client.protocol, settings.client.askProtocol = *protocol, *protocol
+			}
+		})
+		progress("client: %s, in %s", settings.client.describe(), sdk.dir)
 	}
 
 	ours := *cmdFlag

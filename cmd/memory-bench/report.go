@@ -319,8 +319,11 @@ func (sz *sizeResult) title() string {
 // by errors, wrong answers and notes.
 func (r *report) writeTable(w io.Writer, sz *sizeResult) {
 	fmt.Fprintf(w, "\n== %s ==\n", sz.title())
-	fmt.Fprintf(w, "latencies in ms as the MCP client sees them (go-sdk client, stdio, protocol %s); %d warm-up calls per tool first\n",
-		r.Settings.client.protocol, r.Settings.warmups)
+	fmt.Fprintf(w, "latencies in ms as the MCP client sees them (%s); %d warm-up calls per tool first\n",
+		r.Settings.client.describe(), r.Settings.warmups)
+	if r.Settings.client.ts != nil {
+		fmt.Fprintln(w, tsClientNote)
+	}
 	for _, s := range r.Servers {
 		fmt.Fprintf(w, "%s: %s\n", s.label, r.describe(s))
 		if s.where != "" {
@@ -331,7 +334,7 @@ func (r *report) writeTable(w io.Writer, sz *sizeResult) {
 		fmt.Fprintln(w, postgresMemoryNote)
 	}
 	writeAligned(w, r.textTable(sz, false))
-	fmt.Fprintln(w, "\nthe same calls timed to the answer's last byte on the pipe (server time, without the go-sdk client's JSON decoding), ms:")
+	fmt.Fprintf(w, "\nthe same calls timed to the answer's last byte on the pipe (server time, without %s), ms:\n", r.Settings.client.work())
 	writeAligned(w, r.textTable(sz, true))
 	for _, note := range r.notes(sz) {
 		fmt.Fprintln(w, note)
@@ -425,6 +428,10 @@ func (r *report) notes(sz *sizeResult) []string {
 			if t.Tool == "search_nodes" && t.Entities >= 0 {
 				hits = append(hits, fmt.Sprint(t.Entities))
 			}
+			if r.Settings.client.ts != nil && t.AnswerBytes > tsStdioMaxMessage {
+				notes = append(notes, fmt.Sprintf("[%s] %s: answers of up to %.1f MB, more than the %d MiB at which the TypeScript SDK's StdioClientTransport stops by default: a host on its defaults gets no answer",
+					l, t.Label, float64(t.AnswerBytes)/1e6, tsStdioMaxMessage>>20))
+			}
 		}
 		if len(hits) > 0 {
 			notes = append(notes, fmt.Sprintf("[%s] search_nodes entities returned (rare, common, two words, Japanese): %s",
@@ -506,13 +513,16 @@ func (r *report) writeMarkdown(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nEach graph has N entities with %d observations each (mixed English, Japanese and Russian text) and 2N relations, "+
 		"generated with seed %d. Latencies are milliseconds from sending `tools/call` to receiving the answer, "+
-		"as a go-sdk MCP client sees them over stdio (protocol %s), after %d warm-up calls per tool; "+
+		"as %s sees them over stdio (protocol %s), after %d warm-up calls per tool; "+
 		"up to %d measured calls per tool, fewer (but at least %d) once a tool has run for %s. "+
 		"Each server command was run once before timing, so npx's download is not counted; "+
 		"start to first answer is process start to the first `open_nodes` answer, median of %d starts. "+
 		"Peak RSS is the VmHWM of the server process (wrappers such as sh and npx not counted).%s\n",
-		testgraph.ObservationsPerEntity, r.Seed, r.Settings.client.protocol, r.Settings.warmups,
+		testgraph.ObservationsPerEntity, r.Seed, r.Settings.client.markdownName(), r.Settings.client.protocol, r.Settings.warmups,
 		r.Settings.iters, r.Settings.minIters, r.Settings.budget, r.Settings.starts, r.loadNote())
+	if r.Settings.client.ts != nil {
+		fmt.Fprintf(w, "\n%s\n", tsClientNote)
+	}
 	if r.hasPostgres() {
 		fmt.Fprintf(w, "\nEach PostgreSQL run had a new database whose memory \"default\" held exactly the generated graph, imported before the server started. "+
 			"Its peak RSS is the server's alone; %s.\n", strings.TrimPrefix(postgresMemoryNote, "peak RSS of the server counts its process tree only (sh and the server), not PostgreSQL's processes; "))
@@ -549,7 +559,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 			}
 			fmt.Fprintln(w, line)
 		}
-		fmt.Fprintf(w, "\nTime to the answer's last byte (server time, without the go-sdk client's JSON decoding), p50 ms:\n\n")
+		fmt.Fprintf(w, "\nTime to the answer's last byte (server time, without %s), p50 ms:\n\n", r.Settings.client.work())
 		head, align = "| tool |", "|---|"
 		for _, l := range labels {
 			head += " " + l + " |"
@@ -670,9 +680,13 @@ func (r *report) writeJSON(w io.Writer) error {
 		CommandLine string       `json:"commandLine"`
 		Seed        uint64       `json:"seed"`
 		Protocol    string       `json:"protocol"`
+		Client      string       `json:"client,omitempty"`
 		Servers     []jsonServer `json:"servers"`
 		Sizes       []jsonSize   `json:"sizes"`
 	}{Machine: r.Machine, CommandLine: r.CommandLine, Seed: r.Seed, Protocol: r.Settings.client.protocol}
+	if r.Settings.client.ts != nil {
+		out.Client = r.Settings.client.describe()
+	}
 	for _, s := range r.Servers {
 		out.Servers = append(out.Servers, jsonServer{s.label, s.command, s.built, s.where, float64(s.preRun) / float64(time.Millisecond)})
 	}

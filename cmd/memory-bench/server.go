@@ -19,7 +19,7 @@ import (
 // connected to it over its stdin and stdout.
 type serverProcess struct {
 	cmd     *exec.Cmd
-	session *mcp.ClientSession
+	session clientSession
 	stderr  *serverproc.TailBuffer
 	memory  *treeMemory
 	arrival *arrivalReader
@@ -32,7 +32,39 @@ type serverProcess struct {
 // clientOptions are the client-side settings shared by every connection.
 type clientOptions struct {
 	protocol string // protocol version sent in initialize
+	// ts, when set, is the TypeScript SDK client (--client ts) that
+	// connects instead of the go-sdk's; askProtocol is the protocol it asks
+	// for when --protocol says so ("": the SDK's default, ts.protocol).
+	ts          *tsSDK
+	askProtocol string
 }
+
+// describe is the client, its transport and protocol, for the report.
+func (o clientOptions) describe() string {
+	if o.ts != nil {
+		return fmt.Sprintf("TypeScript SDK client @modelcontextprotocol/sdk %s, stdio, protocol %s", o.ts.version, o.protocol)
+	}
+	return "go-sdk client, stdio, protocol " + o.protocol
+}
+
+// clientSession is an MCP client connected to a server: the go-sdk's or
+// the TypeScript SDK's. callTool returns how long the client waited for
+// the answer.
+type clientSession interface {
+	callTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, time.Duration, error)
+	close()
+}
+
+// goSession is the go-sdk client.
+type goSession struct{ s *mcp.ClientSession }
+
+func (g goSession) callTool(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, time.Duration, error) {
+	start := time.Now()
+	res, err := g.s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	return res, time.Since(start), err
+}
+
+func (g goSession) close() { g.s.Close() }
 
 // startServer runs command with sh -c, its environment with env added
 // (where the memory is: see memoryCopy), and connects an MCP client to it. The clock for start-up time starts just
@@ -72,6 +104,19 @@ func startServer(ctx context.Context, command string, env []string, opts clientO
 	cmd.Stdout = stdoutW
 	cmd.Stderr = p.stderr
 
+	// The TypeScript client runs before the server starts, as in a host;
+	// it takes the server's stdin (stdinW) as its stdout.
+	var ts *tsSession
+	var tsStdin *os.File
+	if opts.ts != nil {
+		if ts, tsStdin, err = startTSClient(*opts.ts, opts.askProtocol, stdinW); err != nil {
+			stdinR.Close()
+			stdoutR.Close()
+			stdoutW.Close()
+			return nil, err
+		}
+	}
+
 	p.started = time.Now()
 	err = cmd.Start()
 	stdinR.Close()
@@ -79,6 +124,10 @@ func startServer(ctx context.Context, command string, env []string, opts clientO
 	if err != nil {
 		stdinW.Close()
 		stdoutR.Close()
+		if ts != nil {
+			tsStdin.Close()
+			ts.close()
+		}
 		return nil, fmt.Errorf("starting %q: %w", command, err)
 	}
 	go func() {
@@ -88,6 +137,16 @@ func startServer(ctx context.Context, command string, env []string, opts clientO
 	p.memory = watchTreeMemory(cmd.Process.Pid, time.Second)
 
 	p.arrival = &arrivalReader{f: stdoutR}
+	if ts != nil {
+		go feed(tsStdin, p.arrival)
+		p.session = ts
+		if err := ts.connect(ctx); err != nil {
+			ts.close()
+			p.stop()
+			return nil, fmt.Errorf("connecting to %q: %w%s", command, err, p.stderrNote())
+		}
+		return p, nil
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "memory-bench", Version: "1"}, nil)
 	transport := &mcp.IOTransport{Reader: p.arrival, Writer: stdinW, MaxLineLength: -1}
 	session, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: opts.protocol})
@@ -97,7 +156,7 @@ func startServer(ctx context.Context, command string, env []string, opts clientO
 		p.stop()
 		return nil, fmt.Errorf("connecting to %q: %w%s", command, err, p.stderrNote())
 	}
-	p.session = session
+	p.session = goSession{session}
 	return p, nil
 }
 
@@ -120,9 +179,9 @@ func (p *serverProcess) alive() bool {
 func (p *serverProcess) call(ctx context.Context, timeout time.Duration, tool string, args map[string]any) (res *mcp.CallToolResult, t timing, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start := time.Now()
-	res, err = p.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	t.client = time.Since(start)
+	start, before := time.Now(), p.arrival.bytesRead()
+	res, t.client, err = p.session.callTool(ctx, tool, args)
+	t.bytes = p.arrival.bytesRead() - before
 	t.wire = t.client
 	if last := p.arrival.lastLineEnd(); last.After(start) {
 		t.wire = last.Sub(start)
@@ -139,16 +198,21 @@ func (p *serverProcess) call(ctx context.Context, timeout time.Duration, tool st
 	return res, t, nil
 }
 
-// timing is one call's latency two ways; see serverProcess.call.
-type timing struct{ client, wire time.Duration }
+// timing is one call's latency two ways (see serverProcess.call), and
+// the bytes the server wrote meanwhile: the answer, and any notification.
+type timing struct {
+	client, wire time.Duration
+	bytes        int64
+}
 
 // arrivalReader notes when the server's stdout last delivered the end of a
 // line (a JSON-RPC message). Calls are made one at a time, so the last line
 // end seen before a call returns is the end of its answer.
 type arrivalReader struct {
-	f    *os.File
-	mu   sync.Mutex
-	last time.Time
+	f     *os.File
+	mu    sync.Mutex
+	last  time.Time
+	total int64 // bytes read
 }
 
 func (a *arrivalReader) Read(b []byte) (int, error) {
@@ -159,7 +223,16 @@ func (a *arrivalReader) Read(b []byte) (int, error) {
 		a.last = now
 		a.mu.Unlock()
 	}
+	a.mu.Lock()
+	a.total += int64(n)
+	a.mu.Unlock()
 	return n, err
+}
+
+func (a *arrivalReader) bytesRead() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.total
 }
 
 func (a *arrivalReader) Close() error { return a.f.Close() }
@@ -178,7 +251,7 @@ func (p *serverProcess) close() memoryPeak {
 	p.memory.sampleNow()
 	peak := p.memory.stopWatching()
 	if p.session != nil {
-		p.session.Close()
+		p.session.close()
 	}
 	p.stop()
 	return peak
@@ -253,3 +326,33 @@ func preRun(ctx context.Context, command string, backend memoryBackend, dir stri
 	p.close()
 	return d, nil
 }
+
+// work is what the client does with an answer after its last byte has
+// arrived, for the report.
+func (o clientOptions) work() string {
+	if o.ts != nil {
+		return "the TypeScript SDK client's JSON parsing and schema checks"
+	}
+	return "the go-sdk client's JSON decoding"
+}
+
+// markdownName names the client in the markdown report's method sentence.
+func (o clientOptions) markdownName() string {
+	if o.ts != nil {
+		return fmt.Sprintf("the TypeScript SDK's MCP client (`@modelcontextprotocol/sdk` %s, in Node.js)", o.ts.version)
+	}
+	return "a go-sdk MCP client"
+}
+
+// tsStdioMaxMessage is the largest message the TypeScript SDK's stdio
+// transports take by default (STDIO_DEFAULT_MAX_BUFFER_SIZE): on a longer
+// one StdioClientTransport reports an error and closes the connection.
+const tsStdioMaxMessage = 10 << 20
+
+// tsClientNote says how the TypeScript client was run.
+const tsClientNote = "The TypeScript client is the SDK's Client over its own stdio framing, with two differences from a host on StdioClientTransport's defaults: " +
+	"memory-bench starts the server (and times the last byte on the pipe between them), and a message may be of any size " +
+	"(StdioClientTransport stops at 10 MiB by default). It lists the tools once after connecting, as a host does, " +
+	"and then checks each structuredContent against the tool's outputSchema; start to first answer includes that tools/list, " +
+	"made by a fresh Node.js process each time (loaded, but its code not yet compiled by the JIT). " +
+	"The last-byte clock starts when memory-bench hands the call to the client, a hop before the client's own clock starts."

@@ -49,6 +49,8 @@ type ToolResult struct {
 	WrongAnswers int      `json:"wrongAnswers"`
 	Checked      int      `json:"checked"`
 	Note         string   `json:"note,omitempty"`
+	// AnswerBytes is the largest answer, in bytes on the pipe.
+	AnswerBytes int64 `json:"-"`
 }
 
 // RunResult is one server's run against one graph size.
@@ -293,6 +295,7 @@ func measure(ctx context.Context, p *serverProcess, tc toolCase, s runSettings) 
 		if measured {
 			r.Calls++
 		}
+		r.AnswerBytes = max(r.AnswerBytes, t.bytes)
 		if err != nil {
 			r.Errors++
 			if r.FirstError == "" {
