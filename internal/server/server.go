@@ -6,7 +6,8 @@
 //
 // Every transport gets the same results from the same code. What differs by
 // transport is decided in one place each: RunStdio adds the line checks
-// stdio needs (stdio.go); requests that arrive over HTTP get error messages
+// stdio needs (stdio.go) and writes tool results past the go-sdk's own
+// encoding (wire.go); requests that arrive over HTTP get error messages
 // without file paths (paths.go). The errors the server sends and their
 // JSON-RPC codes are in errors.go.
 package server
