@@ -396,7 +396,7 @@ type stdioConn struct {
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
-		return c.write(ctx, msg, false)
+		return c.write(ctx, msg, false, nil)
 	}
 	l := c.l
 	held, _ := l.held.take(resp.Result)
@@ -422,17 +422,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		r.Error = classify(method, initialized, resp.Error)
 		resp = &r
 	}
-	var err error
-	switch {
-	case held == nil:
-		err = c.write(ctx, resp, batched)
-	case batched:
-		r := *resp
-		r.Result = held.appendTo(make([]byte, 0, held.size))
-		err = c.write(ctx, &r, true)
-	default:
-		err = c.writeHeld(ctx, resp, held)
-	}
+	err := c.write(ctx, resp, batched, held)
 	if handedOver && method != "subscriptions/listen" {
 		l.mu.Lock()
 		l.unanswered--
@@ -447,9 +437,15 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // written here, as the go-sdk would write it, but without encoding its
 // payload (a result, or a request's params) again: the go-sdk encoded it
 // already, and would check and copy it twice more (for a whole answer of
-// 100k entities, over a hundred megabytes each time).
-func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool) error {
+// 100k entities, over a hundred megabytes each time). held, when not nil,
+// is the result the go-sdk carried a token for (wire.go).
+func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool, held *resultParts) error {
 	if batched {
+		if held != nil {
+			r := *msg.(*jsonrpc.Response)
+			r.Result = held.appendTo(make([]byte, 0, held.size))
+			msg = &r
+		}
 		return c.Connection.Write(ctx, msg)
 	}
 	if err := ctx.Err(); err != nil {
@@ -459,21 +455,13 @@ func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool
 	if err != nil {
 		return err
 	}
-	return c.l.out.writeLine(head, payload)
-}
-
-// writeHeld sends a response whose result was held past the go-sdk: the
-// line is written as write would write it with the result as its payload.
-func (c *stdioConn) writeHeld(ctx context.Context, resp *jsonrpc.Response, result *resultParts) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	if held == nil && payload != nil {
+		held = &resultParts{parts: []resultPart{{raw: payload}}, size: len(payload)}
 	}
-	head, _, err := splitMessage(resp) // the payload is the token
-	if err != nil {
-		return err
+	err = c.l.out.writeLine(head, held)
+	if held != nil {
+		collectAfter(held.size)
 	}
-	err = c.l.out.writeParts(head, result)
-	collectAfter(result.size)
 	return err
 }
 
@@ -529,30 +517,13 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 func (w *lockedWriter) Close() error { return w.w.Close() }
 
 // writeLine writes head, then payload and "}" when payload is not nil,
-// then a new line, as one line: a payload is written from where it is
-// rather than copied after head, unless it is small.
-func (w *lockedWriter) writeLine(head, payload []byte) error {
+// then a new line, as one line. A big payload is written a part at a time
+// (its text items escaped a piece at a time), never copied whole.
+func (w *lockedWriter) writeLine(head []byte, payload *resultParts) error {
 	if payload == nil {
 		_, err := w.Write(append(head, '\n'))
 		return err
 	}
-	if len(payload) <= 64<<10 {
-		_, err := w.Write(append(append(head, payload...), '}', '\n'))
-		return err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, part := range [][]byte{head, payload, []byte("}\n")} {
-		if _, err := w.w.Write(part); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeParts is writeLine for a payload in parts: a big one is written a
-// part at a time (its text items escaped a piece at a time), never whole.
-func (w *lockedWriter) writeParts(head []byte, payload *resultParts) error {
 	if payload.size <= 64<<10 {
 		_, err := w.Write(append(payload.appendTo(head), '}', '\n'))
 		return err
