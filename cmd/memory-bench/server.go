@@ -278,12 +278,15 @@ func (p *serverProcess) stop() {
 	serverproc.SignalGroup(p.cmd, serverproc.Kill)
 }
 
-func (p *serverProcess) stderrNote() string {
-	tail := strings.TrimSpace(p.stderr.String())
+func (p *serverProcess) stderrNote() string { return stderrNote("server", p.stderr) }
+
+// stderrNote is the tail of a process's stderr, for an error message.
+func stderrNote(who string, stderr fmt.Stringer) string {
+	tail := strings.TrimSpace(stderr.String())
 	if tail == "" {
 		return ""
 	}
-	return "\nserver stderr (tail):\n" + indent(tail, "  ")
+	return "\n" + who + " stderr (tail):\n" + indent(tail, "  ")
 }
 
 func indent(s, prefix string) string {

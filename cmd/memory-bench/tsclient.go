@@ -354,10 +354,4 @@ func (s *tsSession) close() {
 	}
 }
 
-func (s *tsSession) stderrNote() string {
-	tail := strings.TrimSpace(s.stderr.String())
-	if tail == "" {
-		return ""
-	}
-	return "\nTypeScript client stderr (tail):\n" + indent(tail, "  ")
-}
+func (s *tsSession) stderrNote() string { return stderrNote("TypeScript client", s.stderr) }
