@@ -228,12 +228,17 @@ func (o options) serverOptions(logger *log.Logger, name string, hide []string) s
 
 // serveStdio serves the one memory on stdin and stdout until the client
 // goes or ctx ends.
-func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) int {
+func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) (status int) {
 	m, status := o.open(ctx, logger)
 	if m == nil {
 		return status
 	}
-	defer m.Close()
+	defer func() {
+		// A clean exit whose last compaction failed says so by its status.
+		if err := m.Close(); err != nil && status == 0 {
+			status = 1
+		}
+	}()
 	opts := o.serverOptions(logger, "", m.HidePaths)
 	opts.Meaning = openMeaning(o.env, m, nil, logger.Printf)
 	o.logMeaning(logger, opts.Meaning != nil)

@@ -229,7 +229,7 @@ func (s *Store) compactInBackground() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
-		s.compactOutage.fail(s.opts.Logf, "compacting %s: %v (the writes are safe in the journal %s; this is said once until a compaction works again)", s.path, err, s.journalPath())
+		s.compactOutage.fail(s.opts.Logf, "compacting %s: %v (the writes are safe in the journal %s; said once, until compacting succeeds)", s.path, err, s.journalPath())
 		return
 	}
 	if s.compactOutage.told {
