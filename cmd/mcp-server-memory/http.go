@@ -121,7 +121,7 @@ type served struct {
 	one      *server.Server // the one memory; nil for named memories
 	announce func(addr net.Addr) string
 	close    func() error // an error: the exit status is 1
-	status   int // the exit status when it could not be set up; 0 when it was
+	status   int          // the exit status when it could not be set up; 0 when it was
 }
 
 // oneMemory opens the one memory, and sets its token and page in cfg.
