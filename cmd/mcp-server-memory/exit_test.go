@@ -78,3 +78,46 @@ func TestCleanExitWhoseCompactionFailedExits1(t *testing.T) {
 		t.Errorf("the journal is gone: %v", err)
 	}
 }
+
+// TestEditedExportRenamedOverTheFileStaysAsEdited: a server killed with a
+// write only in its journal; a person exports the memory, deletes that
+// entity from the export and renames the export over the memory file.
+// Export folded the journal in first, so the next server serves the
+// person's edit and does not bring the entity back.
+func TestEditedExportRenamedOverTheFileStaysAsEdited(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "memory.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
+	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Keep", "person"), entityArg("Drop", "person")))
+	srv.cmd.Process.Kill()
+	srv.close()
+	if _, err := os.Stat(file + ".journal"); err != nil {
+		t.Fatalf("no journal after the kill (%v): the test no longer tests it", err)
+	}
+	cmd := serverCmd(file)
+	cmd.Args = append(cmd.Args, "export")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(string(out), "\n") {
+		if !strings.Contains(line, `"name":"Drop"`) {
+			kept = append(kept, line)
+		}
+	}
+	edited := filepath.Join(dir, "edited.jsonl")
+	if err := os.WriteFile(edited, []byte(strings.Join(kept, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(edited, file); err != nil {
+		t.Fatal(err)
+	}
+	next := startServer(t, file, sharingVersion, nil)
+	g := typedGraph(t, next.readGraph(ctx, t))
+	if len(g.Entities) != 1 || g.Entities[0].Name != "Keep" {
+		t.Errorf("after the edited export replaced the file the server serves %+v, want Keep alone", g.Entities)
+	}
+}

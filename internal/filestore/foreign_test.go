@@ -3,6 +3,7 @@ package filestore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,4 +108,64 @@ func sortedNames(t *testing.T, s *Store) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprint(names)
+}
+
+// deleteAsForeign is a person who deletes the entity name from the memory
+// file with an editor that saves by rename.
+func deleteAsForeign(t *testing.T, path, name string) {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	f := jsonl.Decode(data)
+	f.Graph.DeleteEntities([]string{name})
+	var b bytes.Buffer
+	jsonl.Write(&b, f.Graph, f.Unreadable)
+	os.WriteFile(path+".edit", b.Bytes(), 0o600)
+	if err := os.Rename(path+".edit", path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKilledCompactionThenAForeignEdit: a compaction killed after its
+// rename left the journal, whose writes are in the file; a person then
+// deletes one of them from the file. The next reader keeps the person's
+// edit (the foreign file wins) and applies only what the file cannot hold:
+// a write journaled after that compaction. Killed before its rename, the
+// journal's writes were never in a file, so they apply to the person's
+// file.
+func TestKilledCompactionThenAForeignEdit(t *testing.T) {
+	defer func() { crashAt = func(string) error { return nil } }()
+	for stage, want := range map[string]string{
+		"before the history":          "[B Later]",
+		"before retiring the journal": "[B Later]",
+		"before rename":               "[A B Later]",
+	} {
+		t.Run(stage, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "memory.jsonl")
+			s := journalStore(path)
+			createEntity(t, s, "A")
+			createEntity(t, s, "B")
+			crashAt = func(at string) error {
+				if at == stage {
+					return errCrashHook
+				}
+				return nil
+			}
+			if err := s.Compact(context.Background()); !errors.Is(err, errCrashHook) {
+				t.Fatalf("the compaction was not killed: %v", err)
+			}
+			crashAt = func(string) error { return nil }
+			deleteAsForeign(t, path, "A")
+			createEntity(t, journalStore(path), "Later")
+			if got := sortedNames(t, journalStore(path)); got != want {
+				t.Errorf("after the person's edit a reader sees %s, want %s", got, want)
+			}
+			if err := journalStore(path).Compact(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(path)
+			if got := fmt.Sprint(namesOf(jsonl.Decode(data).Graph)); got != want {
+				t.Errorf("after the next compaction the file holds %s, want %s", got, want)
+			}
+		})
+	}
 }
