@@ -3,6 +3,7 @@ package meaning
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -64,6 +65,8 @@ type Index struct {
 	records int    // vectors kept, live or not, as far as this Index knows
 	queue   []key  // lacking's keys in the order the looks found them, and some no longer lacking
 	hash    []byte // look's buffer for the hashed text
+	// keepFailing is set while appends to the storage fail: logged once.
+	keepFailing bool
 
 	// hashed counts the texts hashed (by looks, and by searches for
 	// entities changed since the last look), for the tests.
@@ -112,21 +115,32 @@ func OpenStorage(st Storage, c *Client, opts Options) *Index {
 // seen: at first all, then those another server (a replica) added.
 func (ix *Index) refresh(ctx context.Context, model string) error {
 	recs, err := ix.store.Load(ctx, model)
-	if err != nil {
+	var dmg *Damaged
+	if errors.As(err, &dmg) {
+		ix.opts.Logf("search by meaning: the kept vectors are damaged: %v", dmg)
+	} else if err != nil {
 		return err
 	}
 	if len(recs) == 0 {
 		return nil
 	}
+	bad, why := 0, ""
 	ix.mu.Lock()
 	if len(ix.vectors) == 0 {
 		ix.vectors = make(map[key]vector, len(recs)) // not grown insert by insert
 	}
 	for _, r := range recs {
+		if err := r.vector().check(); err != nil {
+			bad, why = bad+1, err.Error()
+			continue
+		}
 		ix.vectors[r.Key] = r.vector()
 		ix.found(r.Key)
 	}
 	ix.mu.Unlock()
+	if bad > 0 {
+		ix.opts.Logf("search by meaning: %d kept vectors are refused (%s): their texts are embedded again", bad, why)
+	}
 	ix.records += len(recs)
 	return nil
 }
@@ -578,9 +592,17 @@ func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 	}
 	ix.mu.Unlock()
 	if err := ix.store.Append(ctx, model, recs); err != nil {
-		// The vectors are in memory; only a restart will ask for them again.
-		ix.opts.Logf("search by meaning: keeping vectors: %v", err)
+		// The vectors are in memory; only a restart will ask for them
+		// again. Logged once until an append succeeds.
+		if !ix.keepFailing {
+			ix.keepFailing = true
+			ix.opts.Logf("search by meaning: keeping vectors: %v; they are kept in memory only until an append succeeds", err)
+		}
 		return nil
+	}
+	if ix.keepFailing {
+		ix.keepFailing = false
+		ix.opts.Logf("search by meaning: vectors are kept again")
 	}
 	ix.records += len(batch)
 	return nil
