@@ -3,13 +3,16 @@ package meaning
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/meaning/meaningtest"
 )
 
@@ -126,5 +129,71 @@ func TestClientBoundsTheAnswer(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("a trickling answer took %v past a 200 ms deadline", d)
+	}
+}
+
+// TestModelDimensionChange: when the endpoint starts answering vectors of
+// another length for the same model, its answers are refused, for the
+// memory's texts and for queries, with one log line saying what happened
+// and what to do.
+func TestModelDimensionChange(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	store := newStore(t, people...)
+	var l logs
+	ix, err := Open(t.TempDir()+"/memory.jsonl.vectors", NewClient(stub.BaseURL(), "m", ""), Options{Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.pass(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	stub.SetDims(512)
+	store.Update(context.Background(), func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{"plays chess"}}})
+		return err
+	})
+	err = ix.pass(context.Background(), store)
+	if err == nil || !strings.Contains(err.Error(), "512 dimensions") || !strings.Contains(err.Error(), "have 256") {
+		t.Fatalf("a pass after the change: %v, want the change refused", err)
+	}
+	ix.failed(err) // as Run does
+	if _, err := ix.Query(context.Background(), "chess"); err == nil || !strings.Contains(err.Error(), "512 dimensions") {
+		t.Errorf("a query after the change: %v, want the change refused", err)
+	}
+	if n := l.count("512 dimensions for model \"m\""); n != 1 {
+		t.Errorf("log:\n%s\nwant the change once", l.String())
+	}
+	if _, have, want := ix.Status(); have != want-1 {
+		t.Errorf("%d of %d texts have a vector, want all but the new one", have, want)
+	}
+}
+
+// TestQueriesInFlightAreBounded: many searches at once ask the endpoint
+// for at most maxAsking query vectors at a time; the others wait their
+// turn within QueryTimeout, or answer by words.
+func TestQueriesInFlightAreBounded(t *testing.T) {
+	stub := meaningtest.New("m")
+	defer stub.Close()
+	stub.SetDelay(300 * time.Millisecond)
+	ix := OpenStorage(FileStorage(t.TempDir()+"/v"), NewClient(stub.BaseURL(), "m", ""), Options{})
+	var wg sync.WaitGroup
+	var busy atomic.Int32
+	for i := range 20 {
+		wg.Go(func() {
+			if _, err := ix.Query(context.Background(), fmt.Sprintf("query %d", i)); err != nil {
+				busy.Add(1)
+				if !strings.Contains(err.Error(), "busy") {
+					t.Errorf("query %d: %v", i, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := stub.MostAsking(); n > maxAsking {
+		t.Errorf("%d queries were asked for at once, want at most %d", n, maxAsking)
+	}
+	if n := int(busy.Load()) + stub.Requests(); n != 20 {
+		t.Errorf("%d queries asked for and busy, want 20", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -57,6 +58,7 @@ type Index struct {
 	// the text and how many of the entities' texts have that key: what the
 	// next batches embed.
 	lacking map[key]*lack
+	dims    int    // the model's vectors' length, once known (checkDims)
 	graph   uint64 // the ID of the graph of the last look (graph.Graph.ID)
 	version uint64 // and its Version then: entities of a revision above it changed since
 
@@ -159,7 +161,7 @@ func (ix *Index) Release() {
 	ix.mu.Lock()
 	ix.vectors, ix.entities, ix.lacking = make(map[key]vector), make(map[string][]key), make(map[key]*lack)
 	ix.ready, ix.want, ix.lacks = false, 0, 0
-	ix.graph, ix.version = 0, 0
+	ix.graph, ix.version, ix.dims = 0, 0, 0
 	ix.mu.Unlock()
 	ix.queue = nil
 }
@@ -578,6 +580,9 @@ func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	vs, err := ix.client.Embed(ctx, in)
+	if err == nil {
+		err = ix.checkDims(len(vs[0]))
+	}
 	if err != nil {
 		return err
 	}
@@ -605,6 +610,33 @@ func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 		ix.opts.Logf("search by meaning: vectors are kept again")
 	}
 	ix.records += len(batch)
+	return nil
+}
+
+// checkDims refuses vectors of another length than the model's: that of
+// the kept vectors of the memory's texts, or else of the first answer. A
+// model changed under the same name would otherwise mix vectors that
+// cannot be compared.
+func (ix *Index) checkDims(got int) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.dims == 0 {
+		ix.dims = got
+	search:
+		for _, ks := range ix.entities {
+			for _, k := range ks {
+				if v, ok := ix.vectors[k]; ok {
+					ix.dims = len(v.q)
+					break search
+				}
+			}
+		}
+	}
+	if got != ix.dims {
+		return fmt.Errorf("the embeddings endpoint answered vectors of %d dimensions for model %q, whose kept vectors have %d: "+
+			"if the model changed, remove the kept vectors (the .vectors file beside the memory file, or the memory's rows in PostgreSQL) to embed everything again, or name the new model",
+			got, ix.client.Model(), ix.dims)
+	}
 	return nil
 }
 
@@ -636,7 +668,15 @@ func (ix *Index) Query(ctx context.Context, text string) (Query, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
 	defer cancel()
+	done, err := ix.shared.ask(ctx)
+	if err != nil {
+		return Query{}, err
+	}
 	vs, err := ix.client.Embed(ctx, []string{text})
+	done()
+	if err == nil {
+		err = ix.checkDims(len(vs[0]))
+	}
 	if err != nil {
 		ix.failed(err)
 		return Query{}, err
