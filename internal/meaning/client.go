@@ -56,6 +56,17 @@ func (e *redirectError) Error() string {
 	return fmt.Sprintf("the embeddings endpoint redirected to %s, another origin: not followed, so that neither the key nor the texts go there (set MEMORY_EMBEDDINGS_URL to the endpoint itself)", e.to)
 }
 
+// Endpoint is the API's base URL, without any user or password it holds.
+func (c *Client) Endpoint() string {
+	base := strings.TrimSuffix(c.url, "/embeddings")
+	u, err := url.Parse(base)
+	if err != nil {
+		return c.origin
+	}
+	u.User = nil
+	return c.redact(u.String())
+}
+
 // Model is the model the client asks for.
 func (c *Client) Model() string { return c.model }
 

@@ -15,6 +15,7 @@ import (
 // depends on the model and the text, not on the memory).
 type Shared struct {
 	down atomic.Bool // the endpoint's last answer was a failure
+	why  atomic.Pointer[string] // and what it was, while down
 	// asking holds a token per query being embedded: at most
 	// maxAsking at once, for all the memories together.
 	asking chan struct{}
@@ -47,13 +48,13 @@ func (s *Shared) ask(ctx context.Context) (done func(), err error) {
 	case s.asking <- struct{}{}:
 		return func() { <-s.asking }, nil
 	case <-ctx.Done():
-		return nil, errBusy
+		return nil, ErrBusy
 	}
 }
 
-// errBusy is a query whose vector was not asked for within QueryTimeout
+// ErrBusy is the error of a query whose vector was not asked for within QueryTimeout
 // because maxAsking others were being asked for.
-var errBusy = errors.New("search by meaning is busy: other queries are being embedded")
+var ErrBusy = errors.New("search by meaning is busy: other queries are being embedded")
 
 // query returns the vector of text by model kept since less than
 // queryTTL before now.
