@@ -284,27 +284,44 @@ func nthLargest(s []float64, n int) float64 {
 	return s[k]
 }
 
-// Matched returns the indexes of the entity's observations that match the
-// query, best first: those containing the whole query (compared after Fold),
-// then those sharing the most weight of the query's words, then those
-// containing one of the query's space-separated words; ties: the newer
-// observation first, then the entity's order. A caller shows these observations first, so a big entity
-// never buries the fact asked about.
-func (h Hit) Matched() []int {
+// Match is one observation of a hit that matches the query (Hit.Matches).
+type Match struct {
+	// Index is the observation's index in the entity.
+	Index int
+	// Whole: the observation holds the whole query (compared after Fold).
+	Whole bool
+	// Score is the summed weight (idf) of the query's words it holds.
+	Score float64
+	// Words counts the query's space-separated words it contains.
+	Words int
+}
+
+// before reports whether m ranks before o among one entity's matches.
+func (m Match) before(o Match) bool {
+	switch {
+	case m.Whole != o.Whole:
+		return m.Whole
+	case m.Score != o.Score:
+		return m.Score > o.Score
+	}
+	return m.Words > o.Words
+}
+
+// Matches returns the entity's observations that match the query, best
+// first: those containing the whole query (compared after Fold), then
+// those sharing the most weight of the query's words, then those
+// containing more of the query's space-separated words; ties: the newer
+// observation first, then the entity's order. A caller shows these
+// observations first, so a big entity never buries the fact asked about.
+func (h Hit) Matches() []Match {
 	if h.q == nil {
 		return nil
 	}
-	type match struct {
-		i     int
-		whole bool
-		score float64
-		words int
-	}
-	var ms []match
+	var ms []Match
 	seen := make(map[string]bool)
 	for i, o := range h.Entity.Observations {
 		f := newFolded(o)
-		m := match{i: i, whole: f.contains(h.q.whole)}
+		m := Match{Index: i, Whole: f.contains(h.q.whole)}
 		if len(h.q.idf) > 0 {
 			clear(seen)
 			forEachToken(f.nfkc, func(t string, word bool) {
@@ -313,39 +330,40 @@ func (h Hit) Matched() []int {
 				}
 				if w, ok := h.q.idf[t]; ok && t != "" && !seen[t] {
 					seen[t] = true
-					m.score += w
+					m.Score += w
 				}
 			})
 		}
 		for _, w := range h.q.words {
 			if f.contains(w) {
-				m.words++
+				m.Words++
 			}
 		}
-		if m.whole || m.score > 0 || m.words > 0 {
+		if m.Whole || m.Score > 0 || m.Words > 0 {
 			ms = append(ms, m)
 		}
 	}
-	slices.SortStableFunc(ms, func(a, b match) int {
+	slices.SortStableFunc(ms, func(a, b Match) int {
 		switch {
-		case a.whole != b.whole:
-			if a.whole {
-				return -1
-			}
+		case a.before(b):
+			return -1
+		case b.before(a):
 			return 1
-		case a.score != b.score:
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		case a.words != b.words:
-			return b.words - a.words
 		}
-		return cmp.Compare(h.Entity.ObservationTime(b.i), h.Entity.ObservationTime(a.i))
+		return cmp.Compare(h.Entity.ObservationTime(b.Index), h.Entity.ObservationTime(a.Index))
 	})
+	return ms
+}
+
+// Matched returns the indexes of Matches, in its order.
+func (h Hit) Matched() []int {
+	ms := h.Matches()
+	if ms == nil {
+		return nil
+	}
 	out := make([]int, len(ms))
 	for i, m := range ms {
-		out[i] = m.i
+		out[i] = m.Index
 	}
 	return out
 }
