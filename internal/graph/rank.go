@@ -556,4 +556,3 @@ func (x *wordIndex) reset() {
 	}
 	x.touched = x.touched[:0]
 }
-
