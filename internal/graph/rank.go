@@ -130,6 +130,10 @@ type wordIndex struct {
 	// their own terms and need no cache.
 	surface map[string]uint32
 	phrases map[string][]uint32 // term ids of repeated texts; see phraseTerms
+	// firstNames lists, by the folded first word, the ids of entities
+	// named by two capitalised words (names.go); stale ids stay until a
+	// rebuild, as in the lists.
+	firstNames map[string][]uint32
 
 	live     int    // ids not stale
 	totalLen uint64 // sum of docLen over live ids
@@ -188,6 +192,8 @@ func newWordIndex() *wordIndex {
 		surface: make(map[string]uint32),
 		phrases: make(map[string][]uint32),
 		counts:  make(map[uint32]uint32),
+
+		firstNames: make(map[string][]uint32),
 	}
 }
 
@@ -265,6 +271,9 @@ func merge(parts []*wordIndex) *wordIndex {
 				x.surface[w] = t
 			}
 		}
+		for k, ids := range p.firstNames {
+			x.firstNames[k] = append(x.firstNames[k], ids...)
+		}
 		x.live += p.live
 		x.totalLen += p.totalLen
 		ids[i+1] = m
@@ -322,6 +331,9 @@ func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
 	})
 	for t, c := range x.counts {
 		x.lists[t].add(id, c)
+	}
+	if first, ok := firstName(e.Name); ok {
+		x.firstNames[first] = append(x.firstNames[first], id)
 	}
 	x.byID[id] = e
 	x.docLen[id] = length

@@ -233,8 +233,9 @@ func TestSearchRankedOrder(t *testing.T) {
 				{From: "reply", To: "Nadia", RelationType: "sent_by"},
 			},
 			query: "How did Nadia's ankle get hurt?",
-			// Without the name, ask (two of the words) beats reply (one).
-			want: []string{"~reply", "~Nadia", "~ask"},
+			// Without the name, ask (two of the words) beats reply (one);
+			// Nadia, the one asked about, comes first.
+			want: []string{"~Nadia", "~reply", "~ask"},
 		},
 		{
 			name: "a question about when prefers what holds a date",
@@ -477,23 +478,39 @@ func naiveRankedScores(g *Graph, query string) map[string]float64 {
 		}
 		return false
 	}
-	tied := make(map[string]bool)
+	// A first name: the first of two capitalised words of exactly one
+	// entity's name, a word of the query (not a stop word written in
+	// lower case).
+	byFirst := make(map[string][]string)
 	for _, e := range g.entities {
-		if isNamed(e.Name) {
-			tied[e.Name] = true
+		f := strings.Fields(e.Name)
+		if len(f) == 2 && len(strings.Split(e.Name, " ")) == 2 && properWord(f[0]) && properWord(f[1]) {
+			byFirst[Fold(f[0])] = append(byFirst[Fold(f[0])], e.Name)
+		}
+	}
+	for _, w := range words {
+		if names := byFirst[Fold(w)]; len(names) == 1 && !(Fold(w) == w && stemmed(w) && wordTerm(w) == "") {
+			words = append(words, names[0])
+		}
+	}
+	boost := make(map[string]float64)
+	owe := func(name string, by float64) { boost[name] = max(boost[name], by) }
+	for _, e := range g.entities {
+		if isNamed(e.Name) || slices.Contains(words, e.Name) {
+			owe(e.Name, namedSelfBoost)
 		}
 	}
 	for _, r := range g.relations {
-		if isNamed(r.From) && g.byName[r.From] != nil {
-			tied[r.To] = true
+		if boost[r.From] == namedSelfBoost && g.byName[r.From] != nil {
+			owe(r.To, namedBoost)
 		}
-		if isNamed(r.To) && g.byName[r.To] != nil {
-			tied[r.From] = true
+		if boost[r.To] == namedSelfBoost && g.byName[r.To] != nil {
+			owe(r.From, namedBoost)
 		}
 	}
-	for name := range tied {
+	for name, by := range boost {
 		if scores[name] > 0 {
-			scores[name] *= namedBoost
+			scores[name] *= by
 		}
 	}
 	if isTemporal(query) {

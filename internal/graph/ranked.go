@@ -3,8 +3,6 @@ package graph
 import (
 	"cmp"
 	"slices"
-	"strings"
-	"unicode"
 )
 
 // Ranked search: the hits of a question, best first, and what of each
@@ -126,98 +124,6 @@ func (g *Graph) SearchRankedFunc(query string, limit int, keep func(*Entity) boo
 	r := Ranked{Hits: hits, Exact: len(exact)}
 	r.Relations = g.touching(r.Selection().Entities)
 	return r
-}
-
-// namedBoost multiplies the score of an entity related to one the query
-// names.
-const namedBoost = 1.5
-
-// maxNameWords is the longest name, in words, looked for in a query.
-const maxNameWords = 4
-
-// boostNamed raises the scores of the entities related to an entity the
-// query names ("When did Nadia hurt her ankle?" names Nadia; the messages
-// Nadia sent_by are related to her): among the entities sharing words with
-// the query, those tied to who or what it is about come first. Each is
-// raised once, however many named entities it is related to.
-func (g *Graph) boostNamed(x *wordIndex, query string) {
-	named := g.namedIn(query)
-	if len(named) == 0 {
-		return
-	}
-	boosted := make(map[*Entity]bool)
-	boost := func(name string) {
-		e := g.byName[name]
-		if e == nil || e.wid == 0 || boosted[e] || x.scores[e.wid] == 0 {
-			return
-		}
-		boosted[e] = true
-		x.scores[e.wid] *= namedBoost
-	}
-	for _, n := range named {
-		boost(n.Name) // not to fall behind what is related to it
-		for _, r := range g.out[n.Name] {
-			boost(r.To)
-		}
-		for _, r := range g.in[n.Name] {
-			boost(r.From)
-		}
-	}
-}
-
-// namedIn returns the entities whose name is a run of up to maxNameWords
-// words of the query, as written or with each word capitalised, a
-// possessive "'s" left off ("Nadia's" names Nadia).
-func (g *Graph) namedIn(query string) []*Entity {
-	words := nameWords(query)
-	var out []*Entity
-	seen := make(map[*Entity]bool)
-	for i := range words {
-		for n := 1; n <= maxNameWords && i+n <= len(words); n++ {
-			name := strings.Join(words[i:i+n], " ")
-			if len(g.byName) == 0 {
-				return nil
-			}
-			for k, cand := range [2]string{name, capitalised(name)} {
-				if k == 1 && cand == name {
-					break
-				}
-				if e := g.byName[cand]; e != nil && !seen[e] {
-					seen[e] = true
-					out = append(out, e)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// nameWords cuts a query into the words a name may be made of: letters,
-// digits and the hyphens, apostrophes and dots inside them.
-func nameWords(query string) []string {
-	words := strings.FieldsFunc(query, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && r != '-' && r != '\'' && r != '’' && r != '.'
-	})
-	for i, w := range words {
-		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-		words[i] = strings.Trim(w, "-'’.")
-	}
-	return words
-}
-
-// capitalised returns s with the first letter of each word upper-case.
-func capitalised(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	start := true
-	for _, r := range s {
-		if start {
-			r = unicode.ToUpper(r)
-		}
-		b.WriteRune(r)
-		start = r == ' '
-	}
-	return b.String()
 }
 
 // better orders hits by score; ties: the one learned last (LastLearned)
