@@ -1,11 +1,9 @@
 package graph
 
 import (
-	"cmp"
 	"encoding/binary"
 	"math"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -36,70 +34,6 @@ const (
 	weightSequence    = 1
 	unitsPerWord      = 2.0
 )
-
-// An entry of a log (a message of a chat stored one entity per message, a
-// journal entry, an event of a list) is short, and the words that say what
-// it is about are often in the entries around it: the question in the
-// message before a reply, the topic named a line up. So an entry also
-// holds, at half an observation's weight, the observations of the entries
-// just before and after it in graph order that are of its type.
-//
-// An entry is an entity with at most maxEntryObservations observations of
-// at most maxEntryBytes in all, whose name holds a digit: entries are named
-// by their place or time (msg-0042, 2026-03-01 run, D3:14) because their
-// text cannot name them. The entities of a knowledge graph (a person, a
-// project, a place) are named by words, and keep their own words only:
-// with names left out of the rule, the knowledge-graph memories of the
-// evaluation lost questions to their neighbours' facts, and a person with
-// hundreds of facts is never an entry. Measured on a held-out benchmark of
-// questions over long chats: recall@5 0.63 -> 0.72; entries two away at a
-// quarter weight added nothing.
-const (
-	maxEntryObservations = 4
-	maxEntryBytes        = 1000
-)
-
-// isEntry reports whether e looks like an entry of a log.
-func isEntry(e *Entity) bool {
-	if len(e.Observations) > maxEntryObservations || !strings.ContainsAny(e.Name, "0123456789") {
-		return false
-	}
-	n := 0
-	for _, o := range e.Observations {
-		n += len(o)
-	}
-	return n <= maxEntryBytes
-}
-
-// adjacent calls f with the entities just before and after e in graph
-// order (whatever their type and size): those whose documents hold e's
-// observations when both are entries.
-func (g *Graph) adjacent(e *Entity, f func(*Entity)) {
-	i, found := slices.BinarySearchFunc(g.entities, e.seq, func(x *Entity, seq uint64) int { return cmp.Compare(x.seq, seq) })
-	if !found {
-		return
-	}
-	if i > 0 {
-		f(g.entities[i-1])
-	}
-	if i+1 < len(g.entities) {
-		f(g.entities[i+1])
-	}
-}
-
-// sequenceNeighbours calls f with the entries next to e whose observations
-// e's document holds: none unless e is an entry; of the two adjacent
-// entities, those that are entries of e's type.
-func (g *Graph) sequenceNeighbours(e *Entity, f func(*Entity)) {
-	if !isEntry(e) {
-		return
-	}
-	g.adjacent(e, func(n *Entity) {
-		if n.EntityType == e.EntityType && isEntry(n) {
-			f(n)
-		}
-	})
-}
 
 // BM25 parameters: k1 is how quickly repeats of a term stop adding, b how
 // much a long entity is discounted. These are the textbook values, the ones

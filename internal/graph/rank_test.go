@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -393,20 +394,32 @@ func naiveScores(g *Graph, query string) map[string]float64 {
 			add(e.Name, o, weightObservation)
 		}
 	}
-	// Entries of a log hold their neighbours' observations at half weight.
-	short := func(e *Entity) bool {
+	// Entries of a log hold their neighbours' observations at half weight:
+	// a run of three alike entities side by side makes a log.
+	isShort := func(e *Entity) bool {
 		n := 0
 		for _, o := range e.Observations {
 			n += len(o)
 		}
-		return len(e.Observations) <= maxEntryObservations && n <= maxEntryBytes && strings.ContainsAny(e.Name, "0123456789")
+		return len(e.Observations) <= maxEntryObservations && n <= maxEntryBytes
+	}
+	skeleton := regexp.MustCompile(`[0-9]+`)
+	alike := func(a, b *Entity) bool {
+		return a.EntityType == b.EntityType && isShort(a) && isShort(b) && strings.ContainsAny(a.Name, "0123456789") &&
+			skeleton.ReplaceAllString(a.Name, "0") == skeleton.ReplaceAllString(b.Name, "0")
+	}
+	entry := make([]bool, len(g.entities))
+	for s := 0; s+2 < len(g.entities); s++ {
+		if alike(g.entities[s], g.entities[s+1]) && alike(g.entities[s+1], g.entities[s+2]) {
+			entry[s], entry[s+1], entry[s+2] = true, true, true
+		}
 	}
 	for i, e := range g.entities {
 		for _, j := range []int{i - 1, i + 1} {
 			if j < 0 || j >= len(g.entities) {
 				continue
 			}
-			if n := g.entities[j]; short(e) && short(n) && n.EntityType == e.EntityType {
+			if n := g.entities[j]; entry[i] && alike(e, n) {
 				for _, o := range n.Observations {
 					add(e.Name, o, weightSequence)
 				}
