@@ -64,7 +64,7 @@ type stdioLines struct {
 	calls       [kindCount]int    // calls handed over and not answered, by kind
 	maxCalls    int               // reads and writes in progress allowed, each
 	isWrite     func(tool string) bool
-	unanswered  int               // requests handed over whose answer is not written yet, listens aside
+	unanswered  int // requests handed over whose answer is not written yet, listens aside
 	closed      bool
 	initialized bool   // initialize was answered with a result
 	version     string // the version initialize negotiated
