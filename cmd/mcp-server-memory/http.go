@@ -73,6 +73,7 @@ func memoryFlagProblem(cfg memoryconfig.Config, name, tokens string) string {
 func serveHTTP(ctx context.Context, logger *log.Logger, o options) (status int) {
 	cfg := httpserver.Config{Addr: o.addr, AllowedHosts: hostList(o.allowedHosts), MaxBodyBytes: o.maxBody, Logf: logger.Printf}
 	o.limits.apply(&cfg)
+	cfg.MaxCallsPerToken = o.limiter.Bounds().Calls
 	var s served
 	if o.tokens != "" {
 		s = o.namedMemories(ctx, logger, &cfg)

@@ -147,6 +147,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		return 2
 	}
 	o.limits.sessionStart, o.limits.memoryIdle = o.env.SessionStartTimeout, o.env.MemoryIdleTimeout
+	o.limiter = server.NewLimiter(server.Bounds{Calls: o.env.Bounds.Calls, Reads: o.env.Bounds.Reads, AnswerBytes: int64(o.env.Bounds.AnswerMB) << 20, ReadWait: o.env.Bounds.ReadWait})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.addr != "" {
@@ -164,6 +165,9 @@ type options struct {
 	tokens, memories              string // --tokens, --memories: named memories
 	memory                        string // --memory: the memory in the database
 	env                           memoryconfig.Config
+	// limiter bounds the reads running and the answers held, for every
+	// memory the process serves.
+	limiter *server.Limiter
 }
 
 // defineFlags defines the server's flags in fs, which fill in the options
@@ -223,7 +227,7 @@ func (o options) open(ctx context.Context, logger *log.Logger) (*memoryconfig.Me
 // serverOptions are the options of the MCP server of memory name ("" for
 // the one memory); hide are its files, which error messages leave out.
 func (o options) serverOptions(logger *log.Logger, name string, hide []string) server.Options {
-	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, Memory: name, HidePaths: hide}
+	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, Memory: name, HidePaths: hide, Limiter: o.limiter}
 }
 
 // serveStdio serves the one memory on stdin and stdout until the client

@@ -57,6 +57,7 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 	}
 	checkSchemaKeywords(t.Name, in)
 	write := t.Annotations == nil || !t.Annotations.ReadOnlyHint
+	s.writes[t.Name] = write
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if write && !mayWrite(req) {
 			return toolError(fmt.Errorf("this token may only read memory %s", s.memoryName())), nil
