@@ -83,16 +83,17 @@ func New(store graph.Store, opts Options) *Server {
 	s := &Server{store: store, opts: opts, hide: redact.Paths(opts.HidePaths...)}
 	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "Knowledge Graph Memory", Version: opts.Version}, &mcp.ServerOptions{
-		// No logging capability: the server never sends log messages. The
-		// prompts capability is declared because the SDK answers
-		// prompts/list (with no prompts) whatever is declared.
+		// No logging capability: the server never sends log messages.
+		// The instructions and the prompt are in assistant.go.
 		Capabilities:       &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{}},
+		Instructions:       instructions,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		SetCacheable:       setCacheable,
 	})
 	s.mcp.AddReceivingMiddleware(s.receive)
 	s.addTools()
+	s.addPrompts()
 	s.mcp.AddResource(&mcp.Resource{
 		URI:         answer.ResourceURI,
 		Name:        "knowledge-graph",
