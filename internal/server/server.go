@@ -101,6 +101,7 @@ func New(store graph.Store, opts Options) *Server {
 		Description: "The full knowledge graph with all entities and relations",
 		MIMEType:    "application/json",
 	}, s.readResource)
+	s.addStandingResource()
 	return s
 }
 
@@ -141,8 +142,10 @@ func (s *Server) Watch(ctx context.Context) {
 }
 
 func (s *Server) graphChanged(ctx context.Context) {
-	if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: answer.ResourceURI}); err != nil {
-		s.logf("notifying subscribers: %v", err)
+	for _, uri := range []string{answer.ResourceURI, StandingURI} {
+		if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			s.logf("notifying subscribers: %v", err)
+		}
 	}
 }
 
@@ -186,7 +189,7 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	if req.Params.URI != answer.ResourceURI {
+	if req.Params.URI != answer.ResourceURI && req.Params.URI != StandingURI {
 		return errUnknownResource(req.Params.URI)
 	}
 	return nil

@@ -364,6 +364,7 @@ func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, e
 		if ans, err = build(g); err != nil {
 			return
 		}
+		withStanding(g, ans, s.opts.AnswerLimit)
 		if p, err = ans.Page(s.opts.AnswerLimit, cursor); err != nil {
 			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}
