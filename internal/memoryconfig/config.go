@@ -56,6 +56,9 @@ type Config struct {
 	// AnswerLimit is MEMORY_ANSWER_LIMIT: bytes of text one tool answer
 	// may hold, 0 for no limit; answer.DefaultLimit when unset.
 	AnswerLimit int
+	// AnswerLimitSet is whether MEMORY_ANSWER_LIMIT set AnswerLimit; when
+	// not, the server sizes the answers of hosts it knows to what they take.
+	AnswerLimitSet bool
 
 	// Timing knobs for tests only; zero values are the defaults.
 
@@ -136,6 +139,7 @@ func Read(env Environment) Config {
 	c.keep(err, false)
 	limit, err := answerLimit(env.Getenv("MEMORY_ANSWER_LIMIT"))
 	c.AnswerLimit = limit
+	c.AnswerLimitSet = err == nil && strings.TrimSpace(env.Getenv("MEMORY_ANSWER_LIMIT")) != ""
 	c.keep(err, false)
 	c.History, err = historyLimits(env)
 	c.keep(err, true)

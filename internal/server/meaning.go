@@ -29,7 +29,7 @@ func meaningNotReady(have, want int) string {
 // searchWithMeaning answers search_nodes by words and meaning.
 func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a searchArgs) (*mcp.CallToolResult, error) {
 	byWords := func(note string) (*mcp.CallToolResult, error) {
-		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := searchAnswer(g, a, graph.Window{})
 			ans.Notes = append(ans.Notes, note)
 			applyTimes(ans, a.timeArgs, graph.Window{})
@@ -46,7 +46,7 @@ func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a sea
 	if err != nil {
 		return byWords(meaningUnavailable)
 	}
-	return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+	return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 		limit := a.Limit
 		if limit <= 0 {
 			limit = graph.DefaultSearchLimit

@@ -40,6 +40,10 @@ type Options struct {
 	// §8; answer.DefaultLimit is the server's default); a longer answer
 	// comes in parts. 0: no limit, as the reference.
 	AnswerLimit int
+	// AnswerLimitByHost sizes the answers of hosts known to cut results
+	// shorter to what they take (hosts.go); AnswerLimit is everyone
+	// else's. For an AnswerLimit the environment did not set.
+	AnswerLimitByHost bool
 	// Memory names the memory in messages (a named memory served over
 	// HTTP); "" is the memory "default".
 	Memory string
