@@ -65,7 +65,7 @@ func TestStandingPreferencesInEveryGeneration(t *testing.T) {
 			call("add_observations", map[string]any{"observations": []map[string]any{
 				{"entityName": "default_user", "contents": []string{"  STANDING PREFERENCE: metric units only"}},
 			}})
-			want := standingHeading + "\n- default_user:   STANDING PREFERENCE: metric units only\n- default_user: Standing instruction: always format code with syntax highlighting"
+			want := standingHeading + "\ndefault_user:\n-   STANDING PREFERENCE: metric units only\n- Standing instruction: always format code with syntax highlighting"
 			if got := standingItem("show me how to implement a login feature"); got != want {
 				t.Errorf("standing item:\n%s\nwant:\n%s", got, want)
 			}
@@ -81,12 +81,12 @@ func TestStandingPreferencesInEveryGeneration(t *testing.T) {
 			}
 			call("add_observations", map[string]any{"observations": []map[string]any{{"entityName": "Acme", "contents": many}}})
 			got := standingItem("anything at all")
-			if len(got) > 1024 || !strings.Contains(got, "- Acme: Standing preference: number 39 ") ||
+			if len(got) > 1024 || !strings.Contains(got, "\nAcme:\n- Standing preference: number 39 ") ||
 				!strings.HasSuffix(got, " more: read the resource memory://standing-preferences)") {
 				t.Errorf("standing item over many facts (%d bytes):\n%s", len(got), got)
 			}
 			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory://standing-preferences"})
-			if err != nil || strings.Count(res.Contents[0].Text, "\n- ") != 42 {
+			if err != nil || strings.Count(res.Contents[0].Text, "\n- ") != 42 || strings.Count(res.Contents[0].Text, "\ndefault_user:\n") != 1 {
 				t.Errorf("standing resource over many facts: %v %+v", err, res)
 			}
 		})

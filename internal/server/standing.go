@@ -77,7 +77,15 @@ func standingFacts(g *graph.Graph) []standingFact {
 	return facts
 }
 
-func (f standingFact) line() string { return fmt.Sprintf("- %s: %s\n", f.entity, f.text) }
+// line is fact i of facts as a list shows it: under its entity's name,
+// which heads each run of facts of one entity.
+func line(facts []standingFact, i int) string {
+	l := "- " + facts[i].text + "\n"
+	if i == 0 || facts[i-1].entity != facts[i].entity {
+		l = facts[i].entity + ":\n" + l
+	}
+	return l
+}
 
 // standingNote is the text item of a search answer: the newest standing
 // facts that fit budget bytes, and how many more there are and where; ""
@@ -92,8 +100,8 @@ func standingNote(g *graph.Graph, budget int) string {
 	more := func(n int) string {
 		return fmt.Sprintf("(%d more: read the resource %s)", n, StandingURI)
 	}
-	for i, f := range facts {
-		l := f.line()
+	for i := range facts {
+		l := line(facts, i)
 		rest := ""
 		if i+1 < len(facts) {
 			rest = more(len(facts) - i - 1)
@@ -139,8 +147,8 @@ func standingText(g *graph.Graph) string {
 	}
 	var b strings.Builder
 	b.WriteString(standingHeading + "\n")
-	for i, f := range facts {
-		l := f.line()
+	for i := range facts {
+		l := line(facts, i)
 		if b.Len()+len(l) > maxStandingResource-200 {
 			fmt.Fprintf(&b, "(%d older ones left out to keep this under %d bytes: search_nodes with the query %q finds them)", len(facts)-i, maxStandingResource, "standing")
 			return b.String()
