@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,6 +54,9 @@ func TestInstructionsAndPromptInEveryGeneration(t *testing.T) {
 				return res.Messages[0].Content.(*mcp.TextContent).Text
 			}
 			got := text(nil)
+			if doc, err := os.ReadFile("../../docs/system-prompt.md"); err != nil || !strings.Contains(string(doc), got) {
+				t.Errorf("docs/system-prompt.md does not hold the prompt as the server gives it (%v)", err)
+			}
 			for _, want := range []string{"default_user", `"Remembering..."`, "identity", "behaviour", "preferences", "goals", "relationships", "active voice", "Standing instruction: "} {
 				if !strings.Contains(got, want) {
 					t.Errorf("prompt lacks %q:\n%s", want, got)
