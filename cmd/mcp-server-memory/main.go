@@ -90,7 +90,8 @@ Environment:
                      the directory of this executable. Default: memory.jsonl
                      beside the executable.
   MEMORY_ANSWER_LIMIT  bytes of text one tool answer may hold (default
-                     60000, about 15-20k tokens); a bigger answer comes in
+                     60000, about 15-20k tokens; less for hosts that cut
+                     shorter, such as Claude Code); a bigger answer comes in
                      parts with a cursor. 0: no limit, as the reference.
   MEMORY_HTTP_TOKEN  with --http: clients must send Authorization: Bearer
                      <token> (at least 16 characters). Required unless the
@@ -227,7 +228,7 @@ func (o options) open(ctx context.Context, logger *log.Logger) (*memoryconfig.Me
 // serverOptions are the options of the MCP server of memory name ("" for
 // the one memory); hide are its files, which error messages leave out.
 func (o options) serverOptions(logger *log.Logger, name string, hide []string) server.Options {
-	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, Memory: name, HidePaths: hide, Limiter: o.limiter}
+	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, AnswerLimitByHost: !o.env.AnswerLimitSet, Memory: name, HidePaths: hide, Limiter: o.limiter}
 }
 
 // serveStdio serves the one memory on stdin and stdout until the client
