@@ -181,6 +181,18 @@ func Summary(changes []graph.Change) string {
 	const shown = 4
 	var parts []string
 	used := make([]bool, len(changes))
+	// The relation deletions naming each entity, so that counting those
+	// that went with a deleted entity costs what they are, not a scan of
+	// the whole record per entity (a mass deletion has 100,000).
+	relsOf := map[string][]int{}
+	for j, c := range changes {
+		if c.Kind == graph.RelationDeleted {
+			relsOf[c.Relation.From] = append(relsOf[c.Relation.From], j)
+			if c.Relation.To != c.Relation.From {
+				relsOf[c.Relation.To] = append(relsOf[c.Relation.To], j)
+			}
+		}
+	}
 	for i, c := range changes {
 		if used[i] {
 			continue
@@ -197,9 +209,8 @@ func Summary(changes []graph.Change) string {
 			if c.Kind == graph.EntityDeleted {
 				// The relations that went with it.
 				n := 0
-				for j := i + 1; j < len(changes); j++ {
-					r := changes[j].Relation
-					if !used[j] && changes[j].Kind == graph.RelationDeleted && (r.From == c.Entity.Name || r.To == c.Entity.Name) {
+				for _, j := range relsOf[c.Entity.Name] {
+					if j > i && !used[j] {
 						used[j] = true
 						n++
 					}
