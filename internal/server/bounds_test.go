@@ -46,7 +46,7 @@ const (
 	boundWriteCall = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"W","entityType":"t","observations":[]}]}}}`
 )
 
-func line(template, id string) string { return strings.Replace(template, "ID", id, 1) }
+func msgLine(template, id string) string { return strings.Replace(template, "ID", id, 1) }
 
 // Over stdio, a read past the calls in progress one connection may have
 // is refused at once with a JSON-RPC error, and a write is still served:
@@ -56,15 +56,15 @@ func TestStdioCallsInProgressBound(t *testing.T) {
 	c := startStdio(t, s)
 	c.send(initialize, initialized)
 	c.expectResult("1")
-	c.send(line(boundReadCall, "2"))
-	c.send(line(boundReadCall, "3"))
+	c.send(msgLine(boundReadCall, "2"))
+	c.send(msgLine(boundReadCall, "3"))
 	c.expectError("3", rpcCodeBusy, "Too many calls: this connection has 1 reads in progress, the most it may have (MEMORY_MAX_CALLS)")
-	c.send(line(boundWriteCall, "4"))
+	c.send(msgLine(boundWriteCall, "4"))
 	c.expectResult("4")
 	close(gate)
 	c.expectResult("2")
 	// The answer written, the place is free again.
-	c.send(line(boundReadCall, "5"))
+	c.send(msgLine(boundReadCall, "5"))
 	c.expectResult("5")
 }
 
@@ -75,10 +75,10 @@ func TestStdioReadsRunningBound(t *testing.T) {
 	c := startStdio(t, s)
 	c.send(initialize, initialized)
 	c.expectResult("1")
-	c.send(line(boundReadCall, "2"))
-	c.send(line(boundReadCall, "3"))
+	c.send(msgLine(boundReadCall, "2"))
+	c.send(msgLine(boundReadCall, "3"))
 	c.expectError("3", rpcCodeBusy, "Server busy: 1 reads are running, the most it runs at once (MEMORY_MAX_READS)")
-	c.send(line(boundWriteCall, "4"))
+	c.send(msgLine(boundWriteCall, "4"))
 	c.expectResult("4")
 	close(gate)
 	c.expectResult("2")
