@@ -148,7 +148,6 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		return 2
 	}
 	o.limits.sessionStart, o.limits.memoryIdle = o.env.SessionStartTimeout, o.env.MemoryIdleTimeout
-	o.limiter = server.NewLimiter(server.Bounds{Calls: o.env.Bounds.Calls, Reads: o.env.Bounds.Reads, AnswerBytes: int64(o.env.Bounds.AnswerMB) << 20, ReadWait: o.env.Bounds.ReadWait})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.addr != "" {
@@ -167,7 +166,7 @@ type options struct {
 	memory                        string // --memory: the memory in the database
 	env                           memoryconfig.Config
 	// limiter bounds the reads running and the answers held, for every
-	// memory the process serves.
+	// memory the process serves; serveStdio and serveHTTP make it from env.
 	limiter *server.Limiter
 }
 
@@ -234,6 +233,7 @@ func (o options) serverOptions(logger *log.Logger, name string, hide []string) s
 // serveStdio serves the one memory on stdin and stdout until the client
 // goes or ctx ends.
 func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) (status int) {
+	o.limiter = newLimiter(o.env.Bounds)
 	m, status := o.open(ctx, logger)
 	if m == nil {
 		return status
@@ -407,4 +407,9 @@ func isPseudoVersion(v string) bool {
 		}
 	}
 	return true
+}
+
+// newLimiter is the server's limiter for the bounds the environment set.
+func newLimiter(b memoryconfig.Bounds) *server.Limiter {
+	return server.NewLimiter(server.Bounds{Calls: b.Calls, Reads: b.Reads, AnswerBytes: int64(b.AnswerMB) << 20, ReadWait: b.ReadWait})
 }
