@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +121,40 @@ func TestEditedExportRenamedOverTheFileStaysAsEdited(t *testing.T) {
 	g := typedGraph(t, next.readGraph(ctx, t))
 	if len(g.Entities) != 1 || g.Entities[0].Name != "Keep" {
 		t.Errorf("after the edited export replaced the file the server serves %+v, want Keep alone", g.Entities)
+	}
+}
+
+// TestAServerFoldsInAJournalItFindsAtStart: after a crash left writes only
+// in the journal, the next server folds them into the memory file soon
+// after it starts, before any call: on stdio in both protocol generations,
+// and over HTTP with no client at all.
+func TestAServerFoldsInAJournalItFindsAtStart(t *testing.T) {
+	for _, version := range []string{"2025-06-18", "2026-07-28", "http"} {
+		t.Run(version, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "memory.jsonl")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
+			srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", "in the journal")))
+			srv.cmd.Process.Kill()
+			srv.close()
+			if version == "http" {
+				cmd := exec.Command(binary, "--http", "127.0.0.1:0")
+				cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+file, "MEMORY_DATABASE_URL=")
+				waitLog(t, startChild(t, cmd).stderr, regexp.MustCompile(`memory file `))
+			} else {
+				startServer(t, file, version, nil)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				data, _ := os.ReadFile(file)
+				_, err := os.Stat(file + ".journal")
+				if strings.Contains(string(data), `"name":"Alice"`) && os.IsNotExist(err) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("10 s after the start the journal is still there (%v) and the file holds %q", err, data)
+				}
+			}
+		})
 	}
 }
