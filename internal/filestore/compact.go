@@ -298,6 +298,11 @@ func (s *Store) Close() error {
 	if !s.opts.Journal {
 		return nil
 	}
+	if j, err := s.statJournal(); err != nil || !j.exists() {
+		// Nothing to fold in; a journal that cannot even be looked at
+		// (a path under a file) was never written by this Store.
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeLockWait)
 	defer cancel()
 	err := s.Compact(ctx)
