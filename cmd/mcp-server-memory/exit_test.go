@@ -11,6 +11,17 @@ import (
 	"time"
 )
 
+// journaled starts a server that compacts only at exit and creates
+// entities through it: they are in its journal alone.
+func journaled(ctx context.Context, t *testing.T, file, version string, entities ...map[string]any) *serverProcess {
+	t.Helper()
+	srv := startServer(t, file, version, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
+	if !srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entities...)) {
+		t.FailNow()
+	}
+	return srv
+}
+
 // exitOf closes the session (stdin, as a host does) and returns how long
 // the server took to exit and its exit status.
 func exitOf(t *testing.T, p *serverProcess) (time.Duration, int) {
@@ -31,8 +42,7 @@ func TestCleanExitWithAStaleEmptyLockIsBounded(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "memory.jsonl")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			srv := startServer(t, file, version, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
-			srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", "in the journal")))
+			srv := journaled(ctx, t, file, version, entityArg("Alice", "person", "in the journal"))
 			if err := os.WriteFile(file+".lock", nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -62,8 +72,7 @@ func TestCleanExitWhoseCompactionFailedExits1(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
-	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", "in the journal")))
+	srv := journaled(ctx, t, file, sharingVersion, entityArg("Alice", "person", "in the journal"))
 	// Something no compaction can replace (a directory with a file in
 	// it) now stands where the memory file goes: this fails for root too.
 	if err := os.MkdirAll(filepath.Join(file, "x"), 0o700); err != nil {
@@ -91,8 +100,7 @@ func TestEditedExportRenamedOverTheFileStaysAsEdited(t *testing.T) {
 	file := filepath.Join(dir, "memory.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
-	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Keep", "person"), entityArg("Drop", "person")))
+	srv := journaled(ctx, t, file, sharingVersion, entityArg("Keep", "person"), entityArg("Drop", "person"))
 	srv.cmd.Process.Kill()
 	srv.close()
 	if _, err := os.Stat(file + ".journal"); err != nil {
@@ -134,8 +142,7 @@ func TestAServerFoldsInAJournalItFindsAtStart(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "memory.jsonl")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
-			srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", "in the journal")))
+			srv := journaled(ctx, t, file, sharingVersion, entityArg("Alice", "person", "in the journal"))
 			srv.cmd.Process.Kill()
 			srv.close()
 			if version == "http" {
