@@ -789,6 +789,10 @@ func (s *Store) keepHistoryLocked() {
 	if err == nil {
 		_, err = history.Trim(s.HistoryPath(), lim, time.Now())
 	}
+	if over := (*history.OverBoundError)(nil); errors.As(err, &over) {
+		s.opts.Logf("%s: %v", s.HistoryPath(), over)
+		err = nil
+	}
 	if err != nil {
 		s.historyFailure(err)
 		return
