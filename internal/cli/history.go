@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,7 +10,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
@@ -147,115 +144,6 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, usagef("--since %q: give a date (2026-11-30), an RFC 3339 date-time (2026-11-30T09:15:00Z) or a time ago (90m, 36h, 7d)", v)
-}
-
-var cmdUndo = &command{
-	name:    "undo",
-	args:    "CHANGE | --since T",
-	summary: "undo one recorded change, or every change since T, as one new write",
-	help: `CHANGE is a change's id as history shows it (or any longer end of it).
-  --since T     every change at or after T (as history --since takes it)
-  --yes         do not ask first
-Undo applies the inverse of the changes, newest first, as one write, which
-the history records (tool "undo"): an undo can be undone. It says what it
-will change and, without --yes, asks on the terminal first; without a
-terminal it needs --yes. What changed since (an entity deleted again,
-renamed, or with new observations) is undone as far as it can be and
-reported.
-`,
-	run: runUndo,
-}
-
-func runUndo(c *context_, args []string) error {
-	yes := c.flags.Bool("yes", false, "")
-	var f history.Filter
-	recs, args, m, err := c.readHistory(args, &f)
-	if err != nil {
-		return err
-	}
-	defer m.close()
-	switch {
-	case len(args) == 1 && f.Since.IsZero():
-		var match []history.Record
-		for _, r := range recs {
-			if args[0] != "" && strings.HasSuffix(r.ID, args[0]) {
-				match = append(match, r)
-			}
-		}
-		switch len(match) {
-		case 0:
-			return fmt.Errorf("no change %q in the history of %s (mcp-server-memory history lists them)", args[0], m.where)
-		case 1:
-		default:
-			return fmt.Errorf("%q names %d changes; give more of the id (mcp-server-memory history --json shows whole ids)", args[0], len(match))
-		}
-		recs = match
-	case len(args) == 0 && !f.Since.IsZero():
-	default:
-		return usagef("undo takes one CHANGE, or --since T")
-	}
-	if len(recs) == 0 {
-		c.printf("No changes since %s in %s: nothing to undo.\n", f.Since.UTC().Format(time.DateTime), m.where)
-		return nil
-	}
-	if !c.json {
-		c.printf("Undoing %s in %s, newest first:\n", plural(len(recs), "change", "changes"), m.where)
-		for i := range recs {
-			c.printf("  %s\n", historyLine(&recs[i]))
-		}
-		var all []graph.Change
-		for i := range recs {
-			all = append(all, history.Inverse(recs[i].Changes)...)
-		}
-		c.printf("This will: %s\n", oneLine(history.Summary(all)))
-	}
-	if !*yes {
-		if !c.terminal() {
-			return errors.New("undo changes the memory: run it on a terminal to be asked first, or add --yes")
-		}
-		fmt.Fprint(c.stdout, "Undo? [y/N] ")
-		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			c.printf("Nothing was changed.\n")
-			return nil
-		}
-	}
-	var conflicts []string
-	ctx, stop := interruptible()
-	defer stop()
-	changed, err := m.Update(history.WithAuthor(ctx, history.Author{Tool: "undo"}), graph.Timed(time.Now, func(g *graph.Graph) error {
-		conflicts = history.Undo(g, recs)
-		return nil
-	}))
-	if err != nil {
-		return err
-	}
-	if c.json {
-		ids := make([]string, len(recs))
-		for i := range recs {
-			ids[i] = recs[i].ID
-		}
-		if conflicts == nil {
-			conflicts = []string{}
-		}
-		return c.printJSON(struct {
-			Undone    []string `json:"undone"`
-			Changed   bool     `json:"changed"`
-			Conflicts []string `json:"conflicts"`
-		}{ids, changed, conflicts})
-	}
-	if changed {
-		c.printf("Undone. (This undo is in the history too: mcp-server-memory history)\n")
-	} else {
-		c.printf("Nothing changed: the memory already holds what undoing would give.\n")
-	}
-	if len(conflicts) > 0 {
-		c.printf("The memory changed since; not everything was undone as recorded:\n")
-		for _, msg := range conflicts {
-			c.printf("  %s\n", oneLine(msg))
-		}
-	}
-	return nil
 }
 
 // terminal reports whether the command's input and output are a terminal,
