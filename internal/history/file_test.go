@@ -107,3 +107,49 @@ func TestForgedMaximumID(t *testing.T) {
 		t.Errorf("newest first: %q", got)
 	}
 }
+
+// PurgeFile removes every change naming the entity, and the records left
+// empty, and keeps every other byte.
+func TestPurgeFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
+	now := time.Now().UTC().Truncate(time.Second)
+	both := Record{ID: NewID(now, ""), Time: now, Tool: "create_entities", Changes: []graph.Change{
+		{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "Alice", EntityType: "p", Observations: []string{"secret"}}},
+		{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "Bob", EntityType: "p"}},
+	}}
+	rel := Record{ID: NewID(now, both.ID), Time: now, Tool: "create_relations", Changes: []graph.Change{
+		{Kind: graph.RelationCreated, Relation: graph.Relation{From: "Bob", To: "Alice", RelationType: "knows"}}}}
+	other := record(now, "other")
+	other.ID = NewID(now, rel.ID)
+	if err := AppendFile(path, []Record{both, rel, other}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, append(readFile(t, path), []byte("{garbled Alice\n")...), 0o644)
+	n, err := PurgeFile(path, "Alice", 0o600)
+	if err != nil || n != 3 {
+		t.Fatalf("purged %d, %v; want 3", n, err)
+	}
+	data := readFile(t, path)
+	if strings.Contains(string(data), "Alice") || strings.Contains(string(data), "secret") {
+		t.Errorf("the history still names Alice:\n%s", data)
+	}
+	got, _, _ := ReadFile(path, Filter{})
+	if tools(got) != "create_entities other" || len(got[0].Changes) != 1 || got[0].Changes[0].Entity.Name != "Bob" {
+		t.Errorf("after the purge: %q %+v", tools(got), got)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	if n, err := PurgeFile(path, "Alice", 0o600); n != 0 || err != nil {
+		t.Errorf("second purge: %d %v", n, err)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

@@ -80,9 +80,9 @@ func (m *undoModel) before(i int) string {
 	return m.after[i-1]
 }
 
-var names = []string{"A", "B", "C", "D", "E"}
+var modelNames = []string{"A", "B", "C", "D", "E"}
 
-func (m *undoModel) name() string { return names[m.rnd.IntN(len(names))] }
+func (m *undoModel) name() string { return modelNames[m.rnd.IntN(len(modelNames))] }
 
 func (m *undoModel) observations() []string {
 	var out []string
