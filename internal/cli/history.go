@@ -15,12 +15,15 @@ import (
 
 var cmdHistory = &command{
 	name:    "history",
-	args:    "[NAME]",
+	args:    "[NAME] | --purge NAME",
 	summary: "what changed, when, by which tool and client, newest first",
 	help: `With NAME, only the changes to that entity (or to its relations).
   --since T     only changes at or after T: a date (2026-11-30, UTC), an
                 RFC 3339 date-time, or a time ago (90m, 36h, 7d)
   --client C    only changes made by the client C (as the history names it)
+  --purge NAME  remove every change naming the entity NAME (its own and its
+                relations') from the history, for good; asks first on a
+                terminal, else needs --yes. The memory itself is not changed.
 Each line shows the time (UTC), the change's id (undo takes it), the tool
 or command, the client and what changed. See docs/history.md.
 `,
@@ -61,6 +64,8 @@ func (c *context_) readHistory(args []string, f *history.Filter) ([]history.Reco
 
 func runHistory(c *context_, args []string) error {
 	var f history.Filter
+	purge := c.flags.String("purge", "", "")
+	yes := c.flags.Bool("yes", false, "")
 	// The entity comes before or after the flags: parse them first, then
 	// filter by it.
 	recs, args, m, err := c.readHistory(args, &f)
@@ -68,6 +73,12 @@ func runHistory(c *context_, args []string) error {
 		return err
 	}
 	defer m.close()
+	if *purge != "" {
+		if len(args) > 0 || !f.Since.IsZero() || f.Client != "" {
+			return usagef("history --purge NAME takes no other NAME, --since or --client: it purges every change naming NAME")
+		}
+		return runPurge(c, m, recs, *purge, *yes)
+	}
 	if len(args) > 1 {
 		return usagef("history takes at most one NAME")
 	}

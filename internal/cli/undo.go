@@ -223,14 +223,20 @@ func (u *undoRun) reportDryRun(effect []graph.Change, conflicts []string) error 
 
 // confirm asks on the terminal, unless --yes; it reports whether to go on.
 func (u *undoRun) confirm() (bool, error) {
-	if u.yes {
+	return u.c.confirm(u.yes, "Undo?", "undo changes the memory: run it on a terminal to be asked first, or add --yes (--dry-run says what it would do)")
+}
+
+// confirm asks question on the terminal, unless yes (the flag --yes); it
+// reports whether to go on. Without a terminal and without yes it refuses
+// with refusal.
+func (c *context_) confirm(yes bool, question, refusal string) (bool, error) {
+	if yes {
 		return true, nil
 	}
-	c := u.c
 	if !c.terminal() {
-		return false, errors.New("undo changes the memory: run it on a terminal to be asked first, or add --yes (--dry-run says what it would do)")
+		return false, errors.New(refusal)
 	}
-	fmt.Fprint(c.stdout, "Undo? [y/N] ")
+	fmt.Fprint(c.stdout, question+" [y/N] ")
 	answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 		c.printf("Nothing was changed.\n")

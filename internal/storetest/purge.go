@@ -23,7 +23,9 @@ func testHistoryPurge(t *testing.T, open Memory) {
 		func(g *graph.Graph) {
 			g.CreateEntities([]graph.Entity{{Name: "Secret", EntityType: "t", Observations: []string{"pin 1234"}}, {Name: "B", EntityType: "t"}})
 		},
-		func(g *graph.Graph) { g.CreateRelations([]graph.Relation{{From: "B", To: "Secret", RelationType: "knows"}}) },
+		func(g *graph.Graph) {
+			g.CreateRelations([]graph.Relation{{From: "B", To: "Secret", RelationType: "knows"}})
+		},
 		func(g *graph.Graph) { g.DeleteEntities([]string{"Secret"}) },
 	} {
 		if _, err := b.Update(ctx, func(g *graph.Graph) error { fn(g); return nil }); err != nil {
