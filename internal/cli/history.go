@@ -83,14 +83,7 @@ func runHistory(c *context_, args []string) error {
 		return usagef("history takes at most one NAME")
 	}
 	if len(args) == 1 {
-		byName := history.Filter{Entity: args[0]}
-		kept := recs[:0]
-		for i := range recs {
-			if byName.Match(&recs[i]) {
-				kept = append(kept, recs[i])
-			}
-		}
-		recs = kept
+		recs = naming(recs, args[0])
 	}
 	if c.json {
 		out := make([]jsonRecord, len(recs))
@@ -107,6 +100,19 @@ func runHistory(c *context_, args []string) error {
 		c.printf("%s\n", historyLine(&recs[i]))
 	}
 	return nil
+}
+
+// naming keeps the records with a change naming the entity name (or a
+// relation of it).
+func naming(recs []history.Record, name string) []history.Record {
+	byName := history.Filter{Entity: name}
+	kept := recs[:0]
+	for i := range recs {
+		if byName.Match(&recs[i]) {
+			kept = append(kept, recs[i])
+		}
+	}
+	return kept
 }
 
 // jsonRecord is a record as --json prints it: its changes in the history

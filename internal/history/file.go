@@ -187,8 +187,7 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 	if !f.Since.IsZero() {
 		sinceMs = f.Since.UnixMilli()
 	}
-	first := true
-	for {
+	for first := true; ; first = false {
 		line, err := b.line()
 		if err != nil {
 			return nil, 0, err
@@ -201,33 +200,16 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 			if len(bytes.TrimSpace(line)) > 0 {
 				skipped++
 			}
-			first = false
 			continue
 		}
-		first = false
 		if stopsRead(line, f, sinceMs) {
 			break
 		}
-		if f.DeletesEntity && !bytes.Contains(line, []byte(`deleteEntity`)) {
-			// No entity deletion (AppendLine writes the op as it is):
-			// no need to decode the line.
-			continue
-		}
-		var rec Record
-		var derr error
-		if f.Headers && f.Entity == "" && !f.DeletesEntity {
-			rec, derr = decodeHeader(line)
-		} else {
-			rec, derr = Decode(line)
-		}
-		if derr != nil {
+		rec, chosen, bad := choose(line, f)
+		if bad {
 			skipped++
-			continue
 		}
-		if f.Match(&rec) {
-			if f.Headers {
-				rec.Changes = nil
-			}
+		if chosen {
 			records = append(records, rec)
 			if len(records) == f.Limit {
 				break
@@ -236,6 +218,32 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 	}
 	slices.Reverse(records)
 	return records, skipped, nil
+}
+
+// choose reads line as far as f needs and reports whether f chooses it,
+// or that it does not parse (bad).
+func choose(line []byte, f Filter) (rec Record, chosen, bad bool) {
+	if f.DeletesEntity && !bytes.Contains(line, []byte(`deleteEntity`)) {
+		// No entity deletion (AppendLine writes the op as it is): no
+		// need to decode the line.
+		return Record{}, false, false
+	}
+	var err error
+	if f.Headers && f.Entity == "" && !f.DeletesEntity {
+		rec, err = decodeHeader(line)
+	} else {
+		rec, err = Decode(line)
+	}
+	if err != nil {
+		return Record{}, false, true
+	}
+	if !f.Match(&rec) {
+		return Record{}, false, false
+	}
+	if f.Headers {
+		rec.Changes = nil
+	}
+	return rec, true, false
 }
 
 // stopsRead reports whether line, read backwards, is where a read for f
