@@ -3,6 +3,7 @@ package filestore
 import (
 	"context"
 
+	"github.com/kgmemory/mcp-server-memory/internal/durable"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
@@ -14,13 +15,13 @@ func (s *Store) PurgeHistory(ctx context.Context, entity string) (n int, err err
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	err = s.underLock(ctx, func(lock *Lock) error {
-		if s.journal.exists {
-			if err := s.compactLocked(lock); err != nil {
-				s.loaded = false
+		if s.journal.exists() {
+			if err := s.compactFreshLocked(lock); err != nil {
+				s.g = nil
 				return s.explain(err)
 			}
 		}
-		n, err = history.PurgeFile(s.HistoryPath(), entity, s.fileMode())
+		n, err = history.PurgeFile(s.HistoryPath(), entity, durable.Mode(s.path))
 		return err
 	})
 	return n, err

@@ -121,7 +121,7 @@ func (g *Graph) CreateRelations(in []Relation) (CreateRelationsResult, error) {
 	defer g.endStep()
 	res := CreateRelationsResult{Relations: []Relation{}}
 	for _, r := range in {
-		if g.relSet[r.key()] != nil {
+		if g.relSet.get(r.key()) != nil {
 			continue
 		}
 		nr := g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: g.now}).clone()
@@ -313,7 +313,7 @@ func (g *Graph) DeleteRelations(in []Relation) DeleteResult {
 			continue
 		}
 		asked[k] = true
-		if old := g.relSet[k]; old != nil {
+		if old := g.relSet.get(k); old != nil {
 			dead[old] = true
 		}
 	}

@@ -220,6 +220,7 @@ func Summary(changes []graph.Change) string {
 	const shown = 4
 	var parts []string
 	used := make([]bool, len(changes))
+	relsOf := relationDeletions(changes)
 	for i, c := range changes {
 		if used[i] {
 			continue
@@ -227,7 +228,7 @@ func Summary(changes []graph.Change) string {
 		used[i] = true
 		p := part(&c)
 		if c.Kind == graph.EntityDeleted {
-			if n := cascadeOf(changes, i, used); n > 0 {
+			if n := cascadeOf(relsOf[c.Entity.Name], i, used); n > 0 {
 				p += ", " + count(n, "relation")
 			}
 		}
@@ -258,13 +259,30 @@ func part(c *graph.Change) string {
 	return ""
 }
 
-// cascadeOf marks as used the relation deletions after changes[i], an
-// entity deletion, that went with it, and returns how many there are.
-func cascadeOf(changes []graph.Change, i int, used []bool) int {
-	name, n := changes[i].Entity.Name, 0
-	for j := i + 1; j < len(changes); j++ {
-		r := changes[j].Relation
-		if !used[j] && changes[j].Kind == graph.RelationDeleted && (r.From == name || r.To == name) {
+// relationDeletions returns the indexes of the relation deletions naming
+// each entity, so that counting those that went with a deleted entity
+// costs what they are, not a scan of the whole record per entity (a mass
+// deletion has 100,000).
+func relationDeletions(changes []graph.Change) map[string][]int {
+	relsOf := map[string][]int{}
+	for j, c := range changes {
+		if c.Kind == graph.RelationDeleted {
+			relsOf[c.Relation.From] = append(relsOf[c.Relation.From], j)
+			if c.Relation.To != c.Relation.From {
+				relsOf[c.Relation.To] = append(relsOf[c.Relation.To], j)
+			}
+		}
+	}
+	return relsOf
+}
+
+// cascadeOf marks as used the relation deletions rels (of the entity
+// deleted by change i) after i, which went with it, and returns how many
+// there are.
+func cascadeOf(rels []int, i int, used []bool) int {
+	n := 0
+	for _, j := range rels {
+		if j > i && !used[j] {
 			used[j] = true
 			n++
 		}
