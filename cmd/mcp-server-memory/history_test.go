@@ -253,3 +253,35 @@ func TestHistoryFollowsTheMemoryFilesMode(t *testing.T) {
 		}
 	}
 }
+
+// A garbled line in the journal (a dead line, which the journal's reader
+// skips) is not copied into the history when the journal is folded in.
+func TestGarbledJournalLineStaysOutOfTheHistory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := startServer(t, file, sharingVersion, nil)
+	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("A", "t", "a")))
+	srv.cmd.Process.Kill() // the journal stays
+	srv.close()
+	j, err := os.OpenFile(file+".journal", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatalf("no journal after a kill: %v", err)
+	}
+	const garbled = `{"id":"01a2345678ab12cd34","time":"2026-12-01T00:00:00Z","changes":[{"op":"creat` + "\n"
+	j.WriteString(garbled)
+	j.Close()
+	srv = startServer(t, file, sharingVersion, nil)
+	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("B", "t", "b")))
+	srv.close()
+	data, err := os.ReadFile(file + ".history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "01a2345678ab12cd34") {
+		t.Errorf("the garbled journal line is in the history:\n%s", data)
+	}
+	if recs := readHistory(t, file); len(recs) != 2 {
+		t.Errorf("%d records, want the two writes'", len(recs))
+	}
+}
