@@ -26,6 +26,8 @@ var alike = map[string]string{
 	"hobby": "photography", "hobbies": "photography", "pastime": "photography", "camera": "photography",
 	"brazil": "rio", "brazilian": "rio",
 	"doctor": "physician", "medic": "physician",
+	"music": "violin", "musical": "violin", "pictures": "photography", "photos": "photography",
+	"cooking": "baking", "cook": "baking", "bakes": "baking",
 }
 
 // Server answers POST /v1/embeddings as OpenAI's API does. Its zero
