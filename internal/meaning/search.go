@@ -260,4 +260,3 @@ func (ix *Index) closest(g *graph.Graph, e *graph.Entity, q Query) []int {
 	})
 	return out
 }
-

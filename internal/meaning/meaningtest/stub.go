@@ -52,7 +52,7 @@ type Server struct {
 	// most at once so far.
 	asking, mostAsking int
 	quit               chan struct{}
-	undo   chan struct{} // closed when the delay changes
+	undo               chan struct{} // closed when the delay changes
 }
 
 // New starts a stub serving the given models.
