@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -395,5 +396,33 @@ func TestMeaningEndpointDownNote(t *testing.T) {
 	want = unavailable + ": the embeddings endpoint at http://127.0.0.1:9/v1 does not answer: "
 	if text := search(t, cs, "photography"); !strings.Contains(text, want) || !strings.Contains(text, "connection refused") {
 		t.Errorf("a query with the endpoint down: %s; want %q and why", text, want)
+	}
+}
+
+// TestFusionBinary: 30 filler people named "Person NN" and three people
+// with hobbies; each question's common word ("person") matches every
+// filler, and its hobby word none: through the binary, the hobbyist the
+// stand-in model ranks first comes first, not the fillers.
+func TestFusionBinary(t *testing.T) {
+	stub := meaningtest.New("m")
+	t.Cleanup(stub.Close)
+	cs, _ := startMeaningServer(t, filepath.Join(t.TempDir(), "memory.jsonl"), stub, "m")
+	var ents []any
+	for i := range 30 {
+		ents = append(ents, map[string]any{"name": fmt.Sprintf("Person %02d", i+1), "entityType": "person", "observations": []string{
+			fmt.Sprintf("registered on day %d at the front desk of the city office", i+1), "lives in a flat near the station with a view of the river"}})
+	}
+	ents = append(ents,
+		map[string]any{"name": "Carol Tanaka", "entityType": "person", "observations": []string{"plays violin", "works at the library"}},
+		map[string]any{"name": "Dmitri Ivanov", "entityType": "person", "observations": []string{"takes photography", "drives a blue van"}},
+		map[string]any{"name": "Erin Walsh", "entityType": "person", "observations": []string{"bakes sourdough", "has two cats"}})
+	if text, isErr := callTool(t, cs, "create_entities", map[string]any{"entities": ents}); isErr {
+		t.Fatal(text)
+	}
+	waitMeaning(t, cs, "Which person is into music?", "Carol Tanaka")
+	for q, want := range map[string]string{"Which person likes taking pictures?": "Dmitri Ivanov", "Which person enjoys cooking?": "Erin Walsh"} {
+		if got := firstFound(t, search(t, cs, q)); got != want {
+			t.Errorf("%q found %s first, want %s", q, got, want)
+		}
 	}
 }
