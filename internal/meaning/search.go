@@ -27,8 +27,14 @@ type Result struct {
 	Relations []*graph.Relation
 }
 
-// fuseDepth is how many of each ranking's best are fused.
-const fuseDepth = 50
+// fuseDepth is how many of each ranking's best are fused, rrfK the
+// constant of reciprocal rank fusion (the usual 60), and fullShare the
+// share of a query's information from which a word hit counts fully.
+const (
+	fuseDepth = 50
+	rrfK      = 60
+	fullShare = 0.1
+)
 
 // minSimilarity is the least cosine an entity found by meaning alone must
 // have: on the stand-in model (internal/meaning/meaningtest) texts that
@@ -88,7 +94,7 @@ func (ix *Index) fuse(g *graph.Graph, info float64, words graph.Ranked, q Query,
 	for i := words.Exact; i < len(words.Hits); i++ {
 		f := &fused{hit: Hit{Entity: words.Hits[i].Entity, Word: &words.Hits[i]}, order: len(all)}
 		if info > 0 {
-			f.score = min(1, words.Hits[i].Score/info)
+			f.score = min(1, words.Hits[i].Score/info/fullShare) / float64(rrfK+i-words.Exact+1)
 		}
 		byEntity[f.hit.Entity] = f
 		all = append(all, f)
@@ -97,9 +103,10 @@ func (ix *Index) fuse(g *graph.Graph, info float64, words graph.Ranked, q Query,
 	for _, h := range words.Hits[:words.Exact] {
 		isExact[h.Entity] = true
 	}
-	nearest, floor := ix.nearest(g, q, isExact)
-	for _, n := range nearest {
-		if n.sim < floor {
+	nearest, crowd := ix.nearest(g, q, isExact)
+	for rank, n := range nearest {
+		w := crowd.weight(n.sim)
+		if w == 0 {
 			break
 		}
 		f := byEntity[n.e]
@@ -108,7 +115,7 @@ func (ix *Index) fuse(g *graph.Graph, info float64, words graph.Ranked, q Query,
 			byEntity[n.e] = f
 			all = append(all, f)
 		}
-		f.score += float64(n.sim / nearest[0].sim)
+		f.score += w / float64(rrfK+rank+1)
 	}
 	slices.SortStableFunc(all, func(a, b *fused) int {
 		if a.score != b.score {
@@ -136,16 +143,11 @@ type near struct {
 }
 
 // nearest returns the fuseDepth entities of g closest to q, skipping
-// those in skip, best first (ties in graph order), and the query's floor:
-// the similarity below which none is taken for a match by meaning. The
-// floor is minSimilarity, or higher when the memory's entities (but the
-// skipped) are alike to the query as a crowd: their mean similarity plus
-// half its standard deviation, so that only those standing out of the
-// crowd count (30 "Person NN" alike to "Which person is into music?" by
-// their one word "person" fall below it). It compares q with every
-// text's vector, and looks up in g only the entities that would be among
-// the best so far.
-func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) ([]near, float32) {
+// those in skip, best first (ties in graph order), and how alike to q the
+// other entities are as a crowd. It compares q with every text's vector,
+// and looks up in g only the entities that would be among the best so
+// far.
+func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) ([]near, crowd) {
 	top := make(nearHeap, 0, fuseDepth)
 	var n, sum, squares float64
 	ix.mu.RLock()
@@ -185,12 +187,32 @@ func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) (
 		}
 		return 1
 	})
-	floor := minSimilarity
+	var c crowd
 	if n > 0 {
-		mean := sum / n
-		floor = max(floor, mean+math.Sqrt(max(0, squares/n-mean*mean))/2)
+		c.mean = sum / n
+		c.sd = math.Sqrt(max(0, squares/n-c.mean*c.mean))
 	}
-	return top, float32(floor)
+	return top, c
+}
+
+// crowd is the mean similarity to a query of a memory's entities (but
+// the whole-query matches), and its standard deviation.
+type crowd struct{ mean, sd float64 }
+
+// weight is how much a similarity says, from 0 to 1: 0 below
+// minSimilarity or the crowd's mean (nothing is found by meaning there),
+// then its distance above the mean in standard deviations, 1 from one
+// deviation on. 30 "Person NN" alike to "Which person is into music?" by
+// their one word "person" are the crowd, and count little.
+func (c crowd) weight(sim float32) float64 {
+	s := float64(sim)
+	switch {
+	case s < minSimilarity || s < c.mean:
+		return 0
+	case c.sd == 0:
+		return 1
+	}
+	return min(1, (s-c.mean)/c.sd)
 }
 
 // better orders the nearest: the more similar first, ties in graph order.
