@@ -152,15 +152,7 @@ func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) (
 	var n, sum, squares float64
 	ix.mu.RLock()
 	for name, ks := range ix.entities {
-		best, found := float32(0), false
-		for _, k := range ks {
-			if v, ok := ix.vectors[k]; ok {
-				s := cosine(q.v, v)
-				if !found || s > best {
-					best, found = s, true
-				}
-			}
-		}
+		best, found := ix.closestSim(q, ks)
 		if !found || len(top) == fuseDepth && best < top[0].sim {
 			if found {
 				n, sum, squares = n+1, sum+float64(best), squares+float64(best)*float64(best)
@@ -193,6 +185,19 @@ func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) (
 		c.sd = math.Sqrt(max(0, squares/n-c.mean*c.mean))
 	}
 	return top, c
+}
+
+// closestSim is the similarity to q of the closest of the texts of keys
+// ks that have a vector, and whether any has. ix.mu is held.
+func (ix *Index) closestSim(q Query, ks []key) (best float32, found bool) {
+	for _, k := range ks {
+		if v, ok := ix.vectors[k]; ok {
+			if s := cosine(q.v, v); !found || s > best {
+				best, found = s, true
+			}
+		}
+	}
+	return best, found
 }
 
 // crowd is the mean similarity to a query of a memory's entities (but
