@@ -7,12 +7,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -424,5 +427,36 @@ func TestFusionBinary(t *testing.T) {
 		if got := firstFound(t, search(t, cs, q)); got != want {
 			t.Errorf("%q found %s first, want %s", q, got, want)
 		}
+	}
+}
+
+// TestMeaningNoRedirectAwayBinary: an endpoint that redirects to another
+// origin (another port of the same host) gets no text and no key sent
+// there by the binary; the log says why, without the key or any part of
+// it.
+func TestMeaningNoRedirectAwayBinary(t *testing.T) {
+	const secret = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789ab"
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	t.Cleanup(other.Close)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirector.Close)
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	os.WriteFile(file, []byte(`{"type":"entity","name":"Alice","entityType":"person","observations":["a private fact"]}`+"\n"), 0o600)
+	cs, logs := connectStdio(t, serverCmd(file, "MEMORY_EMBEDDINGS_URL="+redirector.URL+"/v1", "MEMORY_EMBEDDINGS_MODEL=m", "MEMORY_EMBEDDINGS_API_KEY="+secret))
+	waitFor(t, "the refused redirect in the log", func() bool { return strings.Contains(logs.String(), "another origin: not followed") })
+	if text := search(t, cs, "private"); !strings.Contains(text, "another origin: not followed") {
+		t.Errorf("search: %s; want the note to say why", text)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the other origin got %d requests", n)
+	}
+	if strings.Contains(logs.String(), secret[:8]) {
+		t.Errorf("the log holds the key's start:\n%s", logs)
 	}
 }
