@@ -332,11 +332,7 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 	if limit <= 0 {
 		limit = graph.DefaultSearchLimit
 	}
-	var keep func(*graph.Entity) bool
-	if !w.IsZero() {
-		keep = w.Keeps
-	}
-	found := g.SearchRankedFunc(a.Query, limit, keep)
+	found := g.SearchRankedIn(a.Query, limit, w)
 	ans := &answer.Answer{
 		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
 		Entities: answer.Hits(found.Hits), Relations: found.Relations,
