@@ -91,15 +91,21 @@ func (a *Answer) limited(i int) bool {
 // their observations.
 const omittedNote = "Entities with omittedObservations show only their observations that best match the query; open_nodes with their names shows them whole."
 
-// notes returns the answer's notes, and omittedNote when an entity shows
-// only some of its observations.
+// notes returns the answer's notes, omittedNote when an entity shows only
+// some of its observations, and omittedRelationsNote when relations are
+// left out.
 func (a *Answer) notes() []string {
+	notes := a.Notes
 	for i := range a.Entities {
 		if a.limited(i) {
-			return append(slices.Clip(a.Notes), omittedNote)
+			notes = append(slices.Clip(notes), omittedNote)
+			break
 		}
 	}
-	return a.Notes
+	if a.OmittedRelations > 0 {
+		notes = append(slices.Clip(notes), fmt.Sprintf(omittedRelationsNote, a.OmittedRelations))
+	}
+	return notes
 }
 
 // Answer is the whole answer of a read tool, before it is cut into parts.
@@ -113,7 +119,10 @@ type Answer struct {
 	// instead of its observations.
 	Outline   bool
 	Entities  []View
-	Relations []*graph.Relation // graph order
+	Relations []*graph.Relation // graph order; a search's, most relevant first
+	// OmittedRelations counts the relations of the answer's entities left
+	// out (a search shows its most relevant ones: SearchRelations).
+	OmittedRelations int
 	// Notes are further text items shown after the JSON on every part.
 	Notes []string
 	// Hint ends the sentence that says how to get the rest, naming
@@ -429,6 +438,10 @@ func (a *Answer) write(l *layout, next string) func(*JSON) {
 			a.writeRelation(w, a.Relations[r])
 		}
 		w.Close(']')
+		if a.OmittedRelations > 0 {
+			w.Key("omittedRelations")
+			w.Int(a.OmittedRelations)
+		}
 		if next != "" {
 			w.Key("nextCursor")
 			w.String(next)
