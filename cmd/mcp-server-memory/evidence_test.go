@@ -148,3 +148,31 @@ func TestSearchBoundsRelationsThroughTheBinary(t *testing.T) {
 		}
 	}
 }
+
+// Prefix search through the binary: auth* finds the words beginning with
+// "auth", not "oauth"; the tool's description says so.
+func TestSearchPrefixThroughTheBinary(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	seed := `{"type":"entity","name":"Login service","entityType":"service","observations":["Handles authentication"]}
+{"type":"entity","name":"Notes","entityType":"note","observations":["Mentions oauth in passing"]}
+{"type":"entity","name":"Mary Shelley","entityType":"person","observations":["Author of Frankenstein"]}
+`
+	if err := os.WriteFile(file, []byte(seed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{"2025-11-25", "2025-06-18"} {
+		p := startServer(t, file, version, nil)
+		res := p.call(context.Background(), t, "search_nodes", map[string]any{"query": "auth*"})
+		var got struct {
+			Entities []struct {
+				Name string `json:"name"`
+			} `json:"entities"`
+		}
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", version, err, toolText(res))
+		}
+		if len(got.Entities) != 2 || got.Entities[0].Name != "Login service" || got.Entities[1].Name != "Mary Shelley" {
+			t.Errorf("%s: auth* found %+v, want Login service and Mary Shelley", version, got.Entities)
+		}
+	}
+}

@@ -256,7 +256,7 @@ func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{
 		Name:        "search_nodes",
 		Title:       "Search Nodes",
-		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit." + timeSentence,
+		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit. A word ending in * matches the words that begin with it (auth* finds auth, author, authentication)." + timeSentence,
 		InputSchema: object(withTimeArgs(map[string]*jsonschema.Schema{
 			"query":  str("The search query to match against entity names, types, and observation content"),
 			"limit":  limitArg,
