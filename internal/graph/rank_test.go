@@ -575,7 +575,8 @@ func trigramContents(t *testing.T, x *searchIndex) (live []string, postings map[
 		}
 	}
 	postings = make(map[uint32][]string)
-	for tri, ids := range x.postings {
+	for tri, l := range x.postings {
+		ids := l.ids()
 		if !slices.IsSorted(ids) {
 			t.Fatalf("the posting list of trigram %06x is out of order: %v", tri, ids)
 		}
