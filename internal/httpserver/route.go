@@ -5,26 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/protocol"
 )
 
 const (
 	headerProtocolVersion = "Mcp-Protocol-Version"
 	headerSessionID       = "Mcp-Session-Id"
-	// firstSessionlessVersion is the first protocol version without
-	// sessions; every later version is sessionless too, so comparisons are
-	// on the date string.
-	firstSessionlessVersion = "2026-07-28"
 	// maxSessionIDLength bounds the Mcp-Session-Id a request may carry; the
 	// go-sdk's ids are 26 characters.
 	maxSessionIDLength = 128
@@ -128,10 +123,10 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "session not found", http.StatusNotFound)
 		return
 	case msgs.badID != "":
-		writeRPCError(w, msgs.badID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+msgs.badID+" is not an integer or a string")
+		writeRPCError(w, msgs.badID, protocol.ErrBadID(msgs.badID))
 		return
 	case id == "" && msgs.discoverWithoutMeta:
-		writeRPCError(w, msgs.firstID, jsonrpc.CodeInvalidParams, fmt.Sprintf("server/discover must carry _meta[%q]", mcp.MetaKeyProtocolVersion))
+		writeRPCError(w, msgs.firstID, protocol.ErrDiscoverWithoutMeta())
 		return
 	case id != "":
 		// Only a session that exists is tracked; the go-sdk answers the
@@ -141,10 +136,7 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		if msgs.sessionless {
-			if version == "" {
-				version = "of the initialize handshake"
-			}
-			writeRPCError(w, msgs.firstID, jsonrpc.CodeInvalidRequest, fmt.Sprintf("this session is pinned to protocol %s, which it opened with; %s with _meta[%q] %q is not accepted in it", version, msgs.method, mcp.MetaKeyProtocolVersion, msgs.version))
+			writeRPCError(w, msgs.firstID, protocol.ErrPinnedToHandshake(protocol.Session, version, msgs.method, msgs.version))
 			return
 		}
 		defer rt.activity.open(id)()
@@ -155,9 +147,7 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && id == "" && !msgs.initialize:
 		// The go-sdk would open a session for the stray request and refuse
 		// it with a JSON-RPC error of code 0. The transport spec: 400.
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: no Mcp-Session-Id header; open a session with initialize, or send 2026-07-28 requests (Mcp-Protocol-Version and _meta)"}}`)
+		writeRPCError(w, "null", protocol.ErrNoSession())
 	case r.Method == http.MethodPost && id == "" && msgs.initialize:
 		rt.openSession(w, r, msgs)
 	default:
@@ -192,15 +182,15 @@ func isSessionless(r *http.Request, msgs peeked) bool {
 		return false
 	}
 	if v := r.Header.Get(headerProtocolVersion); v != "" {
-		return v >= firstSessionlessVersion
+		return protocol.Sessionless(v)
 	}
 	return msgs.sessionless
 }
 
 // writeRPCError answers a request with a JSON-RPC error and 400; id is
 // the request's id as JSON.
-func writeRPCError(w http.ResponseWriter, id string, code int64, message string) {
-	writeRPCStatus(w, http.StatusBadRequest, id, code, message)
+func writeRPCError(w http.ResponseWriter, id string, e *jsonrpc.Error) {
+	writeRPCStatus(w, http.StatusBadRequest, id, e.Code, e.Message)
 }
 
 // writeRPCStatus answers a request with a JSON-RPC error and HTTP status.
@@ -309,17 +299,15 @@ func peek(body []byte) peeked {
 				p.firstID = string(m.ID)
 			}
 		}
-		if len(m.ID) > 0 && m.ID[0] != '"' && string(m.ID) != "null" {
-			if _, err := strconv.ParseInt(string(m.ID), 10, 64); err != nil && p.badID == "" {
-				p.badID = string(m.ID)
-			}
+		if protocol.BadID(m.ID) && p.badID == "" {
+			p.badID = string(m.ID)
 		}
-		v, hasVersion := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
-		if v >= firstSessionlessVersion {
+		v, _ := protocol.MetaVersion(m.Params.Meta)
+		if v != "" {
 			p.version = v
 		}
-		p.discoverWithoutMeta = p.discoverWithoutMeta || (m.Method == "server/discover" && !hasVersion)
-		p.sessionless = p.sessionless || m.Method == "server/discover" || v >= firstSessionlessVersion
+		p.discoverWithoutMeta = p.discoverWithoutMeta || protocol.DiscoverLacksMeta(m.Method, m.Params.Meta)
+		p.sessionless = p.sessionless || m.Method == "server/discover" || v != ""
 		p.listen = p.listen || m.Method == "subscriptions/listen"
 		p.initialize = p.initialize || m.Method == "initialize"
 		if len(m.ID) > 0 && string(m.ID) != "null" && (m.Method == "tools/call" || m.Method == "resources/read") {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/protocol"
 )
 
 // RunStdio serves one client over in and out (the process's stdin and
@@ -107,7 +109,7 @@ func (r *lineReader) Read(p []byte) (int, error) {
 	for len(l.next) == 0 {
 		line, tooLong, err := l.readLine()
 		if tooLong {
-			l.reply(nil, errLineTooLong(maxLineLength))
+			l.reply(nil, protocol.ErrLineTooLong(maxLineLength))
 		} else if line = bytes.TrimSpace(line); len(line) > 0 && l.check(line) {
 			l.next = append(line, '\n')
 		}
@@ -168,8 +170,8 @@ func (m *message) isCall() bool { return m.Method != nil && m.ID != nil }
 // records the requests it lets through. Each line is decoded once here
 // (the go-sdk decodes it again).
 func (l *stdioLines) check(line []byte) bool {
-	if nestingDepth(line) > maxNesting {
-		l.reply(usableID(line), errTooDeep(maxNesting))
+	if protocol.NestingDepth(line) > protocol.MaxNesting {
+		l.reply(usableID(line), protocol.ErrTooDeep(protocol.MaxNesting))
 		return false
 	}
 	var msgs []message
@@ -189,18 +191,18 @@ func (l *stdioLines) check(line []byte) bool {
 		l.mu.Lock()
 		version := l.version
 		l.mu.Unlock()
-		if version >= "2025-06-18" {
-			l.reply(nil, errBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
+		if !protocol.HasBatches(version) {
+			l.reply(nil, protocol.ErrBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
 			return false
 		}
 		if len(elems) == 0 {
-			l.reply(nil, errBatch("the batch is empty"))
+			l.reply(nil, protocol.ErrBatch("the batch is empty"))
 			return false
 		}
 		msgs = make([]message, len(elems))
 		for i, raw := range elems {
 			if err := json.Unmarshal(raw, &msgs[i]); err != nil {
-				l.reply(nil, errNotJSONRPC(errors.New("not a JSON object")))
+				l.reply(nil, protocol.ErrNotJSONRPC(errors.New("not a JSON object")))
 				return false
 			}
 		}
@@ -222,7 +224,7 @@ func (l *stdioLines) check(line []byte) bool {
 		key := idKey(m.ID)
 		if _, dup := calls[key]; dup {
 			// A batch that repeats an id.
-			l.reply(m.ID, errIDInUse(string(m.ID)))
+			l.reply(m.ID, protocol.ErrIDInUse(string(m.ID)))
 			return false
 		}
 		calls[key] = m.method
@@ -276,41 +278,6 @@ func (l *stdioLines) kindOf(m *message) kind {
 	return other
 }
 
-// maxNesting is how deep the go-sdk's decoder lets a message nest (objects
-// and arrays, the line as a whole); it refuses deeper ones with an error
-// that on stdio ends the connection.
-const maxNesting = 1000
-
-// nestingDepth returns how deeply line nests objects and arrays, counting
-// as the go-sdk's decoder does: brackets outside strings.
-func nestingDepth(line []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, b := range line {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-			continue
-		}
-		switch b {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-			deepest = max(deepest, depth)
-		case '}', ']':
-			depth = max(0, depth-1)
-		}
-	}
-	return deepest
-}
-
 // usableID returns the id of the message on line when it has one this
 // server can answer under (a string or an integer), or nil.
 func usableID(line []byte) json.RawMessage {
@@ -334,9 +301,9 @@ func usableID(line []byte) json.RawMessage {
 func notJSONOrNotObject(err error) *jsonrpc.Error {
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
-		return errParse(err)
+		return protocol.ErrParse(err)
 	}
-	return errNotJSONRPC(errors.New("not a JSON object"))
+	return protocol.ErrNotJSONRPC(errors.New("not a JSON object"))
 }
 
 // checkMessage checks one decoded message against the rules of the go-sdk's
@@ -351,8 +318,8 @@ func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 	switch {
 	case m.ID == nil, m.ID[0] == '"':
 	case m.ID[0] == '-' || ('0' <= m.ID[0] && m.ID[0] <= '9'):
-		if _, err := strconv.ParseInt(string(m.ID), 10, 64); err != nil {
-			return errBadID(string(m.ID))
+		if protocol.BadID(m.ID) {
+			return protocol.ErrBadID(string(m.ID))
 		}
 	default:
 		badID = fmt.Errorf("invalid ID type %s", m.ID)
@@ -364,18 +331,18 @@ func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 		if m.JSONRPC != nil {
 			v = *m.JSONRPC
 		}
-		return errNotJSONRPC(fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0"))
+		return protocol.ErrNotJSONRPC(fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0"))
 	case badID != nil:
-		return errNotJSONRPC(badID)
+		return protocol.ErrNotJSONRPC(badID)
 	case m.Method == nil:
 		// A response to the server: the go-sdk's decoder decides.
 		if _, err := jsonrpc.DecodeMessage(line); err != nil {
-			return errNotJSONRPC(err)
+			return protocol.ErrNotJSONRPC(err)
 		}
 		return nil
 	}
 	if err := json.Unmarshal(m.Method, &m.method); err != nil {
-		return errNotJSONRPC(errors.New("method is not a string"))
+		return protocol.ErrNotJSONRPC(errors.New("method is not a string"))
 	}
 	if !m.isCall() {
 		return nil
@@ -384,15 +351,15 @@ func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 	_, dup := l.inProgress[idKey(m.ID)]
 	l.mu.Unlock()
 	if dup {
-		return errIDInUse(string(m.ID))
+		return protocol.ErrIDInUse(string(m.ID))
 	}
 	if m.method == "server/discover" {
 		var p struct {
 			Meta map[string]any `json:"_meta"`
 		}
 		json.Unmarshal(m.Params, &p)
-		if _, ok := p.Meta[mcp.MetaKeyProtocolVersion]; !ok {
-			return errDiscoverWithoutMeta()
+		if protocol.DiscoverLacksMeta(m.method, p.Meta) {
+			return protocol.ErrDiscoverWithoutMeta()
 		}
 	}
 	return nil
