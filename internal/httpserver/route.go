@@ -80,67 +80,99 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w = newDeadlineWriter(w, rt.writeTimeout)
 	var msgs peeked
 	if r.Method == http.MethodPost {
-		body, code := rt.readBody(w, r)
-		if code != 0 {
-			http.Error(w, http.StatusText(code), code)
+		var ok bool
+		if msgs, ok = rt.readPost(w, r); !ok {
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		msgs = peek(body)
-		noteRPC(r.Context(), msgs.method)
 	}
+	var done func()
 	if r.Method == http.MethodGet || msgs.listen {
-		if rt.streamCaps != nil {
-			done, status, refusal := rt.streamCaps.open(r)
-			if done == nil {
-				id := msgs.firstID
-				if id == "" {
-					id = "null"
-				}
-				w.Header().Set("Retry-After", "60")
-				writeRPCStatus(w, status, id, rpcCodeUnavailable, refusal)
+		r, done = rt.openStream(w, r, msgs)
+	} else {
+		done = rt.startCalls(w, r, msgs)
+	}
+	if done == nil {
+		return // refused
+	}
+	defer done()
+	id := r.Header.Get(headerSessionID)
+	if rt.refused(w, id, msgs) {
+		return
+	}
+	if id != "" {
+		// Only a session that exists is tracked; the go-sdk answers the
+		// others with 404.
+		if version, live := rt.live(id); live {
+			if msgs.sessionless {
+				writeRPCError(w, msgs.firstID, protocol.ErrPinnedToHandshake(protocol.Session, version, msgs.method, msgs.version))
 				return
 			}
-			defer done()
+			defer rt.activity.open(id)()
 		}
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		defer context.AfterFunc(rt.streams, cancel)()
-		r = r.WithContext(ctx)
-	} else {
-		rt.calls.Add(1)
-		defer rt.calls.Add(-1)
-		done := rt.startCalls(w, r, msgs)
-		if done == nil {
-			return
-		}
-		defer done()
 	}
-	id := r.Header.Get(headerSessionID)
+	rt.dispatch(w, r, id, msgs)
+}
+
+// readPost reads a POST's body whole, under the size limit and the read
+// deadline, and gives it back to r for the go-sdk; ok is false when it was
+// refused.
+func (rt *generationRouter) readPost(w http.ResponseWriter, r *http.Request) (msgs peeked, ok bool) {
+	body, code := rt.readBody(w, r)
+	if code != 0 {
+		http.Error(w, http.StatusText(code), code)
+		return peeked{}, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	msgs = peek(body)
+	noteRPC(r.Context(), msgs.method)
+	return msgs, true
+}
+
+// openStream takes a place for a long-lived response within the stream
+// caps, and binds it to the server's streams so that shutdown ends it. It
+// returns the request to serve and the func that ends the stream, or a
+// nil func when it refused the stream (503 or 429).
+func (rt *generationRouter) openStream(w http.ResponseWriter, r *http.Request, msgs peeked) (*http.Request, func()) {
+	release := func() {}
+	if rt.streamCaps != nil {
+		var status int
+		var refusal string
+		if release, status, refusal = rt.streamCaps.open(r); release == nil {
+			w.Header().Set("Retry-After", "60")
+			writeRPCStatus(w, status, msgs.firstID, rpcCodeUnavailable, refusal)
+			return r, nil
+		}
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(rt.streams, cancel)
+	return r.WithContext(ctx), func() {
+		stop()
+		cancel()
+		release()
+	}
+}
+
+// refused answers what the go-sdk would answer wrongly, before it sees the
+// request, and reports whether it did: a session id too long to be one
+// (404, as for an unknown one), an id with a fraction, server/discover
+// without the protocol version.
+func (rt *generationRouter) refused(w http.ResponseWriter, id string, msgs peeked) bool {
 	switch {
 	case len(id) > maxSessionIDLength:
 		http.Error(w, "session not found", http.StatusNotFound)
-		return
 	case msgs.badID != "":
 		writeRPCError(w, msgs.badID, protocol.ErrBadID(msgs.badID))
-		return
 	case id == "" && msgs.discoverWithoutMeta:
 		writeRPCError(w, msgs.firstID, protocol.ErrDiscoverWithoutMeta())
-		return
-	case id != "":
-		// Only a session that exists is tracked; the go-sdk answers the
-		// others with 404.
-		version, live := rt.live(id)
-		if !live {
-			break
-		}
-		if msgs.sessionless {
-			writeRPCError(w, msgs.firstID, protocol.ErrPinnedToHandshake(protocol.Session, version, msgs.method, msgs.version))
-			return
-		}
-		defer rt.activity.open(id)()
+	default:
+		return false
 	}
+	return true
+}
+
+// dispatch hands the request to the go-sdk handler of its generation.
+func (rt *generationRouter) dispatch(w http.ResponseWriter, r *http.Request, id string, msgs peeked) {
 	switch {
 	case isSessionless(r, msgs):
 		rt.stateless.ServeHTTP(w, r)
