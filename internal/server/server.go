@@ -236,8 +236,9 @@ func (s *Server) finish(ctx context.Context, method string, req mcp.Request, ver
 	if err != nil {
 		return res, err
 	}
-	release := s.limiter.hold(resultSize(res))
-	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), release)
+	size := resultSize(res)
+	release := s.limiter.hold(size)
+	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), size, release)
 	if !kept {
 		release()
 	}

@@ -455,67 +455,6 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// write sends one message as a line. The answers to a batch go through the
-// go-sdk, which sends them together as one array. Every other message is
-// written here, as the go-sdk would write it, but without encoding its
-// payload (a result, or a request's params) again: the go-sdk encoded it
-// already, and would check and copy it twice more (for a whole answer of
-// 100k entities, over a hundred megabytes each time). held, when not nil,
-// is the result the go-sdk carried a token for (wire.go).
-func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool, held *resultParts) error {
-	if batched {
-		if held != nil {
-			r := *msg.(*jsonrpc.Response)
-			r.Result = held.appendTo(make([]byte, 0, held.size))
-			msg = &r
-		}
-		return c.Connection.Write(ctx, msg)
-	}
-	if err := ctx.Err(); err != nil {
-		return err // as the go-sdk's connection does
-	}
-	head, payload, err := splitMessage(msg)
-	if err != nil {
-		return err
-	}
-	if held == nil && payload != nil {
-		held = &resultParts{parts: []resultPart{{raw: payload}}, size: len(payload)}
-	}
-	err = c.l.out.writeLine(head, held)
-	if held != nil {
-		collectAfter(held.size)
-	}
-	return err
-}
-
-// splitMessage encodes msg as the go-sdk's jsonrpc.EncodeMessage does, but
-// leaves the payload out: the line is head, then payload and "}" when
-// payload is not nil. The payload is the message's last member (a
-// request's params, or a response's result when it has no error), JSON the
-// go-sdk encoded compactly, which EncodeMessage would copy as it is.
-func splitMessage(msg jsonrpc.Message) (head, payload []byte, err error) {
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
-		if len(m.Params) > 0 {
-			bare := *m
-			bare.Params, payload = nil, m.Params
-			head, err = jsonrpc.EncodeMessage(&bare)
-			head = append(head[:len(head)-1], `,"params":`...)
-		}
-	case *jsonrpc.Response:
-		if len(m.Result) > 0 && m.Error == nil {
-			bare := *m
-			bare.Result, payload = nil, m.Result
-			head, err = jsonrpc.EncodeMessage(&bare)
-			head = append(head[:len(head)-1], `,"result":`...)
-		}
-	}
-	if payload == nil {
-		head, err = jsonrpc.EncodeMessage(msg)
-	}
-	return head, payload, err
-}
-
 func (c *stdioConn) Close() error {
 	c.l.mu.Lock()
 	c.l.closed = true
@@ -539,27 +478,3 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 }
 
 func (w *lockedWriter) Close() error { return w.w.Close() }
-
-// writeLine writes head, then payload and "}" when payload is not nil,
-// then a new line, as one line. A big payload is written a part at a time
-// (its text items escaped a piece at a time), never copied whole.
-func (w *lockedWriter) writeLine(head []byte, payload *resultParts) error {
-	if payload == nil {
-		_, err := w.Write(append(head, '\n'))
-		return err
-	}
-	if payload.size <= 64<<10 {
-		_, err := w.Write(append(payload.appendTo(head), '}', '\n'))
-		return err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, err := w.w.Write(head); err != nil {
-		return err
-	}
-	if err := payload.writeTo(w.w); err != nil {
-		return err
-	}
-	_, err := w.w.Write([]byte("}\n"))
-	return err
-}
