@@ -6,10 +6,11 @@
 //
 // Every transport gets the same results from the same code. What differs by
 // transport is decided in one place each: RunStdio adds the line checks
-// stdio needs (stdio.go) and writes tool results past the go-sdk's own
-// encoding (wire.go); requests that arrive over HTTP get error messages
-// without file paths (paths.go). The errors the server sends and their
-// JSON-RPC codes are in errors.go.
+// stdio needs (stdio.go, with the protocol rules of internal/protocol) and
+// writes big results past the go-sdk's own encoding (wire.go); requests
+// that arrive over HTTP get error messages without file paths (paths.go).
+// What calls may make the server hold is bounded on every transport
+// (bounds.go). The JSON-RPC codes of errors are decided in errors.go.
 package server
 
 import (
