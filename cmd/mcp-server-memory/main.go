@@ -90,7 +90,8 @@ Environment:
                      the directory of this executable. Default: memory.jsonl
                      beside the executable.
   MEMORY_ANSWER_LIMIT  bytes of text one tool answer may hold (default
-                     60000, about 15-20k tokens); a bigger answer comes in
+                     60000, about 15-20k tokens; less for hosts that cut
+                     shorter, such as Claude Code); a bigger answer comes in
                      parts with a cursor. 0: no limit, as the reference.
   MEMORY_HTTP_TOKEN  with --http: clients must send Authorization: Bearer
                      <token> (at least 16 characters). Required unless the
@@ -147,7 +148,6 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		return 2
 	}
 	o.limits.sessionStart, o.limits.memoryIdle = o.env.SessionStartTimeout, o.env.MemoryIdleTimeout
-	o.limiter = server.NewLimiter(server.Bounds{Calls: o.env.Bounds.Calls, Reads: o.env.Bounds.Reads, AnswerBytes: int64(o.env.Bounds.AnswerMB) << 20, ReadWait: o.env.Bounds.ReadWait})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.addr != "" {
@@ -166,7 +166,7 @@ type options struct {
 	memory                        string // --memory: the memory in the database
 	env                           memoryconfig.Config
 	// limiter bounds the reads running and the answers held, for every
-	// memory the process serves.
+	// memory the process serves; serveStdio and serveHTTP make it from env.
 	limiter *server.Limiter
 }
 
@@ -227,17 +227,23 @@ func (o options) open(ctx context.Context, logger *log.Logger) (*memoryconfig.Me
 // serverOptions are the options of the MCP server of memory name ("" for
 // the one memory); hide are its files, which error messages leave out.
 func (o options) serverOptions(logger *log.Logger, name string, hide []string) server.Options {
-	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, Memory: name, HidePaths: hide, Limiter: o.limiter}
+	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, AnswerLimitByHost: !o.env.AnswerLimitSet, Memory: name, HidePaths: hide, Limiter: o.limiter}
 }
 
 // serveStdio serves the one memory on stdin and stdout until the client
 // goes or ctx ends.
-func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) int {
+func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) (status int) {
+	o.limiter = newLimiter(o.env.Bounds)
 	m, status := o.open(ctx, logger)
 	if m == nil {
 		return status
 	}
-	defer m.Close()
+	defer func() {
+		// A clean exit whose last compaction failed says so by its status.
+		if err := m.Close(); err != nil && status == 0 {
+			status = 1
+		}
+	}()
 	opts := o.serverOptions(logger, "", m.HidePaths)
 	opts.Meaning = openMeaning(o.env, m, nil, logger.Printf)
 	o.logMeaning(logger, opts.Meaning != nil)
@@ -401,4 +407,9 @@ func isPseudoVersion(v string) bool {
 		}
 	}
 	return true
+}
+
+// newLimiter is the server's limiter for the bounds the environment set.
+func newLimiter(b memoryconfig.Bounds) *server.Limiter {
+	return server.NewLimiter(server.Bounds{Calls: b.Calls, Reads: b.Reads, AnswerBytes: int64(b.AnswerMB) << 20, ReadWait: b.ReadWait})
 }

@@ -61,6 +61,9 @@ type Config struct {
 	// MEMORY_MAX_READS (reads running at once) and MEMORY_MAX_ANSWER_MB
 	// (answers held at once); 0 when unset, the server's defaults.
 	Bounds Bounds
+	// AnswerLimitSet is whether MEMORY_ANSWER_LIMIT set AnswerLimit; when
+	// not, the server sizes the answers of hosts it knows to what they take.
+	AnswerLimitSet bool
 
 	// Timing knobs for tests only; zero values are the defaults.
 
@@ -142,6 +145,7 @@ func Read(env Environment) Config {
 	c.keep(err, false)
 	limit, err := answerLimit(env.Getenv("MEMORY_ANSWER_LIMIT"))
 	c.AnswerLimit = limit
+	c.AnswerLimitSet = err == nil && strings.TrimSpace(env.Getenv("MEMORY_ANSWER_LIMIT")) != ""
 	c.keep(err, false)
 	c.History, err = historyLimits(env)
 	c.keep(err, true)

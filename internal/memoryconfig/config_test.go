@@ -42,7 +42,7 @@ func TestReadDefaults(t *testing.T) {
 	if err := c.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if c.AnswerLimit != answer.DefaultLimit || c.WatchInterval != 0 || c.Lock.Timeout != 0 || c.DatabaseURL != "" || c.FilePath != "" || c.HTTPToken != "" {
+	if c.AnswerLimit != answer.DefaultLimit || c.AnswerLimitSet || c.WatchInterval != 0 || c.Lock.Timeout != 0 || c.DatabaseURL != "" || c.FilePath != "" || c.HTTPToken != "" {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -77,7 +77,7 @@ func TestReadValues(t *testing.T) {
 			t.Errorf("knob %d: %v, want %v", i, d, want)
 		}
 	}
-	if c.FilePath != "~/m.jsonl" || c.HTTPToken != "tok" || c.AnswerLimit != 0 {
+	if c.FilePath != "~/m.jsonl" || c.HTTPToken != "tok" || c.AnswerLimit != 0 || !c.AnswerLimitSet {
 		t.Errorf("read %+v", c)
 	}
 	if c.Bounds != (memoryconfig.Bounds{Calls: 9, Reads: 3, AnswerMB: 100, ReadWait: 2 * time.Second}) {

@@ -51,7 +51,7 @@ const (
 	boundWriteCall = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"create_entities","arguments":{"entities":[{"name":"W","entityType":"t","observations":[]}]}}}`
 )
 
-func line(template, id string) string { return strings.Replace(template, "ID", id, 1) }
+func msgLine(template, id string) string { return strings.Replace(template, "ID", id, 1) }
 
 // Over stdio, a read past the calls in progress one connection may have
 // is refused at once with a JSON-RPC error, and one past the reads running
@@ -70,11 +70,11 @@ func TestStdioBounds(t *testing.T) {
 		c := startStdio(t, s)
 		c.send(initialize, initialized)
 		c.expectResult("1")
-		c.send(line(boundReadCall, "2"))
+		c.send(msgLine(boundReadCall, "2"))
 		<-store.entered // read 2 is running
-		c.send(line(boundReadCall, "3"))
+		c.send(msgLine(boundReadCall, "3"))
 		c.expectError("3", rpcCodeBusy, tc.refusal)
-		c.send(line(boundWriteCall, "4"))
+		c.send(msgLine(boundWriteCall, "4"))
 		c.expectResult("4")
 		close(store.gate)
 		c.expectResult("2")
@@ -83,7 +83,7 @@ func TestStdioBounds(t *testing.T) {
 			if id > 1000 {
 				t.Fatalf("%+v: the place never came free", tc.bounds)
 			}
-			c.send(line(boundReadCall, strconv.Itoa(id)))
+			c.send(msgLine(boundReadCall, strconv.Itoa(id)))
 			if a := c.next(); a.Error == nil {
 				break
 			}

@@ -42,6 +42,10 @@ type Options struct {
 	// §8; answer.DefaultLimit is the server's default); a longer answer
 	// comes in parts. 0: no limit, as the reference.
 	AnswerLimit int
+	// AnswerLimitByHost sizes the answers of hosts known to cut results
+	// shorter to what they take (hosts.go); AnswerLimit is everyone
+	// else's. For an AnswerLimit the environment did not set.
+	AnswerLimitByHost bool
 	// Memory names the memory in messages (a named memory served over
 	// HTTP); "" is the memory "default".
 	Memory string
@@ -95,16 +99,17 @@ func New(store graph.Store, opts Options) *Server {
 	s := &Server{store: store, opts: opts, hide: redact.Paths(opts.HidePaths...), limiter: opts.Limiter, writes: map[string]bool{}}
 	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "Knowledge Graph Memory", Version: opts.Version}, &mcp.ServerOptions{
-		// No logging capability: the server never sends log messages. The
-		// prompts capability is declared because the SDK answers
-		// prompts/list (with no prompts) whatever is declared.
+		// No logging capability: the server never sends log messages.
+		// The instructions and the prompt are in assistant.go.
 		Capabilities:       &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{}},
+		Instructions:       instructions,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		SetCacheable:       setCacheable,
 	})
 	s.mcp.AddReceivingMiddleware(s.receive)
 	s.addTools()
+	s.addPrompts()
 	s.mcp.AddResource(&mcp.Resource{
 		URI:         answer.ResourceURI,
 		Name:        "knowledge-graph",
@@ -112,6 +117,7 @@ func New(store graph.Store, opts Options) *Server {
 		Description: "The full knowledge graph with all entities and relations",
 		MIMEType:    "application/json",
 	}, s.readResource)
+	s.addStandingResource()
 	return s
 }
 
@@ -152,8 +158,10 @@ func (s *Server) Watch(ctx context.Context) {
 }
 
 func (s *Server) graphChanged(ctx context.Context) {
-	if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: answer.ResourceURI}); err != nil {
-		s.logf("notifying subscribers: %v", err)
+	for _, uri := range []string{answer.ResourceURI, StandingURI} {
+		if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			s.logf("notifying subscribers: %v", err)
+		}
 	}
 }
 
@@ -247,7 +255,7 @@ func (s *Server) finish(ctx context.Context, method string, req mcp.Request, ver
 }
 
 func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	if req.Params.URI != answer.ResourceURI {
+	if req.Params.URI != answer.ResourceURI && req.Params.URI != StandingURI {
 		return errUnknownResource(req.Params.URI)
 	}
 	return nil

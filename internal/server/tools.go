@@ -58,7 +58,9 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 	checkSchemaKeywords(t.Name, in)
 	write := t.Annotations == nil || !t.Annotations.ReadOnlyHint
 	s.writes[t.Name] = write
+	t.Meta = s.toolMeta()
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = s.withAnswerLimit(ctx, req)
 		if write && !mayWrite(req) {
 			return toolError(fmt.Errorf("this token may only read memory %s", s.memoryName())), nil
 		}
@@ -161,7 +163,7 @@ func (s *Server) addCreateEntities() {
 		if err != nil {
 			return nil, err
 		}
-		return toolResult(answer.CreatedEntities(res, s.opts.AnswerLimit)), nil
+		return toolResult(answer.CreatedEntities(res, s.limit(ctx))), nil
 	})
 }
 
@@ -182,7 +184,7 @@ func (s *Server) addCreateRelations() {
 		if err != nil {
 			return nil, err
 		}
-		return toolResult(answer.CreatedRelations(res, s.opts.AnswerLimit)), nil
+		return toolResult(answer.CreatedRelations(res, s.limit(ctx))), nil
 	})
 }
 
@@ -208,7 +210,7 @@ func (s *Server) addAddObservations() {
 		if err != nil {
 			return nil, err
 		}
-		return toolResult(answer.AddedObservations(res, s.opts.AnswerLimit)), nil
+		return toolResult(answer.AddedObservations(res, s.limit(ctx))), nil
 	})
 }
 
@@ -271,7 +273,7 @@ func (s *Server) addReadGraph() {
 		if err != nil {
 			return nil, err
 		}
-		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := &answer.Answer{
 				Tool: "read_graph", Request: fmt.Sprintf("read_graph outline=%t", a.Outline),
 				Outline: a.Outline, Entities: views(g.Entities()), Relations: g.Relations(),
@@ -312,7 +314,7 @@ func (s *Server) addSearchNodes() {
 			// words.
 			return s.searchWithMeaning(ctx, s.opts.Meaning, a)
 		}
-		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := searchAnswer(g, a, w)
 			applyTimes(ans, a.timeArgs, w)
 			return ans, nil
@@ -338,7 +340,7 @@ func (s *Server) addOpenNodes() {
 		if err != nil {
 			return nil, err
 		}
-		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			sel, err := g.Neighbours(a.Names, a.Depth)
 			if err != nil {
 				return nil, fmt.Errorf("Invalid arguments for tool open_nodes: %w", err)
@@ -378,11 +380,8 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 	found := g.SearchRankedFunc(a.Query, limit, keep)
 	ans := &answer.Answer{
 		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
-		Entities: make([]answer.View, len(found.Hits)), Relations: found.Relations,
+		Entities: answer.Hits(found.Hits), Relations: found.Relations,
 		Hint: ", or search for something narrower",
-	}
-	for i, h := range found.Hits {
-		ans.Entities[i] = answer.Hit(h)
 	}
 	if found.Exact == 0 && len(found.Hits) > 0 {
 		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}
@@ -393,7 +392,7 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 // page runs a read tool: build lays out the whole answer while the graph is
 // held, and the part the cursor points to is encoded before it is let go,
 // so nothing is copied first.
-func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
+func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
 	var (
 		p   answer.Result
 		err error
@@ -403,7 +402,8 @@ func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, e
 		if ans, err = build(g); err != nil {
 			return
 		}
-		if p, err = ans.Page(s.opts.AnswerLimit, cursor); err != nil {
+		withStanding(g, ans, s.limit(ctx))
+		if p, err = ans.Page(s.limit(ctx), cursor); err != nil {
 			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}
 	})
@@ -449,5 +449,5 @@ func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteR
 	if err != nil {
 		return nil, err
 	}
-	return toolResult(answer.Deleted(res, s.opts.AnswerLimit)), nil
+	return toolResult(answer.Deleted(res, s.limit(ctx))), nil
 }
