@@ -307,46 +307,54 @@ type peeked struct {
 // peek looks at a JSON-RPC message or batch without judging it; malformed
 // bodies are the go-sdk's to refuse.
 func peek(body []byte) peeked {
-	type message struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Meta map[string]any `json:"_meta"`
-			Name string         `json:"name"`
-		} `json:"params"`
-	}
-	var batch []message
+	var batch []peekedMessage
 	if err := json.Unmarshal(body, &batch); err != nil {
-		var one message
+		var one peekedMessage
 		if json.Unmarshal(body, &one) != nil {
 			return peeked{}
 		}
-		batch = []message{one}
+		batch = []peekedMessage{one}
 	}
 	p := peeked{firstID: "null"}
-	for i, m := range batch {
-		if i == 0 {
-			p.method = m.Method
-			if len(m.ID) > 0 {
-				p.firstID = string(m.ID)
-			}
-		}
-		if protocol.BadID(m.ID) && p.badID == "" {
-			p.badID = string(m.ID)
-		}
-		v, _ := protocol.MetaVersion(m.Params.Meta)
-		if v != "" {
-			p.version = v
-		}
-		p.discoverWithoutMeta = p.discoverWithoutMeta || protocol.DiscoverLacksMeta(m.Method, m.Params.Meta)
-		p.sessionless = p.sessionless || m.Method == "server/discover" || v != ""
-		p.listen = p.listen || m.Method == "subscriptions/listen"
-		p.initialize = p.initialize || m.Method == "initialize"
-		if len(m.ID) > 0 && string(m.ID) != "null" && (m.Method == "tools/call" || m.Method == "resources/read") {
-			p.calls = append(p.calls, m.Params.Name)
-		}
+	if len(batch) == 0 {
+		return p
+	}
+	p.method = batch[0].Method
+	if len(batch[0].ID) > 0 {
+		p.firstID = string(batch[0].ID)
+	}
+	for _, m := range batch {
+		p.add(m)
 	}
 	return p
+}
+
+// peekedMessage is one message of a POST body as peek decodes it.
+type peekedMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Meta map[string]any `json:"_meta"`
+		Name string         `json:"name"`
+	} `json:"params"`
+}
+
+// add notes what m says about the body.
+func (p *peeked) add(m peekedMessage) {
+	if protocol.BadID(m.ID) && p.badID == "" {
+		p.badID = string(m.ID)
+	}
+	v, _ := protocol.MetaVersion(m.Params.Meta)
+	if v != "" {
+		p.version = v
+	}
+	p.discoverWithoutMeta = p.discoverWithoutMeta || protocol.DiscoverLacksMeta(m.Method, m.Params.Meta)
+	p.sessionless = p.sessionless || m.Method == "server/discover" || v != ""
+	p.listen = p.listen || m.Method == "subscriptions/listen"
+	p.initialize = p.initialize || m.Method == "initialize"
+	if len(m.ID) > 0 && string(m.ID) != "null" && (m.Method == "tools/call" || m.Method == "resources/read") {
+		p.calls = append(p.calls, m.Params.Name)
+	}
 }
 
 // sessionActivity tracks, per 2025 session, how many requests are open

@@ -170,42 +170,9 @@ func (m *message) isCall() bool { return m.Method != nil && m.ID != nil }
 // records the requests it lets through. Each line is decoded once here
 // (the go-sdk decodes it again).
 func (l *stdioLines) check(line []byte) bool {
-	if protocol.NestingDepth(line) > protocol.MaxNesting {
-		l.reply(usableID(line), protocol.ErrTooDeep(protocol.MaxNesting))
+	msgs, ok := l.decode(line)
+	if !ok {
 		return false
-	}
-	var msgs []message
-	if line[0] != '[' {
-		var m message
-		if err := json.Unmarshal(line, &m); err != nil {
-			l.reply(nil, notJSONOrNotObject(err))
-			return false
-		}
-		msgs = []message{m}
-	} else {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(line, &elems); err != nil {
-			l.reply(nil, notJSONOrNotObject(err))
-			return false
-		}
-		l.mu.Lock()
-		version := l.version
-		l.mu.Unlock()
-		if !protocol.HasBatches(version) {
-			l.reply(nil, protocol.ErrBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
-			return false
-		}
-		if len(elems) == 0 {
-			l.reply(nil, protocol.ErrBatch("the batch is empty"))
-			return false
-		}
-		msgs = make([]message, len(elems))
-		for i, raw := range elems {
-			if err := json.Unmarshal(raw, &msgs[i]); err != nil {
-				l.reply(nil, protocol.ErrNotJSONRPC(errors.New("not a JSON object")))
-				return false
-			}
-		}
 	}
 	for i := range msgs {
 		if err := l.checkMessage(&msgs[i], line); err != nil {
@@ -213,9 +180,61 @@ func (l *stdioLines) check(line []byte) bool {
 			return false
 		}
 	}
+	return l.handOver(msgs, line[0] == '[')
+}
+
+// decode decodes a line into its messages (one, or a batch's), answering
+// it if it is not one or a batch the protocol allows.
+func (l *stdioLines) decode(line []byte) ([]message, bool) {
+	if protocol.NestingDepth(line) > protocol.MaxNesting {
+		l.reply(usableID(line), protocol.ErrTooDeep(protocol.MaxNesting))
+		return nil, false
+	}
+	if line[0] != '[' {
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil {
+			l.reply(nil, notJSONOrNotObject(err))
+			return nil, false
+		}
+		return []message{m}, true
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(line, &elems); err != nil {
+		l.reply(nil, notJSONOrNotObject(err))
+		return nil, false
+	}
+	l.mu.Lock()
+	version := l.version
+	l.mu.Unlock()
+	if !protocol.HasBatches(version) {
+		l.reply(nil, protocol.ErrBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
+		return nil, false
+	}
+	if len(elems) == 0 {
+		l.reply(nil, protocol.ErrBatch("the batch is empty"))
+		return nil, false
+	}
+	msgs := make([]message, len(elems))
+	for i, raw := range elems {
+		if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+			l.reply(nil, protocol.ErrNotJSONRPC(errors.New("not a JSON object")))
+			return nil, false
+		}
+	}
+	return msgs, true
+}
+
+// handOver records the requests among msgs as handed over to the go-sdk,
+// or answers the line if one of them repeats an id of the batch or goes
+// past the calls in progress the connection may have.
+func (l *stdioLines) handOver(msgs []message, batch bool) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	calls := map[string]string{} // method by id key
+	type call struct {
+		method string
+		kind   kind
+	}
+	calls := map[string]call{} // by id key
 	var added [kindCount]int
 	for _, m := range msgs {
 		if !m.isCall() {
@@ -227,23 +246,23 @@ func (l *stdioLines) check(line []byte) bool {
 			l.reply(m.ID, protocol.ErrIDInUse(string(m.ID)))
 			return false
 		}
-		calls[key] = m.method
 		k := l.kindOf(&m)
 		if added[k]++; k != other && l.calls[k]+added[k] > l.maxCalls {
 			l.reply(m.ID, ErrTooManyCalls("this connection", k == write, l.maxCalls))
 			return false
 		}
-		l.kinds[key] = k
+		calls[key] = call{m.method, k}
 	}
-	for key, method := range calls {
-		l.inProgress[key] = method
-		if line[0] == '[' {
+	for key, c := range calls {
+		l.inProgress[key] = c.method
+		l.kinds[key] = c.kind
+		l.calls[c.kind]++
+		if batch {
 			l.batched[key] = true
 		}
-		if method != "subscriptions/listen" {
+		if c.method != "subscriptions/listen" {
 			l.unanswered++
 		}
-		l.calls[l.kinds[key]]++
 	}
 	return true
 }
