@@ -66,6 +66,9 @@ type Server struct {
 	opts  Options
 	pins  pins         // the protocol version each live session is pinned to
 	hide  redact.Rules // what error messages over HTTP leave out (paths.go)
+	// standing keeps the standing facts of the graph last searched
+	// (standing.go).
+	standing standingCache
 
 	// toolCalls counts tool calls running; stopCalls ends them.
 	toolCalls atomic.Int64
