@@ -56,6 +56,10 @@ type Options struct {
 	// runs it, and releases its vectors when it ends (the memory is
 	// closed); nil is word ranking only.
 	Meaning *meaning.Index
+	// Limiter bounds the reads running and the answer bytes held
+	// (bounds.go), shared by every Server of a process; nil: one of the
+	// default bounds for this Server alone.
+	Limiter *Limiter
 }
 
 // Server is the memory server: one store served to any number of MCP
@@ -69,6 +73,9 @@ type Server struct {
 	// standing keeps the standing facts of the graph last searched
 	// (standing.go).
 	standing standingCache
+
+	limiter *Limiter        // bounds.go
+	writes  map[string]bool // the names of the write tools
 
 	// toolCalls counts tool calls running; stopCalls ends them.
 	toolCalls atomic.Int64
@@ -87,7 +94,10 @@ func New(store graph.Store, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "mcp-server-memory"
 	}
-	s := &Server{store: store, opts: opts, hide: redact.Paths(opts.HidePaths...)}
+	if opts.Limiter == nil {
+		opts.Limiter = NewLimiter(Bounds{})
+	}
+	s := &Server{store: store, opts: opts, hide: redact.Paths(opts.HidePaths...), limiter: opts.Limiter, writes: map[string]bool{}}
 	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "Knowledge Graph Memory", Version: opts.Version}, &mcp.ServerOptions{
 		// No logging capability: the server never sends log messages.
@@ -158,10 +168,12 @@ func (s *Server) graphChanged(ctx context.Context) {
 
 // receive is the server's one receiving middleware: it pins each session
 // to its protocol (pins.go), counts tool calls and lets CancelToolCalls end
-// them, gives every error a JSON-RPC code (errors.go), sends no caching
-// hints where the session's protocol has none (cache.go), keeps file
-// paths out of what HTTP clients see (paths.go), and has tool results
-// written in one pass (wire.go).
+// them, bounds the reads running and the answers held (bounds.go), lists
+// to a read-only token only the tools it may call (access.go), gives
+// every error a JSON-RPC code (errors.go), sends no caching hints where
+// the session's protocol has none (cache.go), keeps file paths out of what
+// HTTP clients see (paths.go), and has tool results written in one pass
+// (wire.go).
 func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		version, decides := requestVersion(method, req)
@@ -169,30 +181,77 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, err
 		}
 		if method == "tools/call" {
-			s.toolCalls.Add(1)
-			defer s.toolCalls.Add(-1)
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithCancel(ctx)
-			defer cancel()
-			defer context.AfterFunc(s.stop, cancel)()
+			var done func()
+			ctx, done = s.startToolCall(ctx)
+			defer done()
+		}
+		if s.isRead(method, req) {
+			done, err := s.limiter.startRead(ctx)
+			if err != nil {
+				return nil, wireError(method, err)
+			}
+			defer done()
 		}
 		res, err := next(ctx, method, req)
-		if method == "initialize" && err == nil {
-			if ir, ok := res.(*mcp.InitializeResult); ok {
-				s.pins.pin(req.GetSession(), ir.ProtocolVersion)
-			}
-		}
-		if err != nil {
-			err = wireError(method, err)
-		}
-		if overHTTP(req) {
-			res, err = hide(s.hide, res, err)
-		}
-		if err != nil {
-			return res, err
-		}
-		return encodedOnce(ctx, withoutCacheHints(res, version)), nil
+		return s.finish(ctx, method, req, version, res, err)
 	}
+}
+
+// startToolCall counts a tool call as running until done, and lets
+// CancelToolCalls end it.
+func (s *Server) startToolCall(ctx context.Context) (context.Context, func()) {
+	s.toolCalls.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.stop, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		s.toolCalls.Add(-1)
+	}
+}
+
+// isRead reports whether req is a read of the memory: a read tool's call,
+// or resources/read.
+func (s *Server) isRead(method string, req mcp.Request) bool {
+	switch method {
+	case "resources/read":
+		return true
+	case "tools/call":
+		call, ok := req.(*mcp.CallToolRequest)
+		return ok && call.Params != nil && !s.writes[call.Params.Name]
+	}
+	return false
+}
+
+// IsWrite reports whether tool is one of the write tools, for a transport
+// that counts reads and writes apart.
+func (s *Server) IsWrite(tool string) bool { return s.writes[tool] }
+
+// finish makes what next returned the message the go-sdk sends.
+func (s *Server) finish(ctx context.Context, method string, req mcp.Request, version string, res mcp.Result, err error) (mcp.Result, error) {
+	if method == "initialize" && err == nil {
+		if ir, ok := res.(*mcp.InitializeResult); ok {
+			s.pins.pin(req.GetSession(), ir.ProtocolVersion)
+		}
+	}
+	if method == "tools/list" && err == nil && !mayWrite(req) {
+		res = readToolsOnly(res)
+	}
+	if err != nil {
+		err = wireError(method, err)
+	}
+	if overHTTP(req) {
+		res, err = hide(s.hide, res, err)
+	}
+	if err != nil {
+		return res, err
+	}
+	release := s.limiter.hold(resultSize(res))
+	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), release)
+	if !kept {
+		release()
+	}
+	return out, nil
 }
 
 func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {

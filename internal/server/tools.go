@@ -57,6 +57,7 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 	}
 	checkSchemaKeywords(t.Name, in)
 	write := t.Annotations == nil || !t.Annotations.ReadOnlyHint
+	s.writes[t.Name] = write
 	t.Meta = s.toolMeta()
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = s.withAnswerLimit(ctx, req)
@@ -341,11 +342,8 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 	found := g.SearchRankedFunc(a.Query, limit, keep)
 	ans := &answer.Answer{
 		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
-		Entities: make([]answer.View, len(found.Hits)), Relations: found.Relations,
+		Entities: answer.Hits(found.Hits), Relations: found.Relations,
 		Hint: ", or search for something narrower",
-	}
-	for i, h := range found.Hits {
-		ans.Entities[i] = answer.Hit(h)
 	}
 	if found.Exact == 0 && len(found.Hits) > 0 {
 		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}
