@@ -404,7 +404,7 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 		if ans, err = build(g); err != nil {
 			return
 		}
-		withStanding(g, ans, s.limit(ctx))
+		s.withStanding(g, ans, s.limit(ctx))
 		if p, err = ans.Page(s.limit(ctx), cursor); err != nil {
 			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}
