@@ -143,6 +143,8 @@ func New() *Graph {
 		id:     graphs.Add(1),
 		byName: make(map[string]*Entity),
 		relSet: newRelationSet(0),
+		idx:    lazyIndex[searchIndex, *searchIndex]{empty: newSearchIndex},
+		words:  lazyIndex[wordIndex, *wordIndex]{empty: newWordIndex},
 		out:    make(map[string][]*Relation),
 		in:     make(map[string][]*Relation),
 	}
