@@ -85,7 +85,7 @@ type Entity struct {
 	rev    uint64 // Revision
 	sid    uint32 // id in the search index; 0: not indexed
 	wid    uint32 // id in the word index; 0: not indexed
-	obsSet map[string]struct{}
+	obsSet obsTable // nil up to obsIndexThreshold observations
 	state  *derived
 }
 
@@ -304,8 +304,7 @@ const obsIndexThreshold = 32
 
 func (e *Entity) hasObservation(o string) bool {
 	if e.obsSet != nil {
-		_, ok := e.obsSet[o]
-		return ok
+		return e.obsSet.has(e.Observations, o)
 	}
 	return slices.Contains(e.Observations, o)
 }
@@ -324,12 +323,9 @@ func (e *Entity) addObservation(o string, t Time) bool {
 		e.ObservedAt = append(e.ObservedAt, t)
 	}
 	if e.obsSet != nil {
-		e.obsSet[o] = struct{}{}
+		e.obsSet = e.obsSet.added(e.Observations)
 	} else if len(e.Observations) > obsIndexThreshold {
-		e.obsSet = make(map[string]struct{}, len(e.Observations))
-		for _, x := range e.Observations {
-			e.obsSet[x] = struct{}{}
-		}
+		e.obsSet = newObsTable(e.Observations)
 	}
 	return true
 }
@@ -353,9 +349,8 @@ func (e *Entity) dropObservations(drop map[string]bool) {
 		e.ObservedAt = e.ObservedAt[:j]
 	}
 	if e.obsSet != nil {
-		for o := range drop {
-			delete(e.obsSet, o)
-		}
+		// The observations after a dropped one moved.
+		e.obsSet = newObsTable(e.Observations)
 	}
 }
 
