@@ -81,10 +81,10 @@ type Entity struct {
 	// index for index; a zero entry is unknown. ObservationTime reads it.
 	ObservedAt []Time `json:"-"`
 
-	seq    uint64 // creation order
-	rev    uint64 // Revision
-	sid    uint32 // id in the search index; 0: not indexed
-	wid    uint32 // id in the word index; 0: not indexed
+	seq    uint64   // creation order
+	rev    uint64   // Revision
+	sid    uint32   // id in the search index; 0: not indexed
+	wid    uint32   // id in the word index; 0: not indexed
 	obsSet obsTable // nil up to obsIndexThreshold observations
 	state  *derived
 }
