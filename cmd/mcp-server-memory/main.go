@@ -92,7 +92,8 @@ Environment:
                      the directory of this executable. Default: memory.jsonl
                      beside the executable.
   MEMORY_ANSWER_LIMIT  bytes of text one tool answer may hold (default
-                     60000, about 15-20k tokens); a bigger answer comes in
+                     60000, about 15-20k tokens; less for hosts that cut
+                     shorter, such as Claude Code); a bigger answer comes in
                      parts with a cursor. 0: no limit, as the reference.
   MEMORY_HTTP_TOKEN  with --http: clients must send Authorization: Bearer
                      <token> (at least 16 characters). Required unless the
@@ -166,6 +167,9 @@ type options struct {
 	tokens, memories              string // --tokens, --memories: named memories
 	memory                        string // --memory: the memory in the database
 	env                           memoryconfig.Config
+	// limiter bounds the reads running and the answers held, for every
+	// memory the process serves; serveStdio and serveHTTP make it from env.
+	limiter *server.Limiter
 }
 
 // defineFlags defines the server's flags in fs, which fill in the options
@@ -249,17 +253,23 @@ func buildIndexes(ctx context.Context, store graph.Store, logf func(string, ...a
 // serverOptions are the options of the MCP server of memory name ("" for
 // the one memory); hide are its files, which error messages leave out.
 func (o options) serverOptions(logger *log.Logger, name string, hide []string) server.Options {
-	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, Memory: name, HidePaths: hide}
+	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, AnswerLimitByHost: !o.env.AnswerLimitSet, Memory: name, HidePaths: hide, Limiter: o.limiter}
 }
 
 // serveStdio serves the one memory on stdin and stdout until the client
 // goes or ctx ends.
-func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) int {
+func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) (status int) {
+	o.limiter = newLimiter(o.env.Bounds)
 	m, status := o.open(ctx, logger)
 	if m == nil {
 		return status
 	}
-	defer m.Close()
+	defer func() {
+		// A clean exit whose last compaction failed says so by its status.
+		if err := m.Close(); err != nil && status == 0 {
+			status = 1
+		}
+	}()
 	defer buildIndexes(ctx, m.Store, logger.Printf)()
 	opts := o.serverOptions(logger, "", m.HidePaths)
 	opts.Meaning = openMeaning(o.env, m, nil, logger.Printf)
@@ -424,4 +434,9 @@ func isPseudoVersion(v string) bool {
 		}
 	}
 	return true
+}
+
+// newLimiter is the server's limiter for the bounds the environment set.
+func newLimiter(b memoryconfig.Bounds) *server.Limiter {
+	return server.NewLimiter(server.Bounds{Calls: b.Calls, Reads: b.Reads, AnswerBytes: int64(b.AnswerMB) << 20, ReadWait: b.ReadWait})
 }

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 )
@@ -205,9 +206,13 @@ func (c *context_) printJSON(v any) error {
 }
 
 // printf writes text for a terminal. Memory content may hold control
-// characters (an escape sequence in a name could reprogram the terminal), so
-// every control character but the line ends printf's callers write is
-// shown escaped, as Go quotes it: \t, \x1b.
+// characters (an escape sequence in a name could reprogram the terminal)
+// and invisible ones (a right-to-left override or a zero-width space makes
+// one name or client look like another), so every control character but
+// the line ends printf's callers write, and every format character
+// (Unicode's Cf: bidirectional controls, zero-width characters) and line or
+// paragraph separator, is shown escaped, as Go quotes it: \t, \x1b,
+// \u202e.
 func (c *context_) printf(format string, args ...any) {
 	io.WriteString(c.stdout, terminalSafe(fmt.Sprintf(format, args...)))
 }
@@ -227,7 +232,12 @@ func terminalSafe(s string) string {
 	return b.String()
 }
 
-func isControl(r rune) bool { return r != '\n' && (r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0) }
+func isControl(r rune) bool {
+	if r < 0x80 {
+		return r != '\n' && (r < 0x20 || r == 0x7f)
+	}
+	return r < 0xa0 || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
 
 var cmdHelp = &command{
 	name:    "help",

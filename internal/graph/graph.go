@@ -32,16 +32,19 @@
 //     observations once); the names and types of related entities and the
 //     relation types count half.
 //   - Entries of a log (a chat stored one entity per message, a journal):
-//     short entities named with a digit (msg-0042) also hold, at half
-//     weight, the observations of the entries of their type just before
-//     and after them in graph order, because a reply is about the message
-//     before it. Entities named by words (people, projects) are not
-//     entries. See isEntry.
+//     a run of at least three short entities of one type side by side,
+//     named alike but for their digits (msg-0042, msg-0043), each also
+//     holds, at half weight, the observations of the entries just before
+//     and after it, because a reply is about the message before it.
+//     Entities named by words (people, projects, "Acme offsite 2026") are
+//     not entries. See entries.go.
 //   - Names in the question: when the question names an entity (its whole
 //     name as a run of the question's words, as written or capitalised,
-//     "Nadia's" naming Nadia), it and the entities related to it score half
-//     as much again, so among the entities sharing words with the question
-//     those about who or what it names come first. See boostNamed.
+//     "Nadia's" naming Nadia; or the first word of a name of two
+//     capitalised words that no other such name begins with, "Alice"
+//     naming Alice Chen), it scores 2.25 times as much and the entities
+//     related to it 1.5 times, so the one asked about comes first and then
+//     what is tied to it. See names.go.
 //   - Questions about when ("When did…", "How long ago…", "когда", "いつ"):
 //     entities holding a date (a year, a day and month, 2026-03-14) score
 //     a fifth more. Dates are shown as stored; none is computed. See

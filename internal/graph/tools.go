@@ -272,12 +272,16 @@ func (g *Graph) DeleteObservations(in []ObservationDeletion) DeleteResult {
 		}
 		if g.log != nil {
 			var removed []string
-			for _, o := range e.Observations {
+			var times []Time // when each removed one was written, so an undo gives it back as it was
+			for i, o := range e.Observations {
 				if drop[o] {
 					removed = append(removed, o)
+					if e.ObservedAt != nil {
+						times = append(times, e.ObservationTime(i))
+					}
 				}
 			}
-			g.record(Change{Kind: ObservationsDeleted, Entity: Entity{Name: e.Name, Observations: removed, Updated: g.now}})
+			g.record(Change{Kind: ObservationsDeleted, Entity: Entity{Name: e.Name, Observations: removed, Updated: g.now, ObservedAt: times}})
 		}
 		e.dropObservations(drop)
 		e.Updated = g.now

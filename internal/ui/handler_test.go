@@ -35,7 +35,7 @@ type answer struct {
 	header http.Header
 }
 
-func call(t *testing.T, h http.Handler, method, target string, body string, headers ...string) answer {
+func call(t testing.TB, h http.Handler, method, target string, body string, headers ...string) answer {
 	t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
 	if method == http.MethodPost {
