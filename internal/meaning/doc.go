@@ -25,6 +25,13 @@
 //     the last only (graph.Entity.Revision). One Index per open memory;
 //     Release drops its vectors when the memory closes.
 //
+// Search (search.go) fuses the word ranking with similarity, each
+// weighed by what it knows, with a floor below which nothing counts as
+// found by meaning; Query (query.go) asks for a query's vector, at most
+// maxAsking at once, and refuses vectors of another length than the
+// model's. The Client follows no redirect away from the configured
+// origin and bounds the bytes it reads.
+//
 // A write never waits for the model: Changed only wakes Run. A query
 // whose vector does not come within QueryTimeout is answered by words.
 package meaning
