@@ -336,7 +336,7 @@ func readWhole(path, what string) ([]byte, fs.FileInfo, error) {
 		return fmt.Errorf("reading %s: %w", what, err)
 	}
 	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if absent(err) {
 		return nil, nil, nil
 	}
 	if err != nil {
