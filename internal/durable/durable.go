@@ -49,12 +49,9 @@ func Create(path string, perm fs.FileMode) (*Pending, error) {
 // compacting line tells from its temporary file whether a killed
 // compaction renamed it).
 func CreateKeeping(path string, perm fs.FileMode, keep []string) (*Pending, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
+	dir := filepath.Dir(path)
 	removeStaleTemps(path, keep)
-	tmp := filepath.Join(dir, base+"."+randomHex()+".tmp")
+	tmp := TempName(path)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return nil, fmt.Errorf("creating a temporary file beside %s: %w", path, err)
@@ -221,6 +218,16 @@ func CompleteLines(path string) (int64, error) {
 		end -= n
 	}
 	return 0, nil
+}
+
+// TempName returns a fresh name for a temporary file of the file at path,
+// beside it: <path>.<32 hex>.tmp, which IsTemp recognizes.
+func TempName(path string) string {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	return filepath.Join(dir, base+"."+randomHex()+".tmp")
 }
 
 func randomHex() string {

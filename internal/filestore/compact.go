@@ -1,6 +1,7 @@
 package filestore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -174,7 +175,8 @@ func (s *Store) retireLocked(temps []string) error {
 }
 
 // journalTemps returns the temporary files the journal's compacting lines
-// name: a compaction must keep them while the journal may need them.
+// name: a compaction must keep them while the journal may need them. It
+// decodes those lines only, not the records.
 func (s *Store) journalTemps() []string {
 	if !s.journal.exists() {
 		return nil
@@ -183,8 +185,14 @@ func (s *Store) journalTemps() []string {
 	if err != nil {
 		return nil
 	}
+	var lines []byte
+	for line := range bytes.Lines(data) {
+		if bytes.HasPrefix(line, []byte(`{"compacting":`)) && bytes.HasSuffix(line, []byte("\n")) {
+			lines = append(lines, line...)
+		}
+	}
 	var temps []string
-	for _, r := range parseJournal(data, 0, func(string, ...any) {}, s.journalPath()).records {
+	for _, r := range parseJournal(lines, 0, func(string, ...any) {}, s.journalPath()).records {
 		if r.intent != nil && r.intent.file != "" {
 			temps = append(temps, r.intent.file)
 		}

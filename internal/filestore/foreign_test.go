@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
@@ -170,5 +171,55 @@ func TestKilledCompactionThenAForeignEdit(t *testing.T) {
 				t.Errorf("after the next compaction the file holds %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// TestAKilledCompactionsTemporaryFileIsKeptWhileItsJournalIs: the
+// temporary file a compaction killed before its rename left says its file
+// never took the memory file's place. A later compaction that fails
+// keeps it, however old, so a foreign file that then replaces the memory
+// file still gets the journal's writes.
+func TestAKilledCompactionsTemporaryFileIsKeptWhileItsJournalIs(t *testing.T) {
+	defer func() { crashAt = func(string) error { return nil } }()
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	s := journalStore(path)
+	createEntity(t, s, "A")
+	crashAt = func(at string) error {
+		if at == "before rename" {
+			return errCrashHook
+		}
+		return nil
+	}
+	if err := s.Compact(context.Background()); !errors.Is(err, errCrashHook) {
+		t.Fatalf("the compaction was not killed: %v", err)
+	}
+	temps, _ := filepath.Glob(path + ".*.tmp")
+	if len(temps) != 1 {
+		t.Fatalf("temporary files %q after the kill, want one", temps)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(temps[0], old, old)
+	crashAt = func(at string) error {
+		if at == "before intent" {
+			return errors.New("a failure")
+		}
+		return nil
+	}
+	if err := journalStore(path).Compact(context.Background()); err == nil {
+		t.Fatal("the compaction did not fail")
+	}
+	crashAt = func(string) error { return nil }
+	if _, err := os.Stat(temps[0]); err != nil {
+		t.Fatalf("the killed compaction's temporary file is gone: %v", err)
+	}
+	replaceAsForeign(t, path, "Theirs")
+	if got := sortedNames(t, journalStore(path)); got != "[A Theirs]" {
+		t.Errorf("after the foreign file a reader sees %s, want [A Theirs]", got)
+	}
+	if err := journalStore(path).Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(path + ".*.tmp"); len(left) != 0 {
+		t.Errorf("temporary files %q left after the journal was folded in", left)
 	}
 }

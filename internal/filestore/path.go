@@ -211,14 +211,15 @@ func probeWritable(dir, base string, isFileDir bool) error {
 		}
 		return os.Remove(d)
 	}
-	p, err := durable.Create(filepath.Join(dir, base), 0o600)
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		return pe // what failed, without the temporary file's random name
-	} else if err != nil {
+	// Not durable.Create: a probe must not remove stale temporary files,
+	// which a journal may name.
+	name := durable.TempName(filepath.Join(dir, base))
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
 		return err
 	}
-	p.Cleanup()
-	return nil
+	f.Close()
+	return os.Remove(name)
 }
 
 // ServerDir returns the directory of the running executable, symlinks
