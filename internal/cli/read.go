@@ -32,15 +32,18 @@ recorded per day, deletions and undos included. --json gives them as "learned": 
 
 // Stats is what stats prints.
 type Stats struct {
-	File              string      `json:"file,omitempty"`   // a memory file
-	Bytes             *int64      `json:"bytes,omitempty"`  // the file's size
-	Memory            string      `json:"memory,omitempty"` // a memory in a database
-	Entities          int         `json:"entities"`
-	Observations      int         `json:"observations"`
-	Relations         int         `json:"relations"`
-	DanglingRelations int         `json:"danglingRelations"`
-	EntityTypes       []TypeCount `json:"entityTypes"`
-	RelationTypes     []TypeCount `json:"relationTypes"`
+	File  string `json:"file,omitempty"`  // a memory file
+	Bytes *int64 `json:"bytes,omitempty"` // the file's size
+	// Journal is the memory file's journal, when it holds writes the
+	// file does not yet (a server runs, or one was killed).
+	Journal           *JournalCount `json:"journal,omitempty"`
+	Memory            string        `json:"memory,omitempty"` // a memory in a database
+	Entities          int           `json:"entities"`
+	Observations      int           `json:"observations"`
+	Relations         int           `json:"relations"`
+	DanglingRelations int           `json:"danglingRelations"`
+	EntityTypes       []TypeCount   `json:"entityTypes"`
+	RelationTypes     []TypeCount   `json:"relationTypes"`
 	// Vectors counts search by meaning's vectors, when it is on.
 	Vectors *VectorCount `json:"vectors,omitempty"`
 	// Learned is what the memory's times say of when it learned its
@@ -53,6 +56,14 @@ type Stats struct {
 	// the last graph.RecentDays days (UTC), when the memory keeps a
 	// history (unless MEMORY_HISTORY_DAYS is 0).
 	Writes *WriteCount `json:"writes,omitempty"`
+}
+
+// JournalCount is what the journal beside a memory file holds that the
+// file does not yet.
+type JournalCount struct {
+	Path   string `json:"path"`
+	Writes int    `json:"writes"`
+	Bytes  int64  `json:"bytes"`
 }
 
 // WriteCount is how many writes the history recorded per day.
@@ -119,6 +130,11 @@ func runStats(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
+	if s.file != nil {
+		if writes, n := s.file.Journal(); writes > 0 {
+			st.Journal = &JournalCount{Path: s.file.Path() + ".journal", Writes: writes, Bytes: n}
+		}
+	}
 	if h, ok := s.Store.(history.Reader); ok && !c.config.History.Off() {
 		pd, err := history.RecentWrites(h, now, graph.RecentDays)
 		if err != nil {
@@ -137,7 +153,7 @@ func runStats(c *context_, args []string) error {
 		return c.printJSON(st)
 	}
 	if st.File != "" {
-		c.printf("Memory file     %s (%s)\n", st.File, size(*st.Bytes))
+		c.printf("Memory file     %s (%s)\n", st.File, fileSize(st))
 	} else {
 		c.printf("Memory          %s\n", st.Memory)
 	}
@@ -160,6 +176,19 @@ func runStats(c *context_, args []string) error {
 		printPerDay(c, "Writes          ", st.Writes.PerDay)
 	}
 	return nil
+}
+
+// fileSize is the memory file's size, and what its journal adds when it
+// holds writes the file does not yet.
+func fileSize(st Stats) string {
+	what := size(*st.Bytes)
+	if *st.Bytes == 0 && st.Journal != nil {
+		what = "not written yet"
+	}
+	if j := st.Journal; j != nil {
+		what += fmt.Sprintf("; %s not yet in it, in its journal (%s)", plural(j.Writes, "write", "writes"), size(j.Bytes))
+	}
+	return what
 }
 
 // printLearned says what the memory's times say of when it learned its
