@@ -98,3 +98,35 @@ func BenchmarkRead30DaysHeaders(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAppendBigRecord appends one 40 MB record (a mass deletion of
+// 100,000 entities) to an empty history, as a compaction moves it: the
+// check that it is a whole record (isRecordLine) beside the whole append.
+func BenchmarkAppendBigRecord(b *testing.B) {
+	now := time.Now()
+	r := Record{ID: NewID(now, ""), Time: now, Tool: "delete_entities"}
+	for i := range 100000 {
+		r.Changes = append(r.Changes, graph.Change{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: fmt.Sprintf("Entity %06d", i), EntityType: "person",
+			Observations: []string{"Prefers short answers with the code first", "Works on the billing service", "Moved to Oslo in 2024", "Speaks four languages, Norwegian among them"}}})
+	}
+	line := AppendLine(nil, &r)
+	b.Logf("record of %.1f MB", float64(len(line))/(1<<20))
+	b.Run("check", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		for b.Loop() {
+			if !isRecordLine(line) {
+				b.Fatal("not a record")
+			}
+		}
+	})
+	b.Run("append", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		path := filepath.Join(b.TempDir(), "m.jsonl"+Suffix)
+		for b.Loop() {
+			os.Remove(path)
+			if err := AppendLines(path, [][]byte{line}, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -98,3 +98,46 @@ func TestHistoryTrim(t *testing.T) {
 		t.Errorf("with no history kept: %d records, %v", len(recs), err)
 	}
 }
+
+// A record bigger than the bound, written when the table is trimmed, is
+// kept (the older rows go), and the log says the bound is exceeded.
+func TestHistoryTrimKeepsTheNewest(t *testing.T) {
+	url, name := pgtest.URL(t), pgtest.MemoryName(t)
+	lim := history.Limits{MaxAge: time.Hour, MaxBytes: 4000}
+	var mu sync.Mutex
+	var logged []string
+	s := pgtest.Open(t, url, name, pgstore.Options{History: &lim, Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+	}})
+	var names []string
+	for i := range 100 {
+		obs := "x"
+		if i == 99 {
+			// The 100th write, when the table is trimmed: a deletion of
+			// more than the bound.
+			if _, err := s.Update(ctx, func(g *graph.Graph) error { g.DeleteEntities(names); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		name := fmt.Sprint("e", i, strings.Repeat("y", 60))
+		names = append(names, name)
+		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t", Observations: []string{obs}}})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := s.History(history.Filter{})
+	if err != nil || len(recs) == 0 || recs[0].Tool != "" || len(recs[0].Changes) != 99 {
+		t.Fatalf("history after the trim: %d records, %v; want the mass deletion first", len(recs), err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(strings.Join(logged, "\n"), "over its bound of") {
+		t.Errorf("logged %q", logged)
+	}
+}

@@ -372,16 +372,22 @@ func (s *Store) queueHistory(ctx context.Context, b *pgx.Batch, rev int64, chang
 		text := history.AppendChanges(nil, changes)
 		b.Queue("INSERT INTO memory_history (memory_id, id, time, tool, client, changes, size) VALUES ($1, $2, $3, $4, $5, $6, $7)",
 			memory, id, now.UTC().Truncate(time.Second), author.Tool, author.Client, string(text), len(text))
+		if int64(len(text)) > lim.MaxBytes {
+			s.db.opts.Logf("memory %q: %v", s.name, &history.OverBoundError{Size: int64(len(text)), Bound: lim.MaxBytes})
+		}
 	}
 	if trim {
 		if lim.Off() {
 			b.Queue("DELETE FROM memory_history WHERE memory_id = $1", memory)
 		} else {
 			b.Queue("DELETE FROM memory_history WHERE memory_id = $1 AND time < $2", memory, time.Now().Add(-lim.MaxAge))
-			// Past MaxBytes, the oldest rows go until 90 % of it is left.
-			b.Queue(`WITH t AS (SELECT id, sum(size) OVER (ORDER BY id DESC) AS total FROM memory_history WHERE memory_id = $1)
+			// Past MaxBytes, the oldest rows go until 90 % of it is left;
+			// never the newest, whatever its size (a mass deletion stays
+			// undoable).
+			b.Queue(`WITH t AS (SELECT id, sum(size) OVER (ORDER BY id DESC) AS total, row_number() OVER (ORDER BY id DESC) AS n
+					FROM memory_history WHERE memory_id = $1)
 				DELETE FROM memory_history h USING t
-				WHERE h.memory_id = $1 AND h.id = t.id AND t.total > $3 AND (SELECT max(total) FROM t) > $2`,
+				WHERE h.memory_id = $1 AND h.id = t.id AND t.total > $3 AND t.n > 1 AND (SELECT max(total) FROM t) > $2`,
 				memory, lim.MaxBytes, lim.MaxBytes*9/10)
 		}
 	}
