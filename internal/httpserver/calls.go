@@ -77,6 +77,8 @@ func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, m
 			reads++
 		}
 	}
+	// No client sets the scope: it is the transport's (server.ScopeHeader).
+	r.Header.Del(server.ScopeHeader)
 	if rt.callCaps == nil || reads+writes == 0 {
 		return ended
 	}
@@ -87,7 +89,17 @@ func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, m
 		writeRPCStatus(w, http.StatusTooManyRequests, msgs.firstID, rpcCodeUnavailable, refusal)
 		return nil
 	}
+	// The answers of its reads stay counted as held until it is written.
+	var closeScope func()
+	if reads > 0 && rt.limiter != nil {
+		scope := rt.limiter.OpenScope()
+		r.Header.Set(server.ScopeHeader, scope)
+		closeScope = func() { rt.limiter.CloseScope(scope) }
+	}
 	return func() {
+		if closeScope != nil {
+			closeScope()
+		}
 		inProgress()
 		ended()
 	}
