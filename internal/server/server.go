@@ -72,6 +72,9 @@ type Server struct {
 	opts  Options
 	pins  protocol.Pins // the protocol version each live session is pinned to
 	hide  redact.Rules  // what error messages over HTTP leave out (paths.go)
+	// standing keeps the standing facts of the graph last searched
+	// (standing.go).
+	standing standingCache
 
 	limiter *Limiter        // bounds.go
 	writes  map[string]bool // the names of the write tools

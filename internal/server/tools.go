@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -293,7 +294,7 @@ func (s *Server) addSearchNodes() {
 	addTool(s, &mcp.Tool{
 		Name:        "search_nodes",
 		Title:       "Search Nodes",
-		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit." + timeSentence,
+		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit. A word ending in * matches the words that begin with it (auth* finds auth, author, authentication)." + timeSentence,
 		InputSchema: object(withTimeArgs(map[string]*jsonschema.Schema{
 			"query":  str("The search query to match against entity names, types, and observation content"),
 			"limit":  limitArg,
@@ -373,16 +374,17 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 	if limit <= 0 {
 		limit = graph.DefaultSearchLimit
 	}
-	var keep func(*graph.Entity) bool
+	found := g.SearchRankedIn(a.Query, limit, w)
+	rels := found.RelevantRelations()
 	if !w.IsZero() {
-		keep = w.Keeps
+		rels = slices.DeleteFunc(rels, func(r *graph.Relation) bool { return !w.Contains(r.Created) })
 	}
-	found := g.SearchRankedFunc(a.Query, limit, keep)
 	ans := &answer.Answer{
 		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
-		Entities: answer.Hits(found.Hits), Relations: found.Relations,
-		Hint: ", or search for something narrower",
+		Entities: answer.Hits(found.Hits),
+		Hint:     ", or search for something narrower",
 	}
+	ans.Relations, ans.OmittedRelations = answer.SearchRelations(rels, len(found.Hits))
 	if found.Exact == 0 && len(found.Hits) > 0 {
 		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}
 	}
@@ -402,7 +404,7 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 		if ans, err = build(g); err != nil {
 			return
 		}
-		withStanding(g, ans, s.limit(ctx))
+		s.withStanding(g, ans, s.limit(ctx))
 		if p, err = ans.Page(s.limit(ctx), cursor); err != nil {
 			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}
