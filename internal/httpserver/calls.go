@@ -77,8 +77,6 @@ func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, m
 			reads++
 		}
 	}
-	// No client sets the scope: it is the transport's (server.ScopeHeader).
-	r.Header.Del(server.ScopeHeader)
 	if rt.callCaps == nil || reads+writes == 0 {
 		return ended
 	}

@@ -82,6 +82,8 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt.requests.Add(1)
 	defer rt.requests.Add(-1)
 	w = newDeadlineWriter(w, rt.writeTimeout)
+	// No client sets the scope: it is the transport's (startCalls).
+	r.Header.Del(server.ScopeHeader)
 	var msgs peeked
 	if r.Method == http.MethodPost {
 		var ok bool
