@@ -95,6 +95,11 @@ Environment:
                      60000, about 15-20k tokens; less for hosts that cut
                      shorter, such as Claude Code); a bigger answer comes in
                      parts with a cursor. 0: no limit, as the reference.
+  MEMORY_MAX_CALLS, MEMORY_MAX_READS, MEMORY_MAX_ANSWER_MB  tool calls in
+                     progress per connection or token (64 reads, 64
+                     writes), reads running at once (one per core), MB of
+                     answers held (256); past them a call is refused
+                     (docs/bounds.md).
   MEMORY_HTTP_TOKEN  with --http: clients must send Authorization: Bearer
                      <token> (at least 16 characters). Required unless the
                      address is loopback; enforced whenever set.

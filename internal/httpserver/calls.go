@@ -87,7 +87,17 @@ func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, m
 		writeRPCStatus(w, http.StatusTooManyRequests, msgs.firstID, rpcCodeUnavailable, refusal)
 		return nil
 	}
+	// The answers of its reads stay counted as held until it is written.
+	var closeScope func()
+	if reads > 0 && rt.limiter != nil {
+		scope := rt.limiter.OpenScope()
+		r.Header.Set(server.ScopeHeader, scope)
+		closeScope = func() { rt.limiter.CloseScope(scope) }
+	}
 	return func() {
+		if closeScope != nil {
+			closeScope()
+		}
 		inProgress()
 		ended()
 	}

@@ -410,6 +410,7 @@ func (s *Server) newEndpoint(mem *server.Server) *endpoint {
 		streamCaps:   s.streamCaps,
 		callCaps:     s.callCaps,
 		isWrite:      mem.IsWrite,
+		limiter:      mem.Limiter(),
 		live:         ep.liveSession,
 	}
 	ep.readOnly = auth.RequireBearerToken(readOnlyInfo, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(ep.router)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/kgmemory/mcp-server-memory/internal/protocol"
+	"github.com/kgmemory/mcp-server-memory/internal/server"
 )
 
 const (
@@ -66,6 +67,9 @@ type generationRouter struct {
 	// isWrite tells apart; nil: no cap.
 	callCaps *callLimits
 	isWrite  func(tool string) bool
+	// limiter holds the answers of a request's reads until it has been
+	// written (server.Limiter.OpenScope); nil: not held past the go-sdk.
+	limiter *server.Limiter
 	// live returns the protocol version of a live 2025 session, and
 	// whether the session exists.
 	live func(id string) (version string, ok bool)
@@ -78,6 +82,8 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt.requests.Add(1)
 	defer rt.requests.Add(-1)
 	w = newDeadlineWriter(w, rt.writeTimeout)
+	// No client sets the scope: it is the transport's (startCalls).
+	r.Header.Del(server.ScopeHeader)
 	var msgs peeked
 	if r.Method == http.MethodPost {
 		var ok bool

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -26,8 +27,8 @@ import (
 //     maxWaiting, then is refused; writes take no place, so a write never
 //     waits behind reads here;
 //   - bytes of answers held at once, in the whole process: a read answer is
-//     counted from when it is built until it is written (stdio) or handed
-//     to the go-sdk (HTTP, where the calls per token bound the rest). A
+//     counted from when it is built until it is written (stdio), or until
+//     the HTTP request that carried it ends (ScopeHeader). A
 //     read starts only while the answers held are under the bound, and
 //     waits like a read for a place otherwise; so the bound is exceeded by
 //     at most the answers of the reads running.
@@ -89,11 +90,56 @@ type Limiter struct {
 	running int           // reads running
 	waiting int           // reads waiting for a place or for room
 	held    int64         // bytes of answers held
+	// scopes are the HTTP requests open (OpenScope), by id, with the
+	// releases of the answers they hold.
+	scopes    map[string][]func()
+	nextScope uint64
 }
 
 // NewLimiter returns a Limiter of bounds (zero values: the defaults).
 func NewLimiter(bounds Bounds) *Limiter {
-	return &Limiter{bounds: bounds.withDefaults(), changed: make(chan struct{})}
+	return &Limiter{bounds: bounds.withDefaults(), changed: make(chan struct{}), scopes: map[string][]func(){}}
+}
+
+// ScopeHeader is the request header under which the HTTP transport names
+// the scope (OpenScope) of a request it hands to the go-sdk. The transport
+// sets it itself, over whatever a client sent; the go-sdk hands the
+// request's header to the tool calls as RequestExtra.Header.
+const ScopeHeader = "X-Memory-Answer-Scope"
+
+// OpenScope opens a scope for an HTTP request: the answers of the calls it
+// carries stay counted as held until CloseScope, when the transport has
+// written them. It returns the scope's id.
+func (l *Limiter) OpenScope() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.nextScope++
+	id := strconv.FormatUint(l.nextScope, 10)
+	l.scopes[id] = nil
+	return id
+}
+
+// CloseScope lets go of the answers of scope id.
+func (l *Limiter) CloseScope(id string) {
+	l.mu.Lock()
+	releases := l.scopes[id]
+	delete(l.scopes, id)
+	l.mu.Unlock()
+	for _, release := range releases {
+		release()
+	}
+}
+
+// keepUntilClosed leaves release to the scope id, and reports whether the
+// scope is open; the caller runs release otherwise.
+func (l *Limiter) keepUntilClosed(id string, release func()) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	releases, open := l.scopes[id]
+	if open {
+		l.scopes[id] = append(releases, release)
+	}
+	return open
 }
 
 // Bounds returns the limiter's bounds, defaults filled in.

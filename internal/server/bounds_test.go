@@ -145,3 +145,23 @@ func TestLimiterQueueFull(t *testing.T) {
 	l.waiting = 0
 	l.mu.Unlock()
 }
+
+// An HTTP request's answers stay held until its scope closes; a release
+// left to a scope already closed is the caller's to run.
+func TestLimiterScopes(t *testing.T) {
+	l := NewLimiter(Bounds{AnswerBytes: 100})
+	id := l.OpenScope()
+	if !l.keepUntilClosed(id, l.hold(150)) {
+		t.Fatal("open scope refused the answer")
+	}
+	if l.held != 150 {
+		t.Errorf("held %d, want 150", l.held)
+	}
+	l.CloseScope(id)
+	if l.held != 0 {
+		t.Errorf("held %d after the scope closed", l.held)
+	}
+	if l.keepUntilClosed(id, func() {}) || l.keepUntilClosed("nope", func() {}) {
+		t.Error("a closed or unknown scope kept a release")
+	}
+}

@@ -225,6 +225,21 @@ func (s *Server) isRead(method string, req mcp.Request) bool {
 	return false
 }
 
+// heldByRequest leaves release to the HTTP request that carries req, when
+// it has a scope open (ScopeHeader), and reports whether it did.
+func (s *Server) heldByRequest(req mcp.Request, release func()) bool {
+	extra := req.GetExtra()
+	if extra == nil || extra.Header == nil {
+		return false
+	}
+	id := extra.Header.Get(ScopeHeader)
+	return id != "" && s.limiter.keepUntilClosed(id, release)
+}
+
+// Limiter returns the server's limiter, for a transport that holds answers
+// until it has written them (OpenScope).
+func (s *Server) Limiter() *Limiter { return s.limiter }
+
 // IsWrite reports whether tool is one of the write tools, for a transport
 // that counts reads and writes apart.
 func (s *Server) IsWrite(tool string) bool { return s.writes[tool] }
@@ -251,7 +266,7 @@ func (s *Server) finish(ctx context.Context, method string, req mcp.Request, ver
 	size := resultSize(res)
 	release := s.limiter.hold(size)
 	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), size, release)
-	if !kept {
+	if !kept && !s.heldByRequest(req, release) {
 		release()
 	}
 	return out, nil
