@@ -333,13 +333,19 @@ func TestDeepLineKeepsStdioServing(t *testing.T) {
 
 func waitUpdate(t *testing.T, updates <-chan string) {
 	t.Helper()
+	waitUpdateOf(t, updates, "memory://knowledge-graph")
+}
+
+// waitUpdateOf is waitUpdate for the resource uri.
+func waitUpdateOf(t *testing.T, updates <-chan string, uri string) {
+	t.Helper()
 	select {
 	case u := <-updates:
-		if u != "memory://knowledge-graph" {
-			t.Errorf("update for %q", u)
+		if u != uri {
+			t.Errorf("update for %q, want %q", u, uri)
 		}
-	case <-time.After(5 * time.Second):
-		t.Error("no notifications/resources/updated after a change")
+	case <-time.After(10 * time.Second):
+		t.Errorf("no notifications/resources/updated of %s after a change", uri)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -51,14 +50,7 @@ func TestStandingPreferencesInEveryGeneration(t *testing.T) {
 				{"name": "default_user", "entityType": "person", "observations": []string{"Standing instruction: always format code with syntax highlighting", "Lives in Leeds"}},
 				{"name": "Acme", "entityType": "organization", "observations": []string{"Makes anvils"}},
 			}})
-			select {
-			case uri := <-updates:
-				if uri != "memory://standing-preferences" {
-					t.Errorf("update of %s", uri)
-				}
-			case <-time.After(10 * time.Second):
-				t.Error("no update of memory://standing-preferences after a write")
-			}
+			waitUpdateOf(t, updates, "memory://standing-preferences")
 			if got := standingItem("Acme"); got == "" {
 				t.Fatal("no standing item for a query that shares no word with the instruction")
 			}
