@@ -209,8 +209,10 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 		}
 		var rec Record
 		var derr error
-		if f.Headers && f.Entity == "" && !f.DeletesEntity {
+		match := f
+		if f.headerOnly(len(line)) {
 			rec, derr = decodeHeader(line)
+			match.DeletesEntity = false // the line names the op: enough
 		} else {
 			rec, derr = Decode(line)
 		}
@@ -218,7 +220,7 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 			skipped++
 			continue
 		}
-		if f.Match(&rec) {
+		if match.Match(&rec) {
 			if f.Headers {
 				rec.Changes = nil
 			}
