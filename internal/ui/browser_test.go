@@ -23,6 +23,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
@@ -396,13 +397,27 @@ const showcaseMemory = `{"type":"entity","name":"Alice","entityType":"person","o
 
 // TestScreenshot takes the picture the README shows
 // (docs/see-your-memory.png, copied from readme.png in the test's
-// artifacts): an entity's page with its neighbourhood at depth 2, in
+// artifacts): an entity's page with a fact learned just now, its history
+// open and its neighbourhood at depth 2, in
 // English, Japanese and Russian.
 func TestScreenshot(t *testing.T) {
 	ctx := browser(t)
-	srv, _ := serve(t, showcaseMemory)
+	srv, path := serve(t, showcaseMemory)
+	// Facts an assistant learned lately, with their times, in the history.
+	other := filestore.Open(path, filestore.Options{Logf: t.Logf})
+	defer other.Close()
+	actx := history.WithAuthor(context.Background(), history.Author{Tool: "add_observations", Client: "Claude Desktop"})
+	if _, err := other.Update(actx, graph.Timed(time.Now, func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{"Started a pottery class on Thursdays"}}})
+		return err
+	})); err != nil {
+		t.Fatal(err)
+	}
 	do(t, ctx, "open Alice", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"#e=Alice"))
 	waitFor(t, ctx, "Alice", `document.querySelector("#ename").textContent === "Alice" && document.querySelectorAll("#pic .node").length === 7`)
+	waitFor(t, ctx, "when the new fact was learned", `document.querySelector("#obs li:last-child time")?.textContent === "just now"`)
+	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
+	waitFor(t, ctx, "the history", textHas("#ehistory li", "add_observations (Claude Desktop) · + 1 observation on Alice"))
 	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
 	waitFor(t, ctx, "depth 2", `document.querySelectorAll("#pic .node").length === 9`)
 	do(t, ctx, "search", typeInto("#q", "東京")...)
