@@ -11,8 +11,8 @@ import (
 )
 
 // The JSON-RPC errors this server sends, and how an error gets its code.
-// Everything that decides a code is in this file; errors_test.go checks
-// every mapping.
+// Everything that decides a code is in this file; TestErrorCodes in
+// server_test.go checks the mappings.
 
 // wireError gives err a JSON-RPC code. An error that carries one (a
 // *jsonrpc.Error anywhere in its chain, as the go-sdk's own errors do) keeps
