@@ -167,7 +167,13 @@ func TestToolsInEveryGeneration(t *testing.T) {
 // in the background until the session closes.
 func subscribe(t *testing.T, cs *mcp.ClientSession, version string, acks <-chan struct{}) {
 	t.Helper()
-	params := &mcp.SubscribeParams{URI: "memory://knowledge-graph"}
+	subscribeTo(t, cs, version, acks, "memory://knowledge-graph")
+}
+
+// subscribeTo is subscribe for the resource uri.
+func subscribeTo(t *testing.T, cs *mcp.ClientSession, version string, acks <-chan struct{}, uri string) {
+	t.Helper()
+	params := &mcp.SubscribeParams{URI: uri}
 	if version < "2026-07-28" {
 		if err := cs.Subscribe(context.Background(), params); err != nil {
 			t.Fatal(err)

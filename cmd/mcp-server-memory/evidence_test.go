@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A question about the second of two people holding hundreds of facts
@@ -42,5 +44,51 @@ func TestSearchShowsEvidenceFirstThroughTheBinary(t *testing.T) {
 	}
 	if !strings.Contains(text, `"omittedObservations": 2`) || !strings.Contains(text, "open_nodes") {
 		t.Errorf("no count of what was left out, or no pointer to open_nodes:\n%.2000s", text)
+	}
+}
+
+// The observations shown are chosen across the hits: through the binary,
+// the person the question names shows nineteen of her twenty matching
+// facts, the other person, whose three hundred facts match one word, only
+// his best one, each with the rest counted.
+func TestSearchChoosesEvidenceAcrossHitsThroughTheBinary(t *testing.T) {
+	var lines []string
+	for _, who := range []string{"Bo", "Ann"} {
+		var obs []string
+		for i := range map[string]int{"Ann": 20, "Bo": 300}[who] {
+			if who == "Ann" {
+				obs = append(obs, fmt.Sprintf("Ann repaired the garden shed, visit %d", i))
+			} else {
+				obs = append(obs, fmt.Sprintf("Bo watered the garden on day %d", i))
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"type": "entity", "name": who, "entityType": "person", "observations": obs})
+		lines = append(lines, string(b))
+	}
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{"2025-11-25", "2025-06-18"} {
+		p := startServer(t, file, version, nil)
+		res := p.call(context.Background(), t, "search_nodes", map[string]any{"query": "What did Ann do to the garden shed?"})
+		text := toolText(res)
+		if res.IsError {
+			t.Fatalf("tool error: %s", text)
+		}
+		var got struct {
+			Entities []struct {
+				Name                string   `json:"name"`
+				Observations        []string `json:"observations"`
+				OmittedObservations int      `json:"omittedObservations"`
+			} `json:"entities"`
+		}
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil {
+			t.Fatalf("%s: %v\n%.2000s", version, err, text)
+		}
+		if len(got.Entities) != 2 || got.Entities[0].Name != "Ann" || len(got.Entities[0].Observations) != 19 || got.Entities[0].OmittedObservations != 1 ||
+			got.Entities[1].Name != "Bo" || len(got.Entities[1].Observations) != 1 || got.Entities[1].OmittedObservations != 299 {
+			t.Errorf("%s: want Ann with 19 shown and 1 omitted, then Bo with 1 and 299:\n%.3000s", version, text)
+		}
 	}
 }

@@ -70,9 +70,11 @@ func memoryFlagProblem(cfg memoryconfig.Config, name, tokens string) string {
 // or the one memory, at /mcp and its page at /, behind the token of
 // MEMORY_HTTP_TOKEN or --http-token-file (none on a loopback address). Both
 // are one httpserver.Server; only what it serves differs.
-func serveHTTP(ctx context.Context, logger *log.Logger, o options) int {
+func serveHTTP(ctx context.Context, logger *log.Logger, o options) (status int) {
+	o.limiter = newLimiter(o.env.Bounds)
 	cfg := httpserver.Config{Addr: o.addr, AllowedHosts: hostList(o.allowedHosts), MaxBodyBytes: o.maxBody, Logf: logger.Printf}
 	o.limits.apply(&cfg)
+	cfg.MaxCallsPerToken = o.limiter.Bounds().Calls
 	var s served
 	if o.tokens != "" {
 		s = o.namedMemories(ctx, logger, &cfg)
@@ -80,7 +82,11 @@ func serveHTTP(ctx context.Context, logger *log.Logger, o options) int {
 		s = o.oneMemory(ctx, logger, &cfg)
 	}
 	if s.close != nil {
-		defer s.close()
+		defer func() {
+			if err := s.close(); err != nil && status == 0 {
+				status = 1
+			}
+		}()
 	}
 	if s.status != 0 {
 		return s.status
@@ -116,8 +122,8 @@ func serveHTTP(ctx context.Context, logger *log.Logger, o options) int {
 type served struct {
 	one      *server.Server // the one memory; nil for named memories
 	announce func(addr net.Addr) string
-	close    func()
-	status   int // the exit status when it could not be set up; 0 when it was
+	close    func() error // an error: the exit status is 1
+	status   int          // the exit status when it could not be set up; 0 when it was
 }
 
 // oneMemory opens the one memory, and sets its token and page in cfg.
@@ -184,7 +190,7 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 		hm.Exists = m.Exists
 		return hm, nil
 	}
-	return served{close: memories.Close, announce: func(addr net.Addr) string {
+	return served{close: func() error { memories.Close(); return nil }, announce: func(addr net.Addr) string {
 		return fmt.Sprintf("serving named memories over MCP Streamable HTTP at http://%s/mcp/NAME (the memory %q at /mcp), memory NAME's page at http://%s/page/NAME/ (open /page/NAME/?token=TOKEN once); %d tokens from %s (SIGHUP reads it again); %s",
 			addr, access.DefaultMemory, addr, tokens.Len(), o.tokens, memories.Where)
 	}}

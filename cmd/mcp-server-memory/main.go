@@ -97,7 +97,8 @@ Environment:
                      the directory of this executable. Default: memory.jsonl
                      beside the executable.
   MEMORY_ANSWER_LIMIT  bytes of text one tool answer may hold (default
-                     60000, about 15-20k tokens); a bigger answer comes in
+                     60000, about 15-20k tokens; less for hosts that cut
+                     shorter, such as Claude Code); a bigger answer comes in
                      parts with a cursor. 0: no limit, as the reference.
   MEMORY_HTTP_TOKEN  with --http: clients must send Authorization: Bearer
                      <token> (at least 16 characters). Required unless the
@@ -108,6 +109,12 @@ Environment:
                      then not used; --memory NAME picks the memory (default
                      "default", the one /mcp serves with --tokens). Every
                      command but check works on it too.
+  MEMORY_MAX_CALLS   tool calls in progress per stdio connection or HTTP
+                     token, reads and writes each (default 64); past it,
+                     refused at once
+  MEMORY_MAX_READS   reads running at once (default: one per core, at
+                     least 2); the others wait up to 30 s
+  MEMORY_MAX_ANSWER_MB  megabytes of answers held at once (default 256)
   MEMORY_HISTORY_DAYS  days the history of writes keeps (default 90; 0:
                      no history, and what there is is removed)
   MEMORY_HISTORY_MAX_MB  megabytes the history may take (default 50); past
@@ -117,7 +124,7 @@ Environment:
   MEMORY_EMBEDDINGS_MODEL  the embedding model (required with the URL)
   MEMORY_EMBEDDINGS_API_KEY, MEMORY_EMBEDDINGS_API_KEY_FILE
                      the API's key, or a file holding it (optional)
-  See docs/history.md and docs/embeddings.md.
+  See docs/bounds.md, docs/history.md and docs/embeddings.md.
 
 Several copies of this server (one per client, or stdio and --http) can share
 one memory file: every write takes <file>.lock. The published Node reference
@@ -181,6 +188,9 @@ type options struct {
 	tokens, memories              string // --tokens, --memories: named memories
 	memory                        string // --memory: the memory in the database
 	env                           memoryconfig.Config
+	// limiter bounds the reads running and the answers held, for every
+	// memory the process serves; serveStdio and serveHTTP make it from env.
+	limiter *server.Limiter
 }
 
 // defineFlags defines the server's flags in fs, which fill in the options
@@ -240,17 +250,23 @@ func (o options) open(ctx context.Context, logger *log.Logger) (*memoryconfig.Me
 // serverOptions are the options of the MCP server of memory name ("" for
 // the one memory); hide are its files, which error messages leave out.
 func (o options) serverOptions(logger *log.Logger, name string, hide []string) server.Options {
-	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, Memory: name, HidePaths: hide}
+	return server.Options{Version: strings.Fields(version())[0], Logf: logger.Printf, WatchInterval: o.env.WatchInterval, AnswerLimit: o.env.AnswerLimit, AnswerLimitByHost: !o.env.AnswerLimitSet, Memory: name, HidePaths: hide, Limiter: o.limiter}
 }
 
 // serveStdio serves the one memory on stdin and stdout until the client
 // goes or ctx ends.
-func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) int {
+func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.ReadCloser, stdout io.WriteCloser) (status int) {
+	o.limiter = newLimiter(o.env.Bounds)
 	m, status := o.open(ctx, logger)
 	if m == nil {
 		return status
 	}
-	defer m.Close()
+	defer func() {
+		// A clean exit whose last compaction failed says so by its status.
+		if err := m.Close(); err != nil && status == 0 {
+			status = 1
+		}
+	}()
 	opts := o.serverOptions(logger, "", m.HidePaths)
 	opts.Meaning = openMeaning(o.env, m, nil, logger.Printf)
 	o.logMeaning(logger, opts.Meaning != nil)
@@ -414,4 +430,9 @@ func isPseudoVersion(v string) bool {
 		}
 	}
 	return true
+}
+
+// newLimiter is the server's limiter for the bounds the environment set.
+func newLimiter(b memoryconfig.Bounds) *server.Limiter {
+	return server.NewLimiter(server.Bounds{Calls: b.Calls, Reads: b.Reads, AnswerBytes: int64(b.AnswerMB) << 20, ReadWait: b.ReadWait})
 }

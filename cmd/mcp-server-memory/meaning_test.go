@@ -369,3 +369,31 @@ func TestMeaningHearsAnotherServerBinary(t *testing.T) {
 	createPeople(t, a, person("Alice", "person", "spends weekends on photography"))
 	waitMeaning(t, b, "hobby", "Alice")
 }
+
+// TestMeaningEndpointDownNote: with the endpoint not answering at all,
+// a search says so, naming it and what happened, rather than "not ready
+// yet", and still answers by words: on a memory whose texts lack vectors,
+// and for a query on a memory without texts then.
+func TestMeaningEndpointDownNote(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	os.WriteFile(file, []byte(`{"type":"entity","name":"Alice","entityType":"person","observations":["spends weekends on photography"]}`+"\n"), 0o600)
+	cs, _ := connectStdio(t, serverCmd(file, "MEMORY_EMBEDDINGS_URL=http://127.0.0.1:9/v1", "MEMORY_EMBEDDINGS_MODEL=m"))
+	want := "Search by meaning is unavailable: the embeddings endpoint at http://127.0.0.1:9/v1 does not answer: "
+	waitFor(t, "the note that the endpoint does not answer", func() bool {
+		text := search(t, cs, "photography")
+		if !strings.Contains(text, want) {
+			return false
+		}
+		if !strings.Contains(text, "connection refused") || !strings.Contains(text, "(0 of 1 texts embedded)") || !strings.Contains(text, `"Alice"`) {
+			t.Fatalf("the note: %s; want why, the count, and the answer by words", text)
+		}
+		return true
+	})
+	cs.Close()
+
+	cs, _ = connectStdio(t, serverCmd(filepath.Join(t.TempDir(), "memory.jsonl"), "MEMORY_EMBEDDINGS_URL=http://127.0.0.1:9/v1", "MEMORY_EMBEDDINGS_MODEL=m"))
+	want = unavailable + ": the embeddings endpoint at http://127.0.0.1:9/v1 does not answer: "
+	if text := search(t, cs, "photography"); !strings.Contains(text, want) || !strings.Contains(text, "connection refused") {
+		t.Errorf("a query with the endpoint down: %s; want %q and why", text, want)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ import (
 //	                               own directory (the default memory file's
 //	                               home) is the script's to arrange
 //	readonly DIR                   make DIR unwritable, for root too
+//	newest-change VAR              set $VAR to the id of the first record in
+//	                               the stdout of the last "history --json",
+//	                               and $VAR_TIME to its time
 //
 // Conditions: [root] is true when the tests run as root; [unwritable] when
 // readonly can work here.
@@ -53,6 +57,7 @@ func TestScripts(t *testing.T) {
 			"status":         cmdStatus,
 			"install-server": cmdInstallServer,
 			"readonly":       cmdReadonly,
+			"newest-change":  cmdNewestChange,
 		},
 	})
 }
@@ -97,6 +102,24 @@ func cmdInstallServer(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	_, err = io.Copy(out, src)
 	ts.Check(errors.Join(err, out.Close()))
+}
+
+// cmdNewestChange sets an environment variable to the newest change's id,
+// read from the stdout of "history --json" (newest first).
+func cmdNewestChange(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: newest-change VAR")
+	}
+	var recs []struct {
+		ID   string `json:"id"`
+		Time string `json:"time"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile("stdout")), &recs))
+	if len(recs) == 0 {
+		ts.Fatalf("newest-change: the history is empty")
+	}
+	ts.Setenv(args[0], recs[0].ID)
+	ts.Setenv(args[0]+"_TIME", recs[0].Time)
 }
 
 // cmdReadonly makes a directory unwritable. Root ignores permissions, so as

@@ -29,11 +29,12 @@ func embeddingsEnv(url, model string) []string {
 }
 
 // The server's words (internal/server, internal/meaning's wiring): the
-// note of a search answered by words while vectors are missing, the note
+// note of a search answered by words while vectors are missing (not
+// ready yet, or the endpoint not answering: waited for alike), the note
 // of one whose query got no vector, and the log line of search by meaning
 // turned on.
 var (
-	notReady      = regexp.MustCompile(`Search by meaning is not ready yet \((\d+) of (\d+) texts embedded\)`)
+	notReady      = regexp.MustCompile(`Search by meaning is (?:not ready yet|unavailable: .*) \((\d+) of (\d+) texts embedded\)`)
 	byWordsOnly   = "Search by meaning is unavailable for this query"
 	meaningLogged = "search by meaning: model "
 )

@@ -42,7 +42,7 @@ func judge(q question, res *mcp.CallToolResult) outcome {
 	}
 	o.Returned = len(names)
 	o.Rank = rankOf(names, q.Entity)
-	o.Evidence = evidenceWithin(text, q.Observation, evidenceWindow)
+	o.Evidence = evidenceWithin(text, q.Observation, evidenceWindowFor(q, text))
 	return o
 }
 

@@ -81,6 +81,17 @@ func runExport(c *context_, args []string) error {
 		return err
 	}
 	defer s.close()
+	if s.file != nil {
+		// Fold the journal in first: the memory file is then the whole
+		// memory, so an edited export renamed over it is a plain
+		// replacement, which no journaled write undoes.
+		ctx, stop := interruptible()
+		err := s.file.Compact(ctx)
+		stop()
+		if err != nil {
+			c.logf("the journal could not be folded into %s first (%v); the export holds the whole memory all the same", s.where, err)
+		}
+	}
 	var out io.Writer = c.stdout
 	var f *os.File
 	if *output != "" {

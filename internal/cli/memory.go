@@ -36,9 +36,9 @@ func (c *context_) open(quiet bool) (*memory, error) {
 		return nil, err
 	}
 	if m.File != nil {
-		return &memory{Store: m.Store, file: m.File, where: m.File.Path(), close: m.Close, vectors: m.Vectors}, nil
+		return &memory{Store: m.Store, file: m.File, where: m.File.Path(), close: func() { m.Close() }, vectors: m.Vectors}, nil
 	}
-	return &memory{Store: m.Store, where: m.Where, close: m.Close, vectors: m.Vectors}, nil
+	return &memory{Store: m.Store, where: m.Where, close: func() { m.Close() }, vectors: m.Vectors}, nil
 }
 
 // store opens the memory file, for the commands that work on memory files

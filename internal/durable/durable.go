@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -40,11 +41,19 @@ type Pending struct {
 // Create starts replacing the file at path with a new one of mode perm. The
 // directory must exist.
 func Create(path string, perm fs.FileMode) (*Pending, error) {
+	return CreateKeeping(path, perm, nil)
+}
+
+// CreateKeeping is Create, but the stale temporary files whose base names
+// keep holds stay: a caller's record still names them (the journal's
+// compacting line tells from its temporary file whether a killed
+// compaction renamed it).
+func CreateKeeping(path string, perm fs.FileMode, keep []string) (*Pending, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	RemoveStaleTemps(path)
+	removeStaleTemps(path, keep)
 	tmp := filepath.Join(dir, base+"."+randomHex()+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
@@ -231,7 +240,9 @@ func IsTemp(name, base string) bool {
 
 // RemoveStaleTemps deletes the temporary files of the file at path that a
 // killed writer left behind more than StaleTempAge ago.
-func RemoveStaleTemps(path string) {
+func RemoveStaleTemps(path string) { removeStaleTemps(path, nil) }
+
+func removeStaleTemps(path string, keep []string) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -241,7 +252,7 @@ func RemoveStaleTemps(path string) {
 		return
 	}
 	for _, e := range entries {
-		if !IsTemp(e.Name(), base) {
+		if !IsTemp(e.Name(), base) || slices.Contains(keep, e.Name()) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > StaleTempAge {

@@ -194,3 +194,26 @@ func TestMode(t *testing.T) {
 		t.Fatal("the memory file's mode is not followed")
 	}
 }
+
+func TestCreateKeepingKeepsTheNamedTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.jsonl")
+	named := path + ".0123456789abcdef0123456789abcdef.tmp"
+	stale := path + ".fedcba9876543210fedcba9876543210.tmp"
+	long := time.Now().Add(-2 * StaleTempAge)
+	for _, f := range []string{named, stale} {
+		os.WriteFile(f, nil, 0o600)
+		os.Chtimes(f, long, long)
+	}
+	p, err := CreateKeeping(path, 0o600, []string{filepath.Base(named)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Cleanup()
+	if _, err := os.Stat(named); err != nil {
+		t.Error("a temporary file the caller keeps was removed")
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale temporary file was kept")
+	}
+}

@@ -134,7 +134,7 @@ func randomWrite(r *rand.Rand, g *graph.Graph, m *model) {
 	}
 }
 
-var errCrash = errors.New("simulated crash")
+var errCrash = errCrashHook
 
 // compactKilled runs a compaction of s killed at one of its stages,
 // chosen by r, and returns an error other than the kill.
@@ -208,7 +208,7 @@ func TestJournalModel(t *testing.T) {
 				}
 				stores[slices.Index(stores, s)] = journalStore(path)
 			case what < 90: // a process killed mid-append: a torn line
-				if j, err := s.statJournal(); err == nil && j.exists {
+				if j, err := s.statJournal(); err == nil && j.exists() {
 					f, err := os.OpenFile(path+journalSuffix, os.O_WRONLY|os.O_APPEND, 0)
 					if err != nil {
 						t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kgmemory/mcp-server-memory/internal/durable"
 )
 
 // DefaultFileName is the memory file used when MEMORY_FILE_PATH is unset.
@@ -209,13 +211,14 @@ func probeWritable(dir, base string, isFileDir bool) error {
 		}
 		return os.Remove(d)
 	}
-	name := tempName(dir, base)
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	p, err := durable.Create(filepath.Join(dir, base), 0o600)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe // what failed, without the temporary file's random name
+	} else if err != nil {
 		return err
 	}
-	f.Close()
-	return os.Remove(name)
+	p.Cleanup()
+	return nil
 }
 
 // ServerDir returns the directory of the running executable, symlinks

@@ -5,6 +5,8 @@ package filestore
 import (
 	"io/fs"
 	"os"
+	"os/user"
+	"strconv"
 	"syscall"
 )
 
@@ -18,11 +20,26 @@ func fileID(fi fs.FileInfo) uint64 {
 	return 0
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+// ownerOf names the user who owns the file at path ("" when it is this
+// process's user, or unknown).
+func ownerOf(path string) string {
+	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return ""
 	}
-	defer d.Close()
-	return d.Sync()
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Getuid() {
+		return ""
+	}
+	return userName(strconv.FormatUint(uint64(st.Uid), 10))
+}
+
+func currentUser() string { return userName(strconv.Itoa(os.Getuid())) }
+
+// userName is the login name of the user of uid, else "uid N".
+func userName(uid string) string {
+	if u, err := user.LookupId(uid); err == nil {
+		return u.Username
+	}
+	return "uid " + uid
 }

@@ -1,11 +1,9 @@
 package filestore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log"
 	"os"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // Options tune a Store. The zero value gives the defaults
@@ -59,48 +56,77 @@ type Store struct {
 	writeMu sync.Mutex // one writer of this process at a time
 
 	mu         sync.RWMutex // guards the fields below
-	g          *graph.Graph
-	unreadable [][]byte // lines kept verbatim, written back after the relations
-	stamp      stamp    // the file g was read from or saved as
-	sum        fileSum  // that file's content, once sumOK
-	sumOK      bool
-	raw        []byte // that file's bytes, until sum is taken
-	journal    journalStamp
-	records    int // records in the journal
-	// mustCompact: the journal does not apply to the memory file as its
-	// base (a compaction was cut short, or another program replaced the
-	// file), so the next write compacts rather than appends.
-	mustCompact bool
-	loaded      bool       // false: g must be read from the file first
-	saved       watchStamp // the files as this Store last wrote them
+	g          *graph.Graph // nil: g must be read from the file first
+	unreadable [][]byte     // lines kept verbatim, written back after the relations
+	stamp      stamp        // the file g was read from or saved as
+	sum        *fileSum     // that file's content, once taken
+	raw        []byte       // that file's bytes, until sum is taken
+	journal    journalStamp // the journal as g holds it, and what it means
+	saved      watchStamp   // the files as this Store last wrote them
 	// foreign counts the reads that changed g after the first:
 	// another process's writes reaching this Store, which its Watches
 	// report.
 	foreign  uint64
 	readOnce bool
-	dirty    bool // this Store appended records not yet compacted
-	// historyFailed: writing the history failed and the log said so; it
-	// says so again only after the history worked again.
-	historyFailed bool
-	lastID        string // the newest record id this Store has seen
+	lastID   string // the newest record id this Store has seen
+	// The failures the log reports once per outage.
+	historyOutage, compactOutage outage
 
 	bgMu    sync.Mutex // guards the fields below
 	timer   *time.Timer
 	closed  bool
+	stopBg  context.CancelFunc // cancels background compactions at Close
+	bgCtx   context.Context
 	running sync.WaitGroup // background compactions
 }
 
+// journalState is what the journal beside the memory file means for the
+// file g was read from (docs/design.md §5, "Crashes").
+type journalState uint8
+
+const (
+	// noJournal: the memory file alone is the memory.
+	noJournal journalState = iota
+	// overBase: the journal was begun on the file g was read from (its
+	// header names it): every record applies, and writes append.
+	overBase
+	// compacting: the journal's last compacting line names a file that
+	// was never renamed into place (a compaction killed before its
+	// rename; its temporary file is still there): every record applies,
+	// to the journal's base or to a foreign file, and the next write
+	// compacts.
+	compacting
+	// compacted: the journal's last compacting line names the file g was
+	// read from, so the records before it are in the file and only those
+	// after it apply; the next write compacts. With none after it the
+	// journal is retired: about to be removed, nothing may be appended.
+	compacted
+	// foreignFile: another program replaced the memory file (the
+	// reference, a person, a restore). When a compaction of ours had
+	// renamed its file into place first, the foreign file replaced that
+	// one and wins: only the records after that compaction's line apply.
+	// Otherwise every record applies again, as idempotent steps. The next
+	// write compacts.
+	foreignFile
+)
+
+// appends reports whether a write may append to a journal in state j.
+func (j journalState) appends() bool { return j == noJournal || j == overBase }
+
 // journalStamp is what a Store has read of the journal.
 type journalStamp struct {
-	exists bool
-	id     uint64
-	size   int64 // the size when last read
-	end    int64 // bytes of complete lines applied
-	// retired: the journal ends with the intent of a compaction whose
-	// file g was read from, and is about to be removed; nothing in it
-	// applies, and nothing may be appended to it.
-	retired bool
+	state   journalState
+	id      uint64
+	size    int64 // the size when last read
+	end     int64 // bytes of complete lines applied
+	records int   // records applied
 }
+
+func (j journalStamp) exists() bool { return j.state != noJournal }
+
+// retired: the journal ends with the compacting line of the file g was
+// read from; nothing in it applies.
+func (j journalStamp) retired() bool { return j.state == compacted && j.records == 0 }
 
 // watchStamp tells whether the memory changed: the memory file or the
 // journal.
@@ -123,6 +149,19 @@ func stampOf(fi fs.FileInfo) stamp {
 	return stamp{exists: true, size: fi.Size(), mtime: fi.ModTime(), id: fileID(fi)}
 }
 
+// outage is a failure the log reports once: when it starts, not again
+// until it has ended (ok) and started again.
+type outage struct{ told bool }
+
+func (o *outage) fail(logf func(string, ...any), format string, args ...any) {
+	if !o.told {
+		logf(format, args...)
+	}
+	o.told = true
+}
+
+func (o *outage) ok() { o.told = false }
+
 // Open returns the Store for the memory file at path. It reads nothing yet; a
 // missing file is an empty graph and is created on the first write.
 func Open(path string, opts Options) *Store {
@@ -138,7 +177,9 @@ func Open(path string, opts Options) *Store {
 	if opts.History == nil {
 		opts.History = &history.Default
 	}
-	return &Store{path: path, opts: opts}
+	s := &Store{path: path, opts: opts}
+	s.bgCtx, s.stopBg = context.WithCancel(context.Background())
+	return s
 }
 
 func (s *Store) journalPath() string { return s.path + journalSuffix }
@@ -146,22 +187,22 @@ func (s *Store) journalPath() string { return s.path + journalSuffix }
 // HistoryPath returns the history file's path: beside the memory file.
 func (s *Store) HistoryPath() string { return s.path + history.Suffix }
 
-// statJournal returns the journal's identity and size, exists false when
-// there is none.
+// statJournal returns the journal's identity and size; its state is
+// overBase when it exists (what it means takes reading it).
 func (s *Store) statJournal() (journalStamp, error) {
 	fi, err := os.Stat(s.journalPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return journalStamp{}, nil
 	}
 	if err != nil {
-		return journalStamp{}, fmt.Errorf("reading the journal: %w", err)
+		return journalStamp{}, s.journalError("reading", err)
 	}
-	return journalStamp{exists: true, id: fileID(fi), size: fi.Size()}, nil
+	return journalStamp{state: overBase, id: fileID(fi), size: fi.Size()}, nil
 }
 
 // current reports whether g holds what the files hold.
 func (s *Store) current(st stamp, j journalStamp) bool {
-	return s.loaded && s.stamp == st && s.journal.exists == j.exists &&
+	return s.g != nil && s.stamp == st && s.journal.exists() == j.exists() &&
 		s.journal.id == j.id && s.journal.size == j.size
 }
 
@@ -234,8 +275,9 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 // updateLocked is Update with the lock held and the graph read again. A
 // write's record goes to the journal whatever follows: its sync is the
 // write's acknowledgement, and compaction moves it to the history. A write
-// the record does not wholly describe (Rewrite), and every write of a
-// Store without Options.Journal, then saves the whole file at once.
+// the record does not wholly describe (Rewrite), every write of a Store
+// without Options.Journal, and every write while the journal does not
+// take appends, then saves the whole file at once.
 func (s *Store) updateLocked(lock *Lock, author history.Author, fn func(*graph.Graph) error) (changed bool, err error) {
 	s.g.TrackChanges()
 	before := s.g.Version()
@@ -253,22 +295,28 @@ func (s *Store) updateLocked(lock *Lock, author history.Author, fn func(*graph.G
 		}
 		rec := history.Record{ID: history.NewID(now, s.lastID), Time: now.UTC().Truncate(time.Second), Tool: author.Tool, Client: author.Client, Changes: changes}
 		if err := s.appendLocked(lock, &rec); err != nil {
-			s.loaded = false
+			s.g = nil
 			return false, s.explain(err)
 		}
-		if complete && s.opts.Journal && !s.mustCompact && !s.journal.retired {
-			s.armCompaction(s.journal.end > max(minCompactBytes, s.stamp.size/4) || s.records >= maxJournalRecords)
+		if complete && s.opts.Journal && prev.state.appends() {
+			s.armCompaction(s.journal.end > max(minCompactBytes, s.stamp.size/4) || s.journal.records >= maxJournalRecords)
 			return true, nil
 		}
 	}
-	if err := s.compactLocked(lock); err != nil {
+	// A write whose record holds it all survives another program
+	// replacing the file meanwhile: its record applies to the new file.
+	compact := s.compactLocked
+	if complete && len(changes) > 0 {
+		compact = s.compactFreshLocked
+	}
+	if err := compact(lock); err != nil {
 		if len(changes) > 0 {
 			// The write failed: its record must not stay to be applied.
 			s.takeBackLocked(prev)
 		}
 		// The graph in memory is ahead of the file; read the file again next
 		// time rather than serve what was never saved.
-		s.loaded = false
+		s.g = nil
 		return false, s.explain(err)
 	}
 	return true, nil
@@ -312,673 +360,11 @@ func (s *Store) explain(err error) error {
 	return err
 }
 
-// refreshLocked reads the file if it changed since it was last read,
-// and counts in foreign a read that changed g.
-func (s *Store) refreshLocked() error {
-	g, version := s.g, uint64(0)
-	if g != nil {
-		version = g.Version()
-	}
-	err := s.readChangesLocked()
-	if s.readOnce && (s.g != g || s.g.Version() != version) {
-		s.foreign++
-	}
-	s.readOnce = s.readOnce || err == nil
-	return err
-}
-
-// readChangesLocked is refreshLocked without the count.
-func (s *Store) readChangesLocked() error {
-	st, err := s.statFile()
-	if err != nil {
-		return err
-	}
-	j, err := s.statJournal()
-	if err != nil {
-		return err
-	}
-	if s.current(st, j) {
-		return nil
-	}
-	// Another process compacted the journal we had applied (and may have
-	// begun a new one since).
-	if s.loaded && s.stamp != st && s.journal.exists && !s.mustCompact {
-		ok, err := s.adoptCompactedLocked(st)
-		if err != nil {
-			return err
-		}
-		if ok {
-			// The journal was looked at before the file: the compaction
-			// may have retired it since.
-			if j, err = s.statJournal(); err != nil {
-				return err
-			}
-			if s.current(st, j) {
-				return nil
-			}
-		}
-	}
-	// The compaction we adopted removed its journal: nothing changed.
-	if s.loaded && s.stamp == st && !j.exists && s.journal.retired {
-		s.journal = journalStamp{}
-		return nil
-	}
-	// Only the journal grew, or appeared: apply what was appended since.
-	if s.loaded && s.stamp == st && j.exists && !s.mustCompact &&
-		(!s.journal.exists || j.id == s.journal.id && j.size >= s.journal.end) {
-		if ok, err := s.catchUpLocked(); ok || err != nil {
-			return err
-		}
-	}
-	return s.loadLocked()
-}
-
-// adoptCompactedLocked takes the memory file at stamp st as the one g was
-// read from when it holds exactly what g would be saved as: another
-// process compacted the journal that g already holds. Comparing costs a
-// pass over the file, where reading it again would cost a parse and a new
-// graph. It reports false when the file holds anything else.
-func (s *Store) adoptCompactedLocked(st stamp) (bool, error) {
-	data, got, err := readMemoryFile(s.path)
-	if err != nil || got != st {
-		return false, err
-	}
-	cmp := &comparingWriter{want: data}
-	sw := newSummingWriter(cmp)
-	if err := jsonl.Write(sw, s.g, s.unreadable); err != nil || !cmp.equal() {
-		return false, nil
-	}
-	s.stamp, s.sum, s.sumOK, s.raw = st, sw.sum(), true, nil
-	s.journal, s.records = journalStamp{}, 0
-	return true, nil
-}
-
-// comparingWriter tells whether what is written to it is want.
-type comparingWriter struct {
-	want     []byte
-	off      int
-	mismatch bool
-}
-
-func (c *comparingWriter) Write(p []byte) (int, error) {
-	if !c.mismatch && (c.off+len(p) > len(c.want) || !bytes.Equal(c.want[c.off:c.off+len(p)], p)) {
-		c.mismatch = true
-	}
-	c.off += len(p)
-	return len(p), nil
-}
-
-func (c *comparingWriter) equal() bool { return !c.mismatch && c.off == len(c.want) }
-
-// catchUpLocked applies the journal's lines after those already applied.
-// It reports false when the journal is not the one g was read with after
-// all, and the whole memory must be read again.
-func (s *Store) catchUpLocked() (bool, error) {
-	f, err := os.Open(s.journalPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("reading the journal: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, fmt.Errorf("reading the journal: %w", err)
-	}
-	fresh := !s.journal.exists
-	if fresh {
-		s.journal = journalStamp{exists: true, id: fileID(fi)}
-	}
-	if fileID(fi) != s.journal.id || fi.Size() < s.journal.end {
-		return false, nil
-	}
-	data := make([]byte, fi.Size()-s.journal.end)
-	if _, err := f.ReadAt(data, s.journal.end); err != nil && err != io.EOF {
-		return false, fmt.Errorf("reading the journal: %w", err)
-	}
-	p := parseJournal(data, s.journal.end, s.opts.Logf, s.journalPath())
-	if fresh && retiredInto(p, s.fileSum()) {
-		s.journal.size, s.journal.end, s.journal.retired = fi.Size(), p.end, true
-		return true, nil
-	}
-	if fresh && (p.base == nil || *p.base != s.fileSum()) {
-		// Not a journal begun on the file we hold: read it all the
-		// careful way.
-		s.journal = journalStamp{}
-		return false, nil
-	}
-	for _, r := range p.records {
-		if r.record != nil {
-			s.g.Apply(r.record.Changes)
-			s.lastID = max(s.lastID, r.record.ID)
-			s.records++
-			// Compact at exit what another process may never compact.
-			s.dirty = s.dirty || s.opts.Journal
-		}
-	}
-	s.journal.size, s.journal.end = fi.Size(), p.end
-	return true, nil
-}
-
-// retiredInto reports whether the journal p was compacted into the file
-// of sum: its last line is the intent naming that file.
-func retiredInto(p parsedJournal, sum fileSum) bool {
-	n := len(p.records)
-	return n > 0 && p.records[n-1].intent != nil && *p.records[n-1].intent == sum
-}
-
-// loadAttempts bounds how often a load starts again because a compaction
-// replaced the memory file while it read: each attempt that fails saw a
-// compaction finish, and compactions are seconds apart.
-const loadAttempts = 10
-
-// loadLocked reads the memory file and then the journal, and applies the
-// journal's records (docs/design.md §5, "Reading"). Readers take no lock, so
-// a compaction may replace the file and retire the journal between the two
-// reads; a load that sees the file change under it starts again.
-func (s *Store) loadLocked() error {
-	for attempt := 1; ; attempt++ {
-		settled, err := s.loadOnce(attempt == loadAttempts)
-		if err != nil || settled {
-			return err
-		}
-	}
-}
-
-func (s *Store) loadOnce(last bool) (settled bool, err error) {
-	data, st, err := readMemoryFile(s.path)
-	if err != nil {
-		return false, err
-	}
-	jdata, j, err := readJournal(s.journalPath())
-	if err != nil {
-		return false, err
-	}
-	if now, err := s.statFile(); err != nil {
-		return false, err
-	} else if now != st && !last {
-		return false, nil
-	}
-	// Decode keeps references into data (strings, cached lines): data is
-	// never reused or modified.
-	file := jsonl.Decode(data)
-	for _, p := range file.Problems {
-		s.opts.Logf("%s: line %d: %s", s.path, p.Line, p.Reason)
-	}
-	s.g, s.unreadable, s.stamp, s.loaded = file.Graph, file.Unreadable, st, true
-	// The sum costs a pass over the file: take it only when a journal
-	// needs it. The graph keeps data alive anyway (its strings point into
-	// it).
-	s.sum, s.sumOK, s.raw = fileSum{}, false, data
-	s.journal, s.records, s.mustCompact = j, 0, false
-	if !j.exists {
-		return true, nil
-	}
-	p := parseJournal(jdata, 0, s.opts.Logf, s.journalPath())
-	s.journal.end = p.end
-	sum := s.fileSum()
-	// The records to apply: those after the last compaction that wrote
-	// this very file, else all of them on the file they were written
-	// against, else (another program replaced the file) all of them again,
-	// as idempotent steps.
-	from, foreign := 0, true
-	for i := len(p.records) - 1; i >= 0; i-- {
-		if in := p.records[i].intent; in != nil && *in == sum {
-			from, foreign = i+1, false
-			s.mustCompact = true
-			s.journal.retired = from == len(p.records)
-			break
-		}
-	}
-	if foreign && p.base != nil && *p.base == sum {
-		foreign = false
-	}
-	if foreign && len(p.records) > 0 {
-		s.mustCompact = true
-	}
-	for _, r := range p.records {
-		if r.record != nil {
-			s.lastID = max(s.lastID, r.record.ID)
-		}
-	}
-	skipped, applied := 0, 0
-	for _, r := range p.records[from:] {
-		if r.record != nil {
-			skipped += s.g.Apply(r.record.Changes)
-			applied++
-		}
-	}
-	s.records = applied
-	if foreign && applied > 0 {
-		s.opts.Logf("%s was replaced by another program while the journal %s held %d writes not yet in it: applying them again (%d could not apply)",
-			s.path, s.journalPath(), applied, skipped)
-	}
-	if applied > 0 && s.opts.Journal {
-		// Left by a process that ended without compacting, or still
-		// another's: compact when idle, and at exit.
-		s.dirty = true
-		s.armCompaction(false)
-	}
-	return true, nil
-}
-
-// readMemoryFile returns the memory file's content and the stamp of the
-// file read (empty when there is none).
-func readMemoryFile(path string) ([]byte, stamp, error) {
-	data, fi, err := readWhole(path, "the memory file")
-	if fi == nil {
-		return nil, stamp{}, err
-	}
-	return data, stampOf(fi), nil
-}
-
-func readJournal(path string) ([]byte, journalStamp, error) {
-	data, fi, err := readWhole(path, "the journal")
-	if fi == nil {
-		return nil, journalStamp{}, err
-	}
-	return data, journalStamp{exists: true, id: fileID(fi), size: int64(len(data))}, nil
-}
-
-// readWhole reads the file at path, what it is named in errors, and
-// returns its content and the FileInfo of the file read: nil, with no
-// error, when there is none. The FileInfo is the open file's, not the
-// name's: a save by another process may rename a new file over the name
-// while we read.
-func readWhole(path, what string) ([]byte, fs.FileInfo, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", what, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", what, err)
-	}
-	data, err := readAll(f, fi.Size())
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", what, err)
-	}
-	return data, fi, nil
-}
-
-// readAll reads f to its end, sized for the size it had.
-func readAll(f *os.File, size int64) ([]byte, error) {
-	data := make([]byte, 0, size+1)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
-}
-
-// appendLocked acknowledges a write: it appends the write's record to the
-// journal (with the header first when the journal is new) and syncs it.
-func (s *Store) appendLocked(lock *Lock, rec *history.Record) error {
-	if err := lock.Check(); err != nil {
-		return err
-	}
-	var buf []byte
-	if s.journal.end == 0 {
-		buf = appendHeader(buf, s.fileSum())
-	}
-	buf = history.AppendLine(buf, rec)
-	s.lastID = rec.ID
-	end, id, err := s.writeJournalLocked(buf)
-	if err != nil {
-		return fmt.Errorf("appending to the journal %s: %w", s.journalPath(), err)
-	}
-	s.journal = journalStamp{exists: true, id: id, size: end, end: end}
-	s.records++
-	s.dirty = true
-	s.saved = watchStamp{file: s.stamp, jexists: true, jid: id, jsize: end}
-	return nil
-}
-
-// takeBackLocked cuts the journal back to what it was (prev) before a
-// write whose save then failed appended its record, so that the record of
-// a write reported as failed is never applied.
-func (s *Store) takeBackLocked(prev journalStamp) {
-	var err error
-	if prev.exists {
-		err = os.Truncate(s.journalPath(), prev.end)
-	} else {
-		err = os.Remove(s.journalPath())
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		s.opts.Logf("taking back the record of a failed write from the journal %s: %v", s.journalPath(), err)
-	}
-}
-
-// writeJournalLocked writes buf at the end of the journal's complete lines,
-// cutting off a torn line a killed writer left, and syncs it.
-func (s *Store) writeJournalLocked(buf []byte) (end int64, id uint64, err error) {
-	mode := fs.FileMode(0o600)
-	if fi, err := os.Stat(s.path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	f, err := os.OpenFile(s.journalPath(), os.O_WRONLY|os.O_CREATE, mode)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, 0, err
-	}
-	created := !s.journal.exists
-	if created {
-		// A new journal follows a compaction: clear what killed savers
-		// left, as a save does.
-		dir, base := filepath.Split(s.path)
-		if dir == "" {
-			dir = "."
-		}
-		removeStaleTemps(dir, base)
-	}
-	if fi.Size() != s.journal.end {
-		if err := f.Truncate(s.journal.end); err != nil {
-			return 0, 0, err
-		}
-	}
-	if _, err := f.WriteAt(buf, s.journal.end); err != nil {
-		f.Truncate(s.journal.end) // no reader may take an unacknowledged write as landed
-		return 0, 0, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Truncate(s.journal.end)
-		return 0, 0, err
-	}
-	if created {
-		// The journal's name must survive a crash as well as its content.
-		if err := syncDir(filepath.Dir(s.path)); err != nil {
-			return 0, 0, err
-		}
-	}
-	return s.journal.end + int64(len(buf)), fileID(fi), f.Close()
-}
-
-// compactLocked writes the whole graph to the memory file and retires the
-// journal. Before it renames the new file into place it appends a
-// compacting line naming that file, so that a reader after a crash between
-// the rename and the journal's removal knows the journal is already in the
-// file.
-func (s *Store) compactLocked(lock *Lock) error {
-	var sw *summingWriter
-	write := func(w io.Writer) error {
-		sw = newSummingWriter(w)
-		return jsonl.Write(sw, s.g, s.unreadable)
-	}
-	beforeRename := func() error {
-		if err := crashAt("before intent"); err != nil {
-			return err
-		}
-		if s.journal.exists && s.journal.end > 0 {
-			if _, _, err := s.writeJournalLocked(appendIntent(nil, sw.sum(), time.Now())); err != nil {
-				return fmt.Errorf("appending to the journal %s: %w", s.journalPath(), err)
-			}
-		}
-		if err := crashAt("before rename"); err != nil {
-			return err
-		}
-		return lock.Check()
-	}
-	if err := writeFileAtomic(s.path, write, beforeRename); err != nil {
-		return fmt.Errorf("saving %s: %w", s.path, err)
-	}
-	if err := crashAt("before the history"); err != nil {
-		return err
-	}
-	s.keepHistoryLocked()
-	if err := crashAt("before retiring the journal"); err != nil {
-		return err
-	}
-	if s.journal.exists {
-		// Losing this removal to a crash is harmless: the compacting line
-		// says the journal is in the file.
-		if err := os.Remove(s.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.opts.Logf("removing the compacted journal %s: %v", s.journalPath(), err)
-		}
-	}
-	st, err := s.statFile()
-	if err != nil {
-		return err
-	}
-	s.stamp, s.sum, s.sumOK, s.raw = st, sw.sum(), true, nil
-	s.journal, s.records, s.mustCompact, s.dirty = journalStamp{}, 0, false, false
-	s.saved = watchStamp{file: st}
-	return nil
-}
-
-// keepHistoryLocked moves the journal's records to the history file
-// (AppendFile skips those a move cut short already wrote) and bounds the
-// history. A history that cannot be written loses records, never a write:
-// the log says so once.
-func (s *Store) keepHistoryLocked() {
-	lim := *s.opts.History
-	var lines [][]byte
-	if s.journal.exists && !lim.Off() {
-		data, _, err := readJournal(s.journalPath())
-		if err != nil {
-			s.historyFailure(err)
-			return
-		}
-		// The record lines are the history's own: copied, not decoded.
-		for raw := range bytes.Lines(data) {
-			if raw[len(raw)-1] != '\n' || bytes.HasPrefix(raw, []byte(`{"journal":`)) || bytes.HasPrefix(raw, []byte(`{"compacting":`)) {
-				continue
-			}
-			if line, ok := history.LineOf(raw); ok {
-				lines = append(lines, line)
-			}
-		}
-	}
-	err := history.AppendLines(s.HistoryPath(), lines, s.fileMode())
-	if err == nil {
-		_, err = history.Trim(s.HistoryPath(), lim, time.Now())
-	}
-	if err != nil {
-		s.historyFailure(err)
-		return
-	}
-	s.historyFailed = false
-}
-
-func (s *Store) historyFailure(err error) {
-	if !s.historyFailed {
-		s.opts.Logf("the history %s could not be written (the memory was saved; until this is fixed its history misses writes): %v", s.HistoryPath(), err)
-	}
-	s.historyFailed = true
-}
-
-// fileMode is the memory file's mode, which the files beside it take.
-func (s *Store) fileMode() fs.FileMode {
-	if fi, err := os.Stat(s.path); err == nil {
-		return fi.Mode().Perm()
-	}
-	return 0o600
-}
-
-// History returns the records f chooses, newest first (at most f.Limit):
-// the history file's and those of the journal not yet moved to it. It takes no lock:
-// it reads the journal first, so a record a compaction moves meanwhile is
-// read from the history (and a record read twice is kept once).
-func (s *Store) History(f history.Filter) ([]history.Record, error) {
-	data, _, err := readJournal(s.journalPath())
-	if err != nil {
-		return nil, err
-	}
-	var recs []history.Record
-	for _, r := range parseJournal(data, 0, func(string, ...any) {}, s.journalPath()).records {
-		if r.record != nil && f.Match(r.record) {
-			recs = append(recs, *r.record)
-			if f.Headers {
-				recs[len(recs)-1].Changes = nil
-			}
-		}
-	}
-	// The journal's records are the newest: the history file's reader
-	// stops at f.Limit of its own, and what the two hold twice is kept
-	// once before the limit is applied.
-	old, _, err := history.ReadFile(s.HistoryPath(), f)
-	if err != nil {
-		return nil, fmt.Errorf("reading the history %s: %w", s.HistoryPath(), err)
-	}
-	recs = history.Newest(append(old, recs...))
-	if f.Limit > 0 && len(recs) > f.Limit {
-		recs = recs[:f.Limit]
-	}
-	return recs, nil
-}
-
-// crashAt lets tests stop a compaction at a named stage, leaving the files
-// as a process killed there leaves them; the Store is then thrown away.
-var crashAt = func(stage string) error { return nil }
-
 // fileSum returns the sum of the memory file g was read from or saved as.
 func (s *Store) fileSum() fileSum {
-	if !s.sumOK {
-		s.sum, s.sumOK, s.raw = sumOf(s.raw), true, nil
+	if s.sum == nil {
+		sum := sumOf(s.raw)
+		s.sum, s.raw = &sum, nil
 	}
-	return s.sum
-}
-
-// armCompaction schedules a compaction: after the idle time, or at once.
-func (s *Store) armCompaction(now bool) {
-	s.bgMu.Lock()
-	defer s.bgMu.Unlock()
-	if s.closed {
-		return
-	}
-	d := s.opts.CompactIdle
-	if now {
-		d = 0
-	}
-	if s.timer == nil {
-		s.timer = time.AfterFunc(d, s.compactInBackground)
-		return
-	}
-	s.timer.Reset(d)
-}
-
-func (s *Store) compactInBackground() {
-	s.bgMu.Lock()
-	if s.closed {
-		s.bgMu.Unlock()
-		return
-	}
-	s.running.Add(1)
-	s.bgMu.Unlock()
-	defer s.running.Done()
-	if err := s.Compact(context.Background()); err != nil {
-		s.opts.Logf("compacting %s: %v", s.path, err)
-	}
-}
-
-// Compact folds the journal into the memory file, under the lock, if there
-// is a journal: afterwards the memory file alone is the whole memory, in
-// the reference's format. Writes wait for it as for any other write.
-func (s *Store) Compact(ctx context.Context) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if j, err := s.statJournal(); err != nil || !j.exists {
-		return err
-	}
-	return s.underLock(ctx, func(lock *Lock) error {
-		if !s.journal.exists {
-			return nil
-		}
-		if err := s.compactLocked(lock); err != nil {
-			s.loaded = false
-			return s.explain(err)
-		}
-		return nil
-	})
-}
-
-// Close stops background compaction and, when this Store journaled writes,
-// or read records, that are not yet compacted, compacts, so that after a clean exit the
-// memory file is the whole memory.
-func (s *Store) Close() error {
-	s.bgMu.Lock()
-	s.closed = true
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	s.bgMu.Unlock()
-	s.running.Wait()
-	s.mu.RLock()
-	dirty := s.dirty
-	s.mu.RUnlock()
-	if !dirty {
-		return nil
-	}
-	return s.Compact(context.Background())
-}
-
-// Watch polls the memory file and its journal every interval until ctx
-// ends and calls onChange when another process changed the memory: it
-// wrote. This Store's own writes, and another process's compaction, which
-// rewrites the file with what this Store already holds, are no change.
-// Polling a stat is cheap, portable, needs no dependency, and sees renames
-// over the file that directory watchers report inconsistently across
-// platforms.
-func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func()) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	// What the memory holds now is what later changes are told against.
-	lastSeen, _ := s.watchStamp()
-	s.mu.Lock()
-	s.refreshLocked()
-	heard := s.foreign
-	s.mu.Unlock()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		st, err := s.watchStamp()
-		if err != nil || st == lastSeen {
-			continue
-		}
-		lastSeen = st
-		// Read what changed: the count tells whether another process's
-		// write reached this Store since the last look, whoever read it
-		// (this Watch, another, a call).
-		s.mu.Lock()
-		if err := s.refreshLocked(); err != nil {
-			s.foreign++ // cannot tell: report
-		}
-		foreign := s.foreign
-		s.mu.Unlock()
-		if foreign != heard {
-			heard = foreign
-			onChange()
-		}
-	}
-}
-
-func (s *Store) watchStamp() (watchStamp, error) {
-	st, err := s.statFile()
-	if err != nil {
-		return watchStamp{}, err
-	}
-	j, err := s.statJournal()
-	if err != nil {
-		return watchStamp{}, err
-	}
-	return watchStamp{file: st, jexists: j.exists, jid: j.id, jsize: j.size}, nil
+	return *s.sum
 }

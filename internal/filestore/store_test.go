@@ -159,9 +159,9 @@ func TestFailedSaveLeavesOldFile(t *testing.T) {
 	}
 	before, _ := os.ReadFile(path)
 
-	saveWriter = func(f *os.File) io.Writer { return &fullDisk{w: f, room: 10} }
+	saveWriter = func(w io.Writer) io.Writer { return &fullDisk{w: w, room: 10} }
 	err := create(s, "B", "C")
-	saveWriter = func(f *os.File) io.Writer { return f }
+	saveWriter = func(w io.Writer) io.Writer { return w }
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("a save onto a full disk: %v, want ENOSPC", err)
 	}

@@ -15,9 +15,12 @@ const (
 	EntityDeleted
 	// ObservationsAdded: Entity.Name and the Observations appended, in
 	// order; Entity.Updated is when (the time the write recorded).
+	// Entity.ObservedAt, when it holds times, is when each was first
+	// written (an undo giving back removed observations).
 	ObservationsAdded
 	// ObservationsDeleted: Entity.Name and the Observations removed;
-	// Entity.Updated is when.
+	// Entity.Updated is when; Entity.ObservedAt, when known, when each
+	// removed one had been written.
 	ObservationsDeleted
 	// RelationCreated: Relation is the new relation, its time included.
 	RelationCreated
@@ -132,7 +135,9 @@ func (g *Graph) Apply(changes []Change) (skipped int) {
 		case EntityDeleted:
 			g.DeleteEntities([]string{c.Entity.Name})
 		case ObservationsAdded:
-			if _, err := g.AddObservations([]ObservationAddition{{EntityName: c.Entity.Name, Contents: c.Entity.Observations}}); err != nil {
+			if c.Entity.HasObservationTimes() {
+				skipped += g.addObservationsAt(c.Entity)
+			} else if _, err := g.AddObservations([]ObservationAddition{{EntityName: c.Entity.Name, Contents: c.Entity.Observations}}); err != nil {
 				skipped++
 			}
 		case ObservationsDeleted:
@@ -148,4 +153,33 @@ func (g *Graph) Apply(changes []Change) (skipped int) {
 		}
 	}
 	return skipped
+}
+
+// addObservationsAt adds a's observations to the entity a names, each at
+// its time in a.ObservedAt (g.now where that is unknown), as one recorded
+// step; it returns 1 when the entity does not exist, else 0.
+func (g *Graph) addObservationsAt(a Entity) (skipped int) {
+	e := g.byName[a.Name]
+	if e == nil {
+		return 1
+	}
+	g.beginStep()
+	defer g.endStep()
+	var added []string
+	var times []Time
+	for i, o := range a.Observations {
+		t := a.ObservationTime(i)
+		if t == 0 {
+			t = g.now
+		}
+		if e.addObservation(o, t) {
+			added, times = append(added, o), append(times, t)
+		}
+	}
+	if len(added) > 0 {
+		e.Updated = g.now
+		g.entityChanged(e)
+		g.record(Change{Kind: ObservationsAdded, Entity: Entity{Name: e.Name, Observations: added, Updated: g.now, ObservedAt: times}})
+	}
+	return 0
 }

@@ -78,7 +78,7 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	g.entityChanged(e)
 
 	for _, r := range rels {
-		delete(g.relSet, r.key())
+		g.relSet.del(r.key())
 	}
 	dead := make(map[*Relation]bool)
 	for _, r := range rels {
@@ -89,12 +89,12 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 			r.To = to
 		}
 		r.encoded = nil
-		if g.relSet[r.key()] != nil {
+		if g.relSet.get(r.key()) != nil {
 			// A dangling relation already says the same: keep one.
 			dead[r] = true
 			continue
 		}
-		g.relSet[r.key()] = r
+		g.relSet.put(r)
 	}
 	g.out[to] = mergeBySeq(g.out[to], g.out[from])
 	g.in[to] = mergeBySeq(g.in[to], g.in[from])
@@ -108,11 +108,11 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	}
 	survivors := make([]*Relation, 0, len(dead))
 	for r := range dead {
-		survivors = append(survivors, g.relSet[r.key()])
+		survivors = append(survivors, g.relSet.get(r.key()))
 	}
 	g.removeRelations(dead)
 	for _, r := range survivors {
-		g.relSet[r.key()] = r // removing its duplicate dropped its entry
+		g.relSet.put(r) // removing its duplicate dropped its entry
 	}
 	g.version++
 	if g.log != nil {
@@ -199,7 +199,7 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 			k.to = into
 		}
 		between := k.from == into && k.to == into && !(r.From == merged && r.To == merged)
-		if between || g.relSet[k] != nil || taken[k] {
+		if between || g.relSet.get(k) != nil || taken[k] {
 			dead[r] = true
 			res.DroppedRelations = append(res.DroppedRelations, r.clone())
 			g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
@@ -212,7 +212,7 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 	for _, m := range moves {
 		r := m.r
 		g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
-		delete(g.relSet, r.key())
+		g.relSet.del(r.key())
 		if r.From != m.target.from {
 			g.out[r.From] = dropRelation(g.out[r.From], r)
 			if len(g.out[r.From]) == 0 {
@@ -230,7 +230,7 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 			g.in[r.To] = insertBySeq(g.in[r.To], r)
 		}
 		r.encoded = nil
-		g.relSet[r.key()] = r
+		g.relSet.put(r)
 		g.relationChanged(r) // both ends' context changed
 		res.MovedRelations = append(res.MovedRelations, r.clone())
 		g.record(Change{Kind: RelationCreated, Relation: r.clone()})
@@ -440,7 +440,7 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 		}
 	}
 	for _, r := range src.Relations {
-		if g.relSet[r.key()] != nil {
+		if g.relSet.get(r.key()) != nil {
 			res.SkippedRelations++
 			continue
 		}

@@ -18,12 +18,12 @@ func checkConsistent(t *testing.T, g *Graph) {
 			t.Errorf("byName[%q] is not the entity", e.Name)
 		}
 	}
-	if len(g.relSet) != len(g.relations) {
-		t.Errorf("relSet has %d triples, relations %d", len(g.relSet), len(g.relations))
+	if g.relSet.len() != len(g.relations) {
+		t.Errorf("relSet has %d triples, relations %d", g.relSet.len(), len(g.relations))
 	}
 	outs, ins := 0, 0
 	for _, r := range g.relations {
-		if g.relSet[r.key()] != r {
+		if g.relSet.get(r.key()) != r {
 			t.Errorf("relSet misses %v", r.key())
 		}
 		if !slices.Contains(g.out[r.From], r) || !slices.Contains(g.in[r.To], r) {

@@ -15,6 +15,7 @@ func ExampleGraph_SearchRanked() {
 		{Name: "Caroline", EntityType: "person"},
 		{Name: "message 1", EntityType: "message", Observations: []string{"date: 7 May 2023", "I went to a LGBTQ support group yesterday."}},
 		{Name: "message 2", EntityType: "message", Observations: []string{"date: 8 May 2023", "I have been painting a lot lately."}},
+		{Name: "message 3", EntityType: "message", Observations: []string{"date: 9 May 2023", "Sounds lovely, send me a picture!"}},
 	})
 	g.CreateRelations([]graph.Relation{
 		{From: "message 1", To: "Caroline", RelationType: "said_by"},
@@ -28,9 +29,9 @@ func ExampleGraph_SearchRanked() {
 	for _, h := range r.Hits {
 		fmt.Printf("%s %q\n", h.Entity.Name, h.Observations())
 	}
-	// message 2 comes before Caroline: as an entry of a log (short, named
-	// with a digit, next to another message) it also holds message 1's
-	// words at half weight.
+	// message 2 comes before Caroline: as an entry of a log (three short
+	// messages side by side, named alike) it also holds message 1's words
+	// at half weight.
 
 	// Output:
 	// No entity matched the whole query; the closest:

@@ -32,16 +32,19 @@
 //     observations once); the names and types of related entities and the
 //     relation types count half.
 //   - Entries of a log (a chat stored one entity per message, a journal):
-//     short entities named with a digit (msg-0042) also hold, at half
-//     weight, the observations of the entries of their type just before
-//     and after them in graph order, because a reply is about the message
-//     before it. Entities named by words (people, projects) are not
-//     entries. See isEntry.
+//     a run of at least three short entities of one type side by side,
+//     named alike but for their digits (msg-0042, msg-0043), each also
+//     holds, at half weight, the observations of the entries just before
+//     and after it, because a reply is about the message before it.
+//     Entities named by words (people, projects, "Acme offsite 2026") are
+//     not entries. See entries.go.
 //   - Names in the question: when the question names an entity (its whole
 //     name as a run of the question's words, as written or capitalised,
-//     "Nadia's" naming Nadia), it and the entities related to it score half
-//     as much again, so among the entities sharing words with the question
-//     those about who or what it names come first. See boostNamed.
+//     "Nadia's" naming Nadia; or the first word of a name of two
+//     capitalised words that no other such name begins with, "Alice"
+//     naming Alice Chen), it scores 2.25 times as much and the entities
+//     related to it 1.5 times, so the one asked about comes first and then
+//     what is tied to it. See names.go.
 //   - Questions about when ("When did…", "How long ago…", "когда", "いつ"):
 //     entities holding a date (a year, a day and month, 2026-03-14) score
 //     a fifth more. Dates are shown as stored; none is computed. See
@@ -121,7 +124,7 @@ type Graph struct {
 	entities  []*Entity // creation order
 	byName    map[string]*Entity
 	relations []*Relation // creation order
-	relSet    map[relationKey]*Relation
+	relSet    relationSet
 	out       map[string][]*Relation // by From
 	in        map[string][]*Relation // by To
 	nextSeq   uint64
@@ -142,9 +145,26 @@ func New() *Graph {
 	return &Graph{
 		id:     graphs.Add(1),
 		byName: make(map[string]*Entity),
-		relSet: make(map[relationKey]*Relation),
+		relSet: newRelationSet(0),
 		out:    make(map[string][]*Relation),
 		in:     make(map[string][]*Relation),
+	}
+}
+
+// Reserve makes room for about entities more entities and relations more
+// relations, so loading a file of known size does not grow the graph's
+// tables again and again. It changes nothing a caller can see.
+func (g *Graph) Reserve(entities, relations int) {
+	g.entities = slices.Grow(g.entities, entities)
+	g.relations = slices.Grow(g.relations, relations)
+	if len(g.byName) == 0 && entities > 0 {
+		g.byName = make(map[string]*Entity, entities)
+	}
+	if g.relSet.len() == 0 && relations > 0 {
+		g.relSet = newRelationSet(relations)
+		// About as many distinct ends as entities.
+		g.out = make(map[string][]*Relation, min(entities, relations))
+		g.in = make(map[string][]*Relation, min(entities, relations))
 	}
 }
 
@@ -210,7 +230,7 @@ func (g *Graph) LoadEntity(e Entity) (ge *Entity, merged bool) {
 // kept: the file is the truth, and deleting the entity later removes them.
 // It returns the graph's relation with r's triple.
 func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
-	if old := g.relSet[r.key()]; old != nil {
+	if old := g.relSet.get(r.key()); old != nil {
 		return old, true
 	}
 	return g.insertRelation(r), false
@@ -244,7 +264,7 @@ func (g *Graph) insertRelation(r Relation) *Relation {
 	g.nextSeq++
 	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
 	g.relations = append(g.relations, nr)
-	g.relSet[nr.key()] = nr
+	g.relSet.put(nr)
 	g.out[nr.From] = append(g.out[nr.From], nr)
 	g.in[nr.To] = append(g.in[nr.To], nr)
 	g.relationChanged(nr)
@@ -260,7 +280,7 @@ func (g *Graph) removeRelations(dead map[*Relation]bool) {
 	g.relations = slices.DeleteFunc(g.relations, func(r *Relation) bool { return dead[r] })
 	for r := range dead {
 		g.relationChanged(r)
-		delete(g.relSet, r.key())
+		g.relSet.del(r.key())
 		g.out[r.From] = dropRelation(g.out[r.From], r)
 		if len(g.out[r.From]) == 0 {
 			delete(g.out, r.From)
@@ -386,4 +406,4 @@ func (r *Relation) order() uint64 { return r.seq }
 
 // HasRelation reports whether the graph holds the relation r (its exact
 // triple).
-func (g *Graph) HasRelation(r Relation) bool { return g.relSet[r.key()] != nil }
+func (g *Graph) HasRelation(r Relation) bool { return g.relSet.get(r.key()) != nil }

@@ -17,7 +17,7 @@ import (
 // up to date by indexing changed entities again under fresh ids.
 type searchIndex struct {
 	idTable
-	postings map[uint32][]uint32
+	postings map[uint32]*trigramList
 }
 
 // minIndexedQuery is the shortest query (in bytes of folded text) the index
@@ -40,8 +40,8 @@ func (g *Graph) index() *searchIndex { return g.idx.upToDate(g, g.buildIndex) }
 var parallelBuildMin = 8192
 
 // buildIndex indexes every entity, entity i as id i+1. Large graphs are cut
-// into one part per core; each part posts its ids into a map of its own, and
-// the parts' lists are joined in order, so every list stays sorted.
+// into one part per core; each part posts its ids into lists of its own, and
+// the parts' lists are joined in order, so every list stays ascending.
 func (g *Graph) buildIndex() *searchIndex {
 	n := len(g.entities)
 	x := &searchIndex{idTable: idTable{byID: make([]*Entity, n+1)}}
@@ -49,12 +49,12 @@ func (g *Graph) buildIndex() *searchIndex {
 	if n >= parallelBuildMin {
 		parts = min(runtime.GOMAXPROCS(0), 8)
 	}
-	partial := make([]map[uint32][]uint32, parts)
+	partial := make([]map[uint32]*trigramList, parts)
 	size := (n + parts - 1) / parts
 	var wg sync.WaitGroup
 	for p := range parts {
 		wg.Go(func() {
-			m := make(map[uint32][]uint32)
+			m := make(map[uint32]*trigramList)
 			for i := p * size; i < min(n, (p+1)*size); i++ {
 				e, id := g.entities[i], uint32(i+1)
 				x.byID[id] = e
@@ -67,16 +67,19 @@ func (g *Graph) buildIndex() *searchIndex {
 	wg.Wait()
 	x.postings = partial[0]
 	for _, m := range partial[1:] {
-		for t, ids := range m {
-			x.postings[t] = append(x.postings[t], ids...)
+		for t, l := range m {
+			if into := x.postings[t]; into != nil {
+				into.join(l)
+			} else {
+				x.postings[t] = l
+			}
 		}
+		clear(m) // its lists are garbage as soon as they are joined
 	}
-	// Appending left up to half of each list unused; a full build is the
+	// Appending left room at the end of the lists; a full build is the
 	// moment to give that memory back.
-	for t, ids := range x.postings {
-		if cap(ids)-len(ids) > 4 {
-			x.postings[t] = slices.Clip(slices.Clone(ids))
-		}
+	for _, l := range x.postings {
+		l.clip()
 	}
 	return x
 }
@@ -89,7 +92,7 @@ func (x *searchIndex) add(_ *Graph, e *Entity) {
 }
 
 // postEntity posts id under the trigrams of every folded text of e.
-func postEntity(postings map[uint32][]uint32, id uint32, e *Entity) {
+func postEntity(postings map[uint32]*trigramList, id uint32, e *Entity) {
 	st := e.searchText()
 	postText(postings, id, st.name)
 	postText(postings, id, st.entityType)
@@ -98,7 +101,7 @@ func postEntity(postings map[uint32][]uint32, id uint32, e *Entity) {
 	}
 }
 
-func postText(postings map[uint32][]uint32, id uint32, f folded) {
+func postText(postings map[uint32]*trigramList, id uint32, f folded) {
 	postString(postings, id, f.nfkc)
 	if f.plain != f.nfkc {
 		postString(postings, id, f.plain)
@@ -108,36 +111,38 @@ func postText(postings map[uint32][]uint32, id uint32, f folded) {
 // postString posts id under every trigram of s that starts a character: a
 // match of valid UTF-8 text can only start at a character, so the others
 // would add nothing. Ids only grow, so a list already ending in id has it.
-func postString(postings map[uint32][]uint32, id uint32, s string) {
+func postString(postings map[uint32]*trigramList, id uint32, s string) {
 	for i := 0; i+3 <= len(s); i++ {
 		if !utf8.RuneStart(s[i]) {
 			continue
 		}
 		t := trigram(s, i)
-		p := postings[t]
-		if len(p) == 0 || p[len(p)-1] != id {
-			postings[t] = append(p, id)
+		l := postings[t]
+		if l == nil {
+			l = &trigramList{}
+			postings[t] = l
 		}
+		l.add(id)
 	}
 }
 
 // candidates returns the ids of entities holding every trigram of s.
 func (x *searchIndex) candidates(s string) []uint32 {
-	var lists [][]uint32
+	var lists []*trigramList
 	for i := 0; i+3 <= len(s); i++ {
 		if !utf8.RuneStart(s[i]) {
 			continue
 		}
-		p := x.postings[trigram(s, i)]
-		if len(p) == 0 {
+		l := x.postings[trigram(s, i)]
+		if l == nil || l.n == 0 {
 			return nil
 		}
-		lists = append(lists, p)
+		lists = append(lists, l)
 	}
-	slices.SortFunc(lists, func(a, b []uint32) int { return len(a) - len(b) })
-	out := slices.Clone(lists[0])
+	slices.SortFunc(lists, func(a, b *trigramList) int { return cmpUint32(a.n, b.n) })
+	out := lists[0].ids()
 	for _, l := range lists[1:] {
-		out = intersect(out, l)
+		out = l.intersect(out)
 		if len(out) == 0 {
 			break
 		}

@@ -1,14 +1,11 @@
 package graph
 
 import (
-	"cmp"
 	"encoding/binary"
 	"math"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
-	"unicode"
 )
 
 // The word index behind SearchRanked: for every term (see words.go) the
@@ -37,70 +34,6 @@ const (
 	weightSequence    = 1
 	unitsPerWord      = 2.0
 )
-
-// An entry of a log (a message of a chat stored one entity per message, a
-// journal entry, an event of a list) is short, and the words that say what
-// it is about are often in the entries around it: the question in the
-// message before a reply, the topic named a line up. So an entry also
-// holds, at half an observation's weight, the observations of the entries
-// just before and after it in graph order that are of its type.
-//
-// An entry is an entity with at most maxEntryObservations observations of
-// at most maxEntryBytes in all, whose name holds a digit: entries are named
-// by their place or time (msg-0042, 2026-03-01 run, D3:14) because their
-// text cannot name them. The entities of a knowledge graph (a person, a
-// project, a place) are named by words, and keep their own words only:
-// with names left out of the rule, the knowledge-graph memories of the
-// evaluation lost questions to their neighbours' facts, and a person with
-// hundreds of facts is never an entry. Measured on a held-out benchmark of
-// questions over long chats: recall@5 0.63 -> 0.72; entries two away at a
-// quarter weight added nothing.
-const (
-	maxEntryObservations = 4
-	maxEntryBytes        = 1000
-)
-
-// isEntry reports whether e looks like an entry of a log.
-func isEntry(e *Entity) bool {
-	if len(e.Observations) > maxEntryObservations || !strings.ContainsAny(e.Name, "0123456789") {
-		return false
-	}
-	n := 0
-	for _, o := range e.Observations {
-		n += len(o)
-	}
-	return n <= maxEntryBytes
-}
-
-// adjacent calls f with the entities just before and after e in graph
-// order (whatever their type and size): those whose documents hold e's
-// observations when both are entries.
-func (g *Graph) adjacent(e *Entity, f func(*Entity)) {
-	i, found := slices.BinarySearchFunc(g.entities, e.seq, func(x *Entity, seq uint64) int { return cmp.Compare(x.seq, seq) })
-	if !found {
-		return
-	}
-	if i > 0 {
-		f(g.entities[i-1])
-	}
-	if i+1 < len(g.entities) {
-		f(g.entities[i+1])
-	}
-}
-
-// sequenceNeighbours calls f with the entries next to e whose observations
-// e's document holds: none unless e is an entry; of the two adjacent
-// entities, those that are entries of e's type.
-func (g *Graph) sequenceNeighbours(e *Entity, f func(*Entity)) {
-	if !isEntry(e) {
-		return
-	}
-	g.adjacent(e, func(n *Entity) {
-		if n.EntityType == e.EntityType && isEntry(n) {
-			f(n)
-		}
-	})
-}
 
 // BM25 parameters: k1 is how quickly repeats of a term stop adding, b how
 // much a long entity is discounted. These are the textbook values, the ones
@@ -131,6 +64,10 @@ type wordIndex struct {
 	// their own terms and need no cache.
 	surface map[string]uint32
 	phrases map[string][]uint32 // term ids of repeated texts; see phraseTerms
+	// firstNames lists, by the folded first word, the ids of entities
+	// named by two capitalised words (names.go); stale ids stay until a
+	// rebuild, as in the lists.
+	firstNames map[string][]uint32
 
 	live     int    // ids not stale
 	totalLen uint64 // sum of docLen over live ids
@@ -189,6 +126,8 @@ func newWordIndex() *wordIndex {
 		surface: make(map[string]uint32),
 		phrases: make(map[string][]uint32),
 		counts:  make(map[uint32]uint32),
+
+		firstNames: make(map[string][]uint32),
 	}
 }
 
@@ -266,6 +205,9 @@ func merge(parts []*wordIndex) *wordIndex {
 				x.surface[w] = t
 			}
 		}
+		for k, ids := range p.firstNames {
+			x.firstNames[k] = append(x.firstNames[k], ids...)
+		}
 		x.live += p.live
 		x.totalLen += p.totalLen
 		ids[i+1] = m
@@ -323,6 +265,9 @@ func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
 	})
 	for t, c := range x.counts {
 		x.lists[t].add(id, c)
+	}
+	if first, ok := firstName(e.Name); ok {
+		x.firstNames[first] = append(x.firstNames[first], id)
 	}
 	x.byID[id] = e
 	x.docLen[id] = length
@@ -556,364 +501,4 @@ func (x *wordIndex) reset() {
 		x.scores[id] = 0
 	}
 	x.touched = x.touched[:0]
-}
-
-// Ranked is what SearchRanked returns. Like Selection it points into the
-// graph: valid until the next mutation, not to be modified.
-type Ranked struct {
-	// Hits are the entities found, best first: the Exact ones (in
-	// Search's order), then the closest partial matches by score.
-	Hits []Hit
-	// Exact is the number of leading hits that match the whole query by
-	// the rule of Search. When it is 0 and Hits is not empty, nothing
-	// matched the whole query and the hits are only the closest.
-	Exact int
-	// Relations are those with at least one end among the hits, in graph
-	// order.
-	Relations []*Relation
-}
-
-// Hit is one entity of a ranked search.
-type Hit struct {
-	Entity *Entity
-	// Exact: the entity matches the whole query (Search's rule), rather
-	// than sharing only some of its words.
-	Exact bool
-	// Whole: an Exact hit holding the whole query in its name, type or one
-	// observation (the reference server's rule), not only each of its
-	// words somewhere.
-	Whole bool
-	// Score is the entity's BM25-like relevance to the query's words; 0
-	// when it shares none (an exact match on a stop word or a fragment).
-	Score float64
-
-	q *rankQuery
-}
-
-// Selection returns the hits' entities and the relations, as Search
-// returns them, for callers that show a ranked answer like any other.
-func (r Ranked) Selection() Selection {
-	ents := make([]*Entity, len(r.Hits))
-	for i, h := range r.Hits {
-		ents[i] = h.Entity
-	}
-	return Selection{ents, r.Relations}
-}
-
-// SearchRanked answers a question asked in natural words. It returns every
-// entity Search would (those matching the whole query, in that order)
-// and then, while they are fewer than limit, the entities sharing the most
-// relevant words with the query, best first (ties: the one learned last
-// first, then graph order), until there are limit hits in all. A limit of 0
-// or less means DefaultSearchLimit.
-//
-// Relevance is BM25 over words (see the word index in rank.go): words
-// compared after Fold, English and Russian words by their Snowball stems,
-// stop words ignored, Japanese and Chinese text by character bigrams; rare
-// words weigh more, the name more than an observation, and the names and
-// types of related entities and relation types less.
-//
-// The first ranked search builds the word index; later mutations update it
-// incrementally. Like Search it may run beside other read-only calls.
-func (g *Graph) SearchRanked(query string, limit int) Ranked {
-	return g.SearchRankedFunc(query, limit, nil)
-}
-
-// SearchRankedFunc is SearchRanked among the entities keep reports true for
-// (all when keep is nil): the others are left out before the limit counts.
-func (g *Graph) SearchRankedFunc(query string, limit int, keep func(*Entity) bool) Ranked {
-	if limit <= 0 {
-		limit = DefaultSearchLimit
-	}
-	g.searchMu.Lock()
-	defer g.searchMu.Unlock()
-	exact, whole := g.search(query)
-	if keep != nil {
-		kept := make([]*Entity, 0, len(exact))
-		w := 0
-		for i, e := range exact {
-			if keep(e) {
-				if i < whole {
-					w++
-				}
-				kept = append(kept, e)
-			}
-		}
-		exact, whole = kept, w
-	}
-	x := g.wordIndex()
-	q := x.resolve(query)
-	x.accumulate(q)
-	defer x.reset()
-	g.boostNamed(x, query)
-	if isTemporal(query) {
-		for _, id := range x.touched {
-			if x.byID[id].dated() {
-				x.scores[id] *= dateBoost
-			}
-		}
-	}
-
-	hits := make([]Hit, 0, max(len(exact), limit))
-	for i, e := range exact {
-		hits = append(hits, Hit{Entity: e, Exact: true, Whole: i < whole, Score: x.scores[e.wid], q: q})
-	}
-	if want := limit - len(exact); want > 0 {
-		isExact := make(map[*Entity]bool, len(exact))
-		for _, e := range exact {
-			isExact[e] = true
-		}
-		var others []Hit
-		for _, id := range x.touched {
-			if e := x.byID[id]; !isExact[e] && (keep == nil || keep(e)) {
-				others = append(others, Hit{Entity: e, Score: x.scores[id], q: q})
-			}
-		}
-		hits = append(hits, best(others, want)...)
-	}
-	r := Ranked{Hits: hits, Exact: len(exact)}
-	r.Relations = g.touching(r.Selection().Entities)
-	return r
-}
-
-// namedBoost multiplies the score of an entity related to one the query
-// names.
-const namedBoost = 1.5
-
-// maxNameWords is the longest name, in words, looked for in a query.
-const maxNameWords = 4
-
-// boostNamed raises the scores of the entities related to an entity the
-// query names ("When did Nadia hurt her ankle?" names Nadia; the messages
-// Nadia sent_by are related to her): among the entities sharing words with
-// the query, those tied to who or what it is about come first. Each is
-// raised once, however many named entities it is related to.
-func (g *Graph) boostNamed(x *wordIndex, query string) {
-	named := g.namedIn(query)
-	if len(named) == 0 {
-		return
-	}
-	boosted := make(map[*Entity]bool)
-	boost := func(name string) {
-		e := g.byName[name]
-		if e == nil || e.wid == 0 || boosted[e] || x.scores[e.wid] == 0 {
-			return
-		}
-		boosted[e] = true
-		x.scores[e.wid] *= namedBoost
-	}
-	for _, n := range named {
-		boost(n.Name) // not to fall behind what is related to it
-		for _, r := range g.out[n.Name] {
-			boost(r.To)
-		}
-		for _, r := range g.in[n.Name] {
-			boost(r.From)
-		}
-	}
-}
-
-// namedIn returns the entities whose name is a run of up to maxNameWords
-// words of the query, as written or with each word capitalised, a
-// possessive "'s" left off ("Nadia's" names Nadia).
-func (g *Graph) namedIn(query string) []*Entity {
-	words := nameWords(query)
-	var out []*Entity
-	seen := make(map[*Entity]bool)
-	for i := range words {
-		for n := 1; n <= maxNameWords && i+n <= len(words); n++ {
-			name := strings.Join(words[i:i+n], " ")
-			if len(g.byName) == 0 {
-				return nil
-			}
-			for k, cand := range [2]string{name, capitalised(name)} {
-				if k == 1 && cand == name {
-					break
-				}
-				if e := g.byName[cand]; e != nil && !seen[e] {
-					seen[e] = true
-					out = append(out, e)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// nameWords cuts a query into the words a name may be made of: letters,
-// digits and the hyphens, apostrophes and dots inside them.
-func nameWords(query string) []string {
-	words := strings.FieldsFunc(query, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && r != '-' && r != '\'' && r != '’' && r != '.'
-	})
-	for i, w := range words {
-		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-		words[i] = strings.Trim(w, "-'’.")
-	}
-	return words
-}
-
-// capitalised returns s with the first letter of each word upper-case.
-func capitalised(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	start := true
-	for _, r := range s {
-		if start {
-			r = unicode.ToUpper(r)
-		}
-		b.WriteRune(r)
-		start = r == ' '
-	}
-	return b.String()
-}
-
-// better orders hits by score; ties: the one learned last (LastLearned)
-// first, then graph order.
-func better(a, b Hit) int {
-	if a.Score != b.Score {
-		if a.Score > b.Score {
-			return -1
-		}
-		return 1
-	}
-	if la, lb := a.Entity.LastLearned(), b.Entity.LastLearned(); la != lb {
-		return cmp.Compare(lb, la)
-	}
-	return bySeq(a.Entity, b.Entity)
-}
-
-// best returns the n best of hits, in order.
-func best(hits []Hit, n int) []Hit {
-	if len(hits) > 4*n {
-		// Most candidates cannot make the cut: find the n-th best score
-		// with a partial sort of a copy of the scores, then sort only
-		// those at least as good.
-		scores := make([]float64, len(hits))
-		for i, h := range hits {
-			scores[i] = h.Score
-		}
-		cut := nthLargest(scores, n)
-		hits = slices.DeleteFunc(hits, func(h Hit) bool { return h.Score < cut })
-	}
-	slices.SortFunc(hits, better)
-	return hits[:min(n, len(hits))]
-}
-
-// nthLargest returns the n-th largest value of s (1-based), reordering s.
-func nthLargest(s []float64, n int) float64 {
-	k := n - 1 // index in descending order
-	lo, hi := 0, len(s)-1
-	for lo < hi {
-		pivot := s[(lo+hi)/2]
-		i, j := lo, hi
-		for i <= j {
-			for s[i] > pivot {
-				i++
-			}
-			for s[j] < pivot {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return s[k]
-		}
-	}
-	return s[k]
-}
-
-// Matched returns the indexes of the entity's observations that match the
-// query, best first: those containing the whole query (compared after Fold),
-// then those sharing the most weight of the query's words, then those
-// containing one of the query's space-separated words; ties: the newer
-// observation first, then the entity's order. A caller shows these observations first, so a big entity
-// never buries the fact asked about.
-func (h Hit) Matched() []int {
-	if h.q == nil {
-		return nil
-	}
-	type match struct {
-		i     int
-		whole bool
-		score float64
-		words int
-	}
-	var ms []match
-	seen := make(map[string]bool)
-	for i, o := range h.Entity.Observations {
-		f := newFolded(o)
-		m := match{i: i, whole: f.contains(h.q.whole)}
-		if len(h.q.idf) > 0 {
-			clear(seen)
-			forEachToken(f.nfkc, func(t string, word bool) {
-				if word {
-					t = h.q.wordTerm(t)
-				}
-				if w, ok := h.q.idf[t]; ok && t != "" && !seen[t] {
-					seen[t] = true
-					m.score += w
-				}
-			})
-		}
-		for _, w := range h.q.words {
-			if f.contains(w) {
-				m.words++
-			}
-		}
-		if m.whole || m.score > 0 || m.words > 0 {
-			ms = append(ms, m)
-		}
-	}
-	slices.SortStableFunc(ms, func(a, b match) int {
-		switch {
-		case a.whole != b.whole:
-			if a.whole {
-				return -1
-			}
-			return 1
-		case a.score != b.score:
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		case a.words != b.words:
-			return b.words - a.words
-		}
-		return cmp.Compare(h.Entity.ObservationTime(b.i), h.Entity.ObservationTime(a.i))
-	})
-	out := make([]int, len(ms))
-	for i, m := range ms {
-		out[i] = m.i
-	}
-	return out
-}
-
-// Observations returns the entity's observations with the matched ones
-// (Matched) first and the others after them in their order. The result is a
-// new slice; the strings are the entity's.
-func (h Hit) Observations() []string {
-	obs := h.Entity.Observations
-	matched := h.Matched()
-	out := make([]string, 0, len(obs))
-	taken := make([]bool, len(obs))
-	for _, i := range matched {
-		out = append(out, obs[i])
-		taken[i] = true
-	}
-	for i, o := range obs {
-		if !taken[i] {
-			out = append(out, o)
-		}
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -233,8 +234,9 @@ func TestSearchRankedOrder(t *testing.T) {
 				{From: "reply", To: "Nadia", RelationType: "sent_by"},
 			},
 			query: "How did Nadia's ankle get hurt?",
-			// Without the name, ask (two of the words) beats reply (one).
-			want: []string{"~reply", "~Nadia", "~ask"},
+			// Without the name, ask (two of the words) beats reply (one);
+			// Nadia, the one asked about, comes first.
+			want: []string{"~Nadia", "~reply", "~ask"},
 		},
 		{
 			name: "a question about when prefers what holds a date",
@@ -392,20 +394,32 @@ func naiveScores(g *Graph, query string) map[string]float64 {
 			add(e.Name, o, weightObservation)
 		}
 	}
-	// Entries of a log hold their neighbours' observations at half weight.
-	short := func(e *Entity) bool {
+	// Entries of a log hold their neighbours' observations at half weight:
+	// a run of three alike entities side by side makes a log.
+	isShort := func(e *Entity) bool {
 		n := 0
 		for _, o := range e.Observations {
 			n += len(o)
 		}
-		return len(e.Observations) <= maxEntryObservations && n <= maxEntryBytes && strings.ContainsAny(e.Name, "0123456789")
+		return len(e.Observations) <= maxEntryObservations && n <= maxEntryBytes
+	}
+	skeleton := regexp.MustCompile(`[0-9]+`)
+	alike := func(a, b *Entity) bool {
+		return a.EntityType == b.EntityType && isShort(a) && isShort(b) && strings.ContainsAny(a.Name, "0123456789") &&
+			skeleton.ReplaceAllString(a.Name, "0") == skeleton.ReplaceAllString(b.Name, "0")
+	}
+	entry := make([]bool, len(g.entities))
+	for s := 0; s+2 < len(g.entities); s++ {
+		if alike(g.entities[s], g.entities[s+1]) && alike(g.entities[s+1], g.entities[s+2]) {
+			entry[s], entry[s+1], entry[s+2] = true, true, true
+		}
 	}
 	for i, e := range g.entities {
 		for _, j := range []int{i - 1, i + 1} {
 			if j < 0 || j >= len(g.entities) {
 				continue
 			}
-			if n := g.entities[j]; short(e) && short(n) && n.EntityType == e.EntityType {
+			if n := g.entities[j]; entry[i] && alike(e, n) {
 				for _, o := range n.Observations {
 					add(e.Name, o, weightSequence)
 				}
@@ -477,23 +491,39 @@ func naiveRankedScores(g *Graph, query string) map[string]float64 {
 		}
 		return false
 	}
-	tied := make(map[string]bool)
+	// A first name: the first of two capitalised words of exactly one
+	// entity's name, a word of the query (not a stop word written in
+	// lower case).
+	byFirst := make(map[string][]string)
 	for _, e := range g.entities {
-		if isNamed(e.Name) {
-			tied[e.Name] = true
+		f := strings.Fields(e.Name)
+		if len(f) == 2 && len(strings.Split(e.Name, " ")) == 2 && properWord(f[0]) && properWord(f[1]) {
+			byFirst[Fold(f[0])] = append(byFirst[Fold(f[0])], e.Name)
+		}
+	}
+	for _, w := range words {
+		if names := byFirst[Fold(w)]; len(names) == 1 && !(Fold(w) == w && stemmed(w) && wordTerm(w) == "") {
+			words = append(words, names[0])
+		}
+	}
+	boost := make(map[string]float64)
+	owe := func(name string, by float64) { boost[name] = max(boost[name], by) }
+	for _, e := range g.entities {
+		if isNamed(e.Name) || slices.Contains(words, e.Name) {
+			owe(e.Name, namedSelfBoost)
 		}
 	}
 	for _, r := range g.relations {
-		if isNamed(r.From) && g.byName[r.From] != nil {
-			tied[r.To] = true
+		if boost[r.From] == namedSelfBoost && g.byName[r.From] != nil {
+			owe(r.To, namedBoost)
 		}
-		if isNamed(r.To) && g.byName[r.To] != nil {
-			tied[r.From] = true
+		if boost[r.To] == namedSelfBoost && g.byName[r.To] != nil {
+			owe(r.From, namedBoost)
 		}
 	}
-	for name := range tied {
+	for name, by := range boost {
 		if scores[name] > 0 {
-			scores[name] *= namedBoost
+			scores[name] *= by
 		}
 	}
 	if isTemporal(query) {
@@ -545,7 +575,8 @@ func trigramContents(t *testing.T, x *searchIndex) (live []string, postings map[
 		}
 	}
 	postings = make(map[uint32][]string)
-	for tri, ids := range x.postings {
+	for tri, l := range x.postings {
+		ids := l.ids()
 		if !slices.IsSorted(ids) {
 			t.Fatalf("the posting list of trigram %06x is out of order: %v", tri, ids)
 		}

@@ -121,7 +121,7 @@ func (g *Graph) CreateRelations(in []Relation) (CreateRelationsResult, error) {
 	defer g.endStep()
 	res := CreateRelationsResult{Relations: []Relation{}}
 	for _, r := range in {
-		if g.relSet[r.key()] != nil {
+		if g.relSet.get(r.key()) != nil {
 			continue
 		}
 		nr := g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: g.now}).clone()
@@ -272,12 +272,16 @@ func (g *Graph) DeleteObservations(in []ObservationDeletion) DeleteResult {
 		}
 		if g.log != nil {
 			var removed []string
-			for _, o := range e.Observations {
+			var times []Time // when each removed one was written, so an undo gives it back as it was
+			for i, o := range e.Observations {
 				if drop[o] {
 					removed = append(removed, o)
+					if e.ObservedAt != nil {
+						times = append(times, e.ObservationTime(i))
+					}
 				}
 			}
-			g.record(Change{Kind: ObservationsDeleted, Entity: Entity{Name: e.Name, Observations: removed, Updated: g.now}})
+			g.record(Change{Kind: ObservationsDeleted, Entity: Entity{Name: e.Name, Observations: removed, Updated: g.now, ObservedAt: times}})
 		}
 		e.dropObservations(drop)
 		e.Updated = g.now
@@ -309,7 +313,7 @@ func (g *Graph) DeleteRelations(in []Relation) DeleteResult {
 			continue
 		}
 		asked[k] = true
-		if old := g.relSet[k]; old != nil {
+		if old := g.relSet.get(k); old != nil {
 			dead[old] = true
 		}
 	}

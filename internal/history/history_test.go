@@ -33,6 +33,7 @@ func TestLineRoundTrip(t *testing.T) {
 		Changes: []graph.Change{
 			{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: "A", EntityType: "p", Observations: []string{"x", "y"}, Extra: []byte(`,"mood":"ok"`), Created: 100, Updated: 200, ObservedAt: []graph.Time{100, 150}}},
 			{Kind: graph.ObservationsAdded, Entity: graph.Entity{Name: "B", Observations: []string{"z"}, Updated: 300}},
+			{Kind: graph.ObservationsDeleted, Entity: graph.Entity{Name: "B", Observations: []string{"u", "v"}, Updated: 400, ObservedAt: []graph.Time{0, 350}}},
 			{Kind: graph.RelationDeleted, Relation: graph.Relation{From: "A", To: "B", RelationType: "r", Created: 120}},
 		}}
 	line := AppendLine(nil, &r)

@@ -104,8 +104,11 @@ type lineChange struct {
 	Observations []string        `json:"observations"`
 	// UpdatedAt is when observations were added or deleted (the time the
 	// write recorded), absent when unknown.
-	UpdatedAt string          `json:"updatedAt"`
-	Relation  json.RawMessage `json:"relation"`
+	UpdatedAt string `json:"updatedAt"`
+	// ObservedAt is when each observation had been written (null:
+	// unknown), index for index; absent when none is known.
+	ObservedAt []*string       `json:"observedAt"`
+	Relation   json.RawMessage `json:"relation"`
 }
 
 var opNames = map[graph.ChangeKind]string{
@@ -177,6 +180,7 @@ func AppendChanges(b []byte, changes []graph.Change) []byte {
 				b = c.Entity.Updated.UTC().AppendFormat(b, time.RFC3339)
 				b = append(b, '"')
 			}
+			b = appendObservedAt(b, &c.Entity)
 		case graph.RelationCreated, graph.RelationDeleted:
 			b = append(b, `,"relation":`...)
 			b = jsonl.AppendRelation(b, &c.Relation)
@@ -184,6 +188,46 @@ func AppendChanges(b []byte, changes []graph.Change) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
+}
+
+// appendObservedAt appends the "observedAt" member of an observations
+// change: when each observation had been written, when any is known.
+func appendObservedAt(b []byte, e *graph.Entity) []byte {
+	if !e.HasObservationTimes() || len(e.ObservedAt) != len(e.Observations) {
+		return b
+	}
+	b = append(b, `,"observedAt":[`...)
+	for i, t := range e.ObservedAt {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if t == 0 {
+			b = append(b, "null"...)
+			continue
+		}
+		b = append(b, '"')
+		b = t.UTC().AppendFormat(b, time.RFC3339)
+		b = append(b, '"')
+	}
+	return append(b, ']')
+}
+
+// parseObservedAt reads "observedAt"; a time that does not parse is
+// unknown.
+func parseObservedAt(in []*string) []graph.Time {
+	out := make([]graph.Time, len(in))
+	for i, s := range in {
+		if s == nil {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339, *s); err == nil {
+			out[i] = graph.TimeOf(t)
+		}
+	}
+	if !slices.ContainsFunc(out, func(t graph.Time) bool { return t != 0 }) {
+		return nil
+	}
+	return out
 }
 
 // Decode reads one record line.
@@ -246,6 +290,9 @@ func decodeChanges(in []lineChange) ([]graph.Change, error) {
 			ch.Entity = graph.Entity{Name: c.EntityName, Observations: c.Observations}
 			if t, err := time.Parse(time.RFC3339, c.UpdatedAt); err == nil {
 				ch.Entity.Updated = graph.TimeOf(t)
+			}
+			if len(c.ObservedAt) == len(c.Observations) {
+				ch.Entity.ObservedAt = parseObservedAt(c.ObservedAt)
 			}
 		case graph.RelationCreated, graph.RelationDeleted:
 			f := jsonl.Decode(c.Relation)

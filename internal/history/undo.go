@@ -2,41 +2,61 @@ package history
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
 // Inverse returns the changes that undo changes: each reversed (a
-// creation becomes a deletion, an addition a removal), latest first, with
-// what is created before what is removed, so that an entity comes back
-// before the relations that went with it.
+// creation becomes a deletion, an addition a removal), in the reverse
+// order, so that applied to the graph the changes left they give the graph
+// before them, and the inverse of the inverse is changes again. The
+// relations an entity deletion took with it are recorded after it (the
+// cascade); they are taken as removed first, so that the entity comes back
+// before its relations.
 func Inverse(changes []graph.Change) []graph.Change {
+	changes = cascadeFirst(changes)
 	out := make([]graph.Change, 0, len(changes))
 	for i := len(changes) - 1; i >= 0; i-- {
 		c := changes[i]
-		switch c.Kind {
-		case graph.EntityCreated:
-			c.Kind = graph.EntityDeleted
-		case graph.EntityDeleted:
-			c.Kind = graph.EntityCreated
-		case graph.ObservationsAdded:
-			c.Kind = graph.ObservationsDeleted
-		case graph.ObservationsDeleted:
-			c.Kind = graph.ObservationsAdded
-		case graph.RelationCreated:
-			c.Kind = graph.RelationDeleted
-		case graph.RelationDeleted:
-			c.Kind = graph.RelationCreated
-		}
+		c.Kind = inverseKind[c.Kind]
 		out = append(out, c)
 	}
-	rank := map[graph.ChangeKind]int{
-		graph.EntityCreated: 0, graph.ObservationsAdded: 1, graph.RelationCreated: 2,
-		graph.RelationDeleted: 3, graph.ObservationsDeleted: 4, graph.EntityDeleted: 5,
+	return out
+}
+
+var inverseKind = map[graph.ChangeKind]graph.ChangeKind{
+	graph.EntityCreated:       graph.EntityDeleted,
+	graph.EntityDeleted:       graph.EntityCreated,
+	graph.ObservationsAdded:   graph.ObservationsDeleted,
+	graph.ObservationsDeleted: graph.ObservationsAdded,
+	graph.RelationCreated:     graph.RelationDeleted,
+	graph.RelationDeleted:     graph.RelationCreated,
+}
+
+// cascadeFirst returns changes with each run of relation deletions that
+// follows a run of entity deletions moved before it: the same content
+// change (deleting a relation and deleting an entity commute), in an order
+// whose every step is valid on its own.
+func cascadeFirst(changes []graph.Change) []graph.Change {
+	out := make([]graph.Change, 0, len(changes))
+	for i := 0; i < len(changes); {
+		if changes[i].Kind != graph.EntityDeleted {
+			out = append(out, changes[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(changes) && changes[j].Kind == graph.EntityDeleted {
+			j++
+		}
+		k := j
+		for k < len(changes) && changes[k].Kind == graph.RelationDeleted {
+			k++
+		}
+		out = append(append(out, changes[j:k]...), changes[i:j]...)
+		i = k
 	}
-	slices.SortStableFunc(out, func(a, b graph.Change) int { return rank[a.Kind] - rank[b.Kind] })
 	return out
 }
 
@@ -63,11 +83,13 @@ func undoStep(g *graph.Graph, c graph.Change) string {
 	switch c.Kind {
 	case graph.EntityCreated: // restore a deleted entity
 		if cur != nil {
-			missing := without(c.Entity.Observations, cur.Observations)
-			if len(missing) > 0 {
-				g.Apply([]graph.Change{{Kind: graph.ObservationsAdded, Entity: graph.Entity{Name: name, Observations: missing, Updated: g.Now()}}})
+			missing := lacking(&c.Entity, cur)
+			if len(missing.Observations) > 0 {
+				missing.Updated = g.Now()
+				g.Apply([]graph.Change{{Kind: graph.ObservationsAdded, Entity: missing}})
 			}
-			return fmt.Sprintf("entity %s exists again: kept it, added the %d observations it lacked", name, len(missing))
+			n := len(missing.Observations)
+			return fmt.Sprintf("entity %s exists again: kept it, added the %s it lacked", name, count(n, "observation"))
 		}
 		g.Apply([]graph.Change{c})
 	case graph.EntityDeleted: // remove a created entity
@@ -111,6 +133,23 @@ func undoStep(g *graph.Graph, c graph.Change) string {
 		g.Apply([]graph.Change{c})
 	}
 	return ""
+}
+
+// lacking returns the observations of want that cur lacks, in order, with
+// their times.
+func lacking(want *graph.Entity, cur *graph.Entity) graph.Entity {
+	have := make(map[string]bool, len(cur.Observations))
+	for _, o := range cur.Observations {
+		have[o] = true
+	}
+	out := graph.Entity{Name: want.Name}
+	for i, o := range want.Observations {
+		if !have[o] {
+			out.Observations = append(out.Observations, o)
+			out.ObservedAt = append(out.ObservedAt, want.ObservationTime(i))
+		}
+	}
+	return out
 }
 
 // without returns the strings of a that b lacks, in order.

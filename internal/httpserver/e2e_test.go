@@ -56,12 +56,17 @@ func startServer(t *testing.T, cfg httpserver.Config, file string) *testServer {
 	if file == "" {
 		file = filepath.Join(t.TempDir(), "memory.jsonl")
 	}
+	logs := testlog.OnFailure(t, "server log")
+	return startServerOn(t, cfg, filestore.Open(file, filestore.Options{Logf: logs.Printf}), file, logs)
+}
+
+// startServerOn serves store, the memory file file, as startServer does.
+func startServerOn(t *testing.T, cfg httpserver.Config, store graph.Store, file string, logs *testlog.Buffer) *testServer {
+	t.Helper()
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	logs := testlog.OnFailure(t, "server log")
 	cfg.Logf = logs.Printf
-	store := filestore.Open(file, filestore.Options{Logf: logs.Printf})
 	mem := server.New(store, server.Options{Version: "test", WatchInterval: watchEvery, Logf: logs.Printf, HidePaths: []string{file}})
 	hs, err := httpserver.New(mem, cfg)
 	if err != nil {

@@ -128,6 +128,11 @@ type Config struct {
 	// DefaultMaxStreamsPerToken. A stream past a cap is refused (HTTP 503
 	// for the server's, 429 for a token's) with a message naming the cap.
 	MaxStreams, MaxStreamsPerToken int
+	// MaxCallsPerToken caps the tool calls in progress of one token (of all
+	// clients without a token together), reads and writes each; 0 means
+	// server.DefaultMaxCalls. A call past it is refused with HTTP 429,
+	// Retry-After and a JSON-RPC error naming MEMORY_MAX_CALLS.
+	MaxCallsPerToken int
 	// MaxOpenMemories caps the named memories open at once, and
 	// MemoryIdleTimeout closes a named memory unused for that long (see
 	// memories.go); 0 means DefaultMaxOpenMemories and
@@ -192,6 +197,8 @@ type Server struct {
 	sessions  *sessionLimits
 	// streamCaps bounds long-lived responses, MCP and page alike.
 	streamCaps *streamLimits
+	// callCaps bounds the tool calls in progress of each token.
+	callCaps *callLimits
 	// background is Serve's context for the memories' Watch; nil before
 	// Serve.
 	background context.Context
@@ -244,6 +251,7 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, addr: addr, endpoints: map[string]*endpoint{}, opening: map[string]*opening{}}
 	s.sessions = newSessionLimits(cfg.MaxSessions, cfg.MaxSessionsPerToken, s.liveSessions)
 	s.streamCaps = newStreamLimits(cfg.MaxStreams, cfg.MaxStreamsPerToken)
+	s.callCaps = newCallLimits(cfg.MaxCallsPerToken)
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	s.sessionsOpts, s.statelessOpts = sdkOptions(cfg)
 	switch {
@@ -309,6 +317,9 @@ func (cfg *Config) setDefaults() {
 	}
 	if cfg.MaxStreamsPerToken <= 0 {
 		cfg.MaxStreamsPerToken = DefaultMaxStreamsPerToken
+	}
+	if cfg.MaxCallsPerToken <= 0 {
+		cfg.MaxCallsPerToken = server.DefaultMaxCalls
 	}
 	if cfg.MaxOpenMemories <= 0 {
 		cfg.MaxOpenMemories = DefaultMaxOpenMemories
@@ -397,6 +408,8 @@ func (s *Server) newEndpoint(mem *server.Server) *endpoint {
 		activity:     ep.activity,
 		limits:       s.sessions,
 		streamCaps:   s.streamCaps,
+		callCaps:     s.callCaps,
+		isWrite:      mem.IsWrite,
 		live:         ep.liveSession,
 	}
 	ep.readOnly = auth.RequireBearerToken(readOnlyInfo, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(ep.router)

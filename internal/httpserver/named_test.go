@@ -205,9 +205,21 @@ func TestNamedMemoriesGrants(t *testing.T) {
 						return
 					}
 					cs := connect(t, ns.url(memory), version, token, nil)
+					// A read token is listed only the tools it may call.
+					listed, err := cs.ListTools(ctx, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var names []string
+					for _, tool := range listed.Tools {
+						names = append(names, tool.Name)
+					}
+					if want := []string{"open_nodes", "read_graph", "search_nodes"}; level == access.Read && !slices.Equal(names, want) || level == access.Write && len(names) != 9 {
+						t.Errorf("tools/list: %v", names)
+					}
 					name := fmt.Sprintf("%s-%s-%s", version, token[:12], memory)
 					before, _ := os.ReadFile(ns.memoryFile(memory))
-					err := createEntity(ctx, cs, name)
+					err = createEntity(ctx, cs, name)
 					if level == access.Write {
 						if err != nil {
 							t.Fatal(err)

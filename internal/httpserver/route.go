@@ -67,6 +67,10 @@ type generationRouter struct {
 	limits *sessionLimits
 	// streamCaps caps the long-lived streams (streams.go); nil: no cap.
 	streamCaps *streamLimits
+	// callCaps caps the tool calls in progress of a token (calls.go), which
+	// isWrite tells apart; nil: no cap.
+	callCaps *callLimits
+	isWrite  func(tool string) bool
 	// live returns the protocol version of a live 2025 session, and
 	// whether the session exists.
 	live func(id string) (version string, ok bool)
@@ -112,6 +116,11 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		rt.calls.Add(1)
 		defer rt.calls.Add(-1)
+		done := rt.startCalls(w, r, msgs)
+		if done == nil {
+			return
+		}
+		defer done()
 	}
 	id := r.Header.Get(headerSessionID)
 	switch {
@@ -268,6 +277,9 @@ type peeked struct {
 	// badID is an id that is a number with a fraction or an exponent, which
 	// the go-sdk would answer as another id.
 	badID string
+	// calls are the reads and writes of the memory the body asks for: the
+	// tool of each tools/call, "" for each resources/read.
+	calls []string
 }
 
 // peek looks at a JSON-RPC message or batch without judging it; malformed
@@ -278,6 +290,7 @@ func peek(body []byte) peeked {
 		Method string          `json:"method"`
 		Params struct {
 			Meta map[string]any `json:"_meta"`
+			Name string         `json:"name"`
 		} `json:"params"`
 	}
 	var batch []message
@@ -309,6 +322,9 @@ func peek(body []byte) peeked {
 		p.sessionless = p.sessionless || m.Method == "server/discover" || v >= firstSessionlessVersion
 		p.listen = p.listen || m.Method == "subscriptions/listen"
 		p.initialize = p.initialize || m.Method == "initialize"
+		if len(m.ID) > 0 && string(m.ID) != "null" && (m.Method == "tools/call" || m.Method == "resources/read") {
+			p.calls = append(p.calls, m.Params.Name)
+		}
 	}
 	return p
 }

@@ -3,6 +3,7 @@ package httpserver
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -132,8 +133,9 @@ func TestPeek(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, peeked{method: "ping", firstID: "null"}},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,2]}`, peeked{}},
 		{`not json`, peeked{}},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_graph"}},{"jsonrpc":"2.0","id":2,"method":"resources/read"}]`, peeked{method: "tools/call", firstID: "1", calls: []string{"read_graph", ""}}},
 	} {
-		if got := peek([]byte(tc.body)); got != tc.want {
+		if got := peek([]byte(tc.body)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("peek(%s) = %+v, want %+v", tc.body, got, tc.want)
 		}
 	}

@@ -1,8 +1,8 @@
 package meaning
 
 import (
-	"container/heap"
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
@@ -56,6 +56,7 @@ type Index struct {
 	// the text and how many of the entities' texts have that key: what the
 	// next batches embed.
 	lacking map[key]*lack
+	dims    int    // the model's vectors' length, once known (checkDims)
 	graph   uint64 // the ID of the graph of the last look (graph.Graph.ID)
 	version uint64 // and its Version then: entities of a revision above it changed since
 
@@ -64,6 +65,8 @@ type Index struct {
 	records int    // vectors kept, live or not, as far as this Index knows
 	queue   []key  // lacking's keys in the order the looks found them, and some no longer lacking
 	hash    []byte // look's buffer for the hashed text
+	// keepFailing is set while appends to the storage fail: logged once.
+	keepFailing bool
 
 	// hashed counts the texts hashed (by looks, and by searches for
 	// entities changed since the last look), for the tests.
@@ -112,21 +115,32 @@ func OpenStorage(st Storage, c *Client, opts Options) *Index {
 // seen: at first all, then those another server (a replica) added.
 func (ix *Index) refresh(ctx context.Context, model string) error {
 	recs, err := ix.store.Load(ctx, model)
-	if err != nil {
+	var dmg *Damaged
+	if errors.As(err, &dmg) {
+		ix.opts.Logf("search by meaning: the kept vectors are damaged: %v", dmg)
+	} else if err != nil {
 		return err
 	}
 	if len(recs) == 0 {
 		return nil
 	}
+	bad, why := 0, ""
 	ix.mu.Lock()
 	if len(ix.vectors) == 0 {
 		ix.vectors = make(map[key]vector, len(recs)) // not grown insert by insert
 	}
 	for _, r := range recs {
+		if err := r.vector().check(); err != nil {
+			bad, why = bad+1, err.Error()
+			continue
+		}
 		ix.vectors[r.Key] = r.vector()
 		ix.found(r.Key)
 	}
 	ix.mu.Unlock()
+	if bad > 0 {
+		ix.opts.Logf("search by meaning: %d kept vectors are refused (%s): their texts are embedded again", bad, why)
+	}
 	ix.records += len(recs)
 	return nil
 }
@@ -145,7 +159,7 @@ func (ix *Index) Release() {
 	ix.mu.Lock()
 	ix.vectors, ix.entities, ix.lacking = make(map[key]vector), make(map[string][]key), make(map[key]*lack)
 	ix.ready, ix.want, ix.lacks = false, 0, 0
-	ix.graph, ix.version = 0, 0
+	ix.graph, ix.version, ix.dims = 0, 0, 0
 	ix.mu.Unlock()
 	ix.queue = nil
 }
@@ -564,6 +578,9 @@ func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	vs, err := ix.client.Embed(ctx, in)
+	if err == nil {
+		err = ix.checkDims(len(vs[0]))
+	}
 	if err != nil {
 		return err
 	}
@@ -578,267 +595,20 @@ func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 	}
 	ix.mu.Unlock()
 	if err := ix.store.Append(ctx, model, recs); err != nil {
-		// The vectors are in memory; only a restart will ask for them again.
-		ix.opts.Logf("search by meaning: keeping vectors: %v", err)
+		// The vectors are in memory; only a restart will ask for them
+		// again. Logged once until an append succeeds.
+		if !ix.keepFailing {
+			ix.keepFailing = true
+			ix.opts.Logf("search by meaning: keeping vectors: %v; they are kept in memory only until an append succeeds", err)
+		}
 		return nil
+	}
+	if ix.keepFailing {
+		ix.keepFailing = false
+		ix.opts.Logf("search by meaning: vectors are kept again")
 	}
 	ix.records += len(batch)
 	return nil
-}
-
-// failed logs an outage of the endpoint once, at its start.
-func (ix *Index) failed(err error) {
-	if !ix.shared.down.Swap(true) {
-		ix.opts.Logf("search by meaning: %v; searching by words only until the endpoint answers again", err)
-	}
-}
-
-// answered logs the end of an outage.
-func (ix *Index) answered() {
-	if ix.shared.down.Swap(false) {
-		ix.opts.Logf("search by meaning: the embeddings endpoint answers again")
-	}
-}
-
-// A Query is a search's text as a vector.
-type Query struct{ v vector }
-
-// Query returns the vector of a search's text, from the cache of recent
-// queries or from the endpoint within QueryTimeout. Its error says why
-// there is none.
-func (ix *Index) Query(ctx context.Context, text string) (Query, error) {
-	now := time.Now()
-	model := ix.client.Model()
-	if v, ok := ix.shared.query(model, text, now); ok {
-		return Query{v}, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, QueryTimeout)
-	defer cancel()
-	vs, err := ix.client.Embed(ctx, []string{text})
-	if err != nil {
-		ix.failed(err)
-		return Query{}, err
-	}
-	ix.answered()
-	v := quantise(vs[0])
-	ix.shared.keepQuery(model, text, v, now)
-	return Query{v}, nil
-}
-
-// Hit is one entity of a search by words and meaning.
-type Hit struct {
-	Entity *graph.Entity
-	// Word is the word ranking's hit, nil for an entity found by meaning
-	// alone.
-	Word *graph.Hit
-	// Closest are the indexes of the entity's observations, most similar
-	// to the query first, for an entity found by meaning alone.
-	Closest []int
-}
-
-// Result is a search by words and meaning. Like graph.Ranked it points
-// into the graph.
-type Result struct {
-	Hits      []Hit
-	Exact     int // leading hits that match the whole query (graph.Ranked)
-	Relations []*graph.Relation
-}
-
-// fuseDepth is how many of each ranking's best are fused, and rrfK the
-// constant of reciprocal rank fusion (the usual 60: a hit's place counts,
-// its raw score does not, so BM25 and cosine need no common scale).
-const (
-	fuseDepth = 50
-	rrfK      = 60
-)
-
-// Search ranks g's entities for query by words and by the similarity of
-// their texts' vectors to q: the entities matching the whole query come
-// first, as graph.SearchRanked gives them; the rest, up to limit, are the
-// best by reciprocal rank fusion of the word ranking and the similarity
-// ranking (an entity's similarity is that of its closest text).
-func (ix *Index) Search(g *graph.Graph, query string, q Query, limit int) Result {
-	if limit <= 0 {
-		limit = graph.DefaultSearchLimit
-	}
-	words := g.SearchRanked(query, max(limit, fuseDepth))
-	exact := words.Exact
-	res := Result{Exact: exact}
-	for i := range words.Hits[:exact] {
-		res.Hits = append(res.Hits, Hit{Entity: words.Hits[i].Entity, Word: &words.Hits[i]})
-	}
-	if want := limit - exact; want > 0 {
-		res.Hits = append(res.Hits, ix.fuse(g, words, q, want)...)
-	}
-	ents := make([]*graph.Entity, len(res.Hits))
-	for i, h := range res.Hits {
-		ents[i] = h.Entity
-	}
-	res.Relations = g.Touching(ents)
-	return res
-}
-
-// fuse returns the want best of the word ranking's partial matches and
-// the entities closest in meaning, by reciprocal rank fusion.
-func (ix *Index) fuse(g *graph.Graph, words graph.Ranked, q Query, want int) []Hit {
-	type fused struct {
-		hit   Hit
-		score float64
-		order int
-	}
-	byEntity := make(map[*graph.Entity]*fused)
-	var all []*fused
-	for i := words.Exact; i < len(words.Hits); i++ {
-		f := &fused{hit: Hit{Entity: words.Hits[i].Entity, Word: &words.Hits[i]}, score: 1.0 / float64(rrfK+i-words.Exact+1), order: len(all)}
-		byEntity[f.hit.Entity] = f
-		all = append(all, f)
-	}
-	isExact := make(map[*graph.Entity]bool, words.Exact)
-	for _, h := range words.Hits[:words.Exact] {
-		isExact[h.Entity] = true
-	}
-	for rank, n := range ix.nearest(g, q, isExact) {
-		f := byEntity[n.e]
-		if f == nil {
-			f = &fused{hit: Hit{Entity: n.e}, order: len(all)}
-			byEntity[n.e] = f
-			all = append(all, f)
-		}
-		f.score += 1.0 / float64(rrfK+rank+1)
-	}
-	slices.SortStableFunc(all, func(a, b *fused) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return a.order - b.order
-	})
-	all = all[:min(want, len(all))]
-	out := make([]Hit, len(all))
-	for i, f := range all {
-		out[i] = f.hit
-		if f.hit.Word == nil {
-			out[i].Closest = ix.closest(g, f.hit.Entity, q)
-		}
-	}
-	return out
-}
-
-type near struct {
-	e   *graph.Entity
-	sim float32
-}
-
-// nearest returns the fuseDepth entities of g closest to q, skipping
-// those in skip, best first (ties in graph order). It compares q with
-// every text's vector, and looks up in g only the entities that would be
-// among the best so far.
-func (ix *Index) nearest(g *graph.Graph, q Query, skip map[*graph.Entity]bool) []near {
-	top := make(nearHeap, 0, fuseDepth)
-	ix.mu.RLock()
-	for name, ks := range ix.entities {
-		best, found := float32(0), false
-		for _, k := range ks {
-			if v, ok := ix.vectors[k]; ok {
-				s := cosine(q.v, v)
-				if !found || s > best {
-					best, found = s, true
-				}
-			}
-		}
-		if !found || len(top) == fuseDepth && best < top[0].sim {
-			continue
-		}
-		e := g.Entity(name)
-		if e == nil || skip[e] {
-			continue
-		}
-		switch n := (near{e, best}); {
-		case len(top) < fuseDepth:
-			heap.Push(&top, n)
-		case n.better(top[0]):
-			top[0] = n
-			heap.Fix(&top, 0)
-		}
-	}
-	ix.mu.RUnlock()
-	slices.SortFunc(top, func(a, b near) int {
-		if a.better(b) {
-			return -1
-		}
-		return 1
-	})
-	return top
-}
-
-// better orders the nearest: the more similar first, ties in graph order.
-func (n near) better(o near) bool {
-	if n.sim != o.sim {
-		return n.sim > o.sim
-	}
-	return graph.CompareOrder(n.e, o.e) < 0
-}
-
-// nearHeap keeps the best entities found so far, the least of them first.
-type nearHeap []near
-
-func (h nearHeap) Len() int           { return len(h) }
-func (h nearHeap) Less(i, j int) bool { return h[j].better(h[i]) }
-func (h nearHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *nearHeap) Push(x any)        { *h = append(*h, x.(near)) }
-func (h *nearHeap) Pop() any {
-	old := *h
-	n := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return n
-}
-
-// closest returns the indexes of e's observations by similarity to q,
-// most similar first; those without a vector yet come last.
-// The keys of an entity unchanged since the last look are those the look
-// kept; only one changed since is hashed again.
-func (ix *Index) closest(g *graph.Graph, e *graph.Entity, q Query) []int {
-	if len(e.Observations) == 0 {
-		return nil
-	}
-	ix.mu.RLock()
-	ks := ix.entities[e.Name]
-	if g.ID() != ix.graph || e.Revision() > ix.version || len(ks) != len(e.Observations) {
-		ks = nil
-	}
-	ix.mu.RUnlock()
-	if ks == nil {
-		model := ix.client.Model()
-		for _, t := range texts(e) {
-			ks = append(ks, keyOf(model, t))
-		}
-		ix.hashed.Add(int64(len(ks)))
-	}
-	sims := make([]float32, len(ks))
-	ix.mu.RLock()
-	for i, k := range ks {
-		sims[i] = -2
-		if v, ok := ix.vectors[k]; ok {
-			sims[i] = cosine(q.v, v)
-		}
-	}
-	ix.mu.RUnlock()
-	out := make([]int, len(ks))
-	for i := range out {
-		out[i] = i
-	}
-	slices.SortStableFunc(out, func(a, b int) int {
-		switch {
-		case sims[a] > sims[b]:
-			return -1
-		case sims[a] < sims[b]:
-			return 1
-		}
-		return 0
-	})
-	return out
 }
 
 // Count reports how many of the texts of the graph view gives have a

@@ -1,6 +1,8 @@
 package meaning
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +15,10 @@ import (
 // depends on the model and the text, not on the memory).
 type Shared struct {
 	down atomic.Bool // the endpoint's last answer was a failure
+	why  atomic.Pointer[string] // and what it was, while down
+	// asking holds a token per query being embedded: at most
+	// maxAsking at once, for all the memories together.
+	asking chan struct{}
 
 	mu      sync.Mutex
 	queries map[string]cachedQuery // by model, a zero byte and the text
@@ -27,10 +33,28 @@ type cachedQuery struct {
 const (
 	queryTTL   = 10 * time.Minute
 	maxQueries = 1024
+	maxAsking  = 4
 )
 
 // NewShared returns what indexes will share.
-func NewShared() *Shared { return &Shared{queries: make(map[string]cachedQuery)} }
+func NewShared() *Shared {
+	return &Shared{queries: make(map[string]cachedQuery), asking: make(chan struct{}, maxAsking)}
+}
+
+// ask waits for a turn to embed a query, until ctx ends; done ends the
+// turn.
+func (s *Shared) ask(ctx context.Context) (done func(), err error) {
+	select {
+	case s.asking <- struct{}{}:
+		return func() { <-s.asking }, nil
+	case <-ctx.Done():
+		return nil, ErrBusy
+	}
+}
+
+// ErrBusy is the error of a query whose vector was not asked for within QueryTimeout
+// because maxAsking others were being asked for.
+var ErrBusy = errors.New("search by meaning is busy: other queries are being embedded")
 
 // query returns the vector of text by model kept since less than
 // queryTTL before now.

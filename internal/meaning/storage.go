@@ -3,7 +3,12 @@ package meaning
 import (
 	"context"
 	"errors"
+	"io"
+	"io/fs"
 	"os"
+	"strings"
+
+	"github.com/kgmemory/mcp-server-memory/internal/durable"
 )
 
 // Storage keeps an Index's vectors across restarts: the vectors file
@@ -50,18 +55,36 @@ func record(k key, v vector) Record { return Record{Key: k, Scale: v.scale, Valu
 
 // FileStorage is the vectors file at path (VectorsPath), created at the
 // first Append. It holds the vectors of any model (Load returns them all)
-// until Compact drops the others.
+// until Compact drops the others. Appends are synced and cut back on
+// failure, a compaction replaces the file atomically, and the file takes
+// the memory file's mode (internal/durable).
 func FileStorage(path string) Storage { return &fileStorage{path: path} }
 
 type fileStorage struct {
-	path string
-	end  int64       // bytes of whole records read or written
-	file os.FileInfo // the file they are in; nil before the first
+	path   string
+	end    int64       // bytes of whole records read or written
+	file   os.FileInfo // the file they are in; nil before the first
+	damage int64       // where the last damage reported is, so that it is reported once
 }
+
+// mode is the memory file's mode, which the vectors file beside it takes.
+func (f *fileStorage) mode() fs.FileMode {
+	return durable.Mode(strings.TrimSuffix(f.path, ".vectors"))
+}
+
+// diskReserve is the free space the vectors file never takes: on a disk
+// nearly full the memory's writes keep it, and the vectors stay in memory
+// only (computed again after a restart).
+const diskReserve = 16 << 20
+
+// firstRecords is how many records Load makes room for at first: the
+// file's size only says how many it may hold (a sparse file says a lot).
+const firstRecords = 1 << 12
 
 // Load reads the records after those read or written before, or the
 // whole file again when it is another file (another server compacted it)
-// or shorter (it was cut).
+// or shorter (it was cut). A file damaged past its last whole record
+// loads up to there, with an error that says so (Damaged).
 func (f *fileStorage) Load(context.Context, string) ([]Record, error) {
 	fi, err := os.Stat(f.path)
 	switch {
@@ -71,12 +94,12 @@ func (f *fileStorage) Load(context.Context, string) ([]Record, error) {
 	case err != nil:
 		return nil, err
 	case f.file != nil && !os.SameFile(f.file, fi), fi.Size() < f.end:
-		f.end = 0
+		f.end, f.damage = 0, 0
 	}
 	var out []Record
-	end, err := readRecords(f.path, f.end, func(k key, v vector) {
-		if out == nil { // as many as records of this one's length fit: not grown append by append
-			out = make([]Record, 0, max(1, (fi.Size()-f.end)/int64(16+2+4+len(v.q))))
+	end, bad, err := readRecords(f.path, f.end, func(k key, v vector) {
+		if out == nil {
+			out = make([]Record, 0, min(firstRecords, max(1, (fi.Size()-f.end)/int64(recordHead+len(v.q)))))
 		}
 		out = append(out, record(k, v))
 	})
@@ -84,36 +107,55 @@ func (f *fileStorage) Load(context.Context, string) ([]Record, error) {
 		return nil, err
 	}
 	f.end, f.file = end, fi
+	if bad != nil && bad.at != f.damage {
+		f.damage = bad.at
+		return out, &Damaged{What: f.path, Err: bad}
+	}
 	return out, nil
 }
 
-// wrote notes the file's length end after this Storage wrote it.
-func (f *fileStorage) wrote(end int64) {
-	f.end = end
-	if fi, err := os.Stat(f.path); err == nil {
-		f.file = fi
-	}
+// Damaged is a Storage's Load that returned what it could read, and
+// could not read the rest.
+type Damaged struct {
+	What string
+	Err  error
 }
+
+func (d *Damaged) Error() string { return d.What + ": " + d.Err.Error() }
+func (d *Damaged) Unwrap() error { return d.Err }
 
 func (f *fileStorage) Append(_ context.Context, _ string, batch []Record) error {
 	var b []byte
+	if f.end == 0 {
+		b = []byte(magic)
+	}
 	for _, r := range batch {
 		b = appendRecord(b, r.Key, r.vector())
 	}
-	end, err := appendFile(f.path, f.end, b)
+	if err := roomFor(f.path, int64(len(b))); err != nil {
+		return err
+	}
+	fi, err := durable.AppendAt(f.path, f.end, b, f.mode())
 	if err != nil {
 		return err
 	}
-	f.wrote(end)
+	f.end, f.file = f.end+int64(len(b)), fi
 	return nil
 }
 
 func (f *fileStorage) Compact(_ context.Context, _ string, keep []Record) error {
-	end, err := rewrite(f.path, keep)
+	b := []byte(magic)
+	for _, r := range keep {
+		b = appendRecord(b, r.Key, r.vector())
+	}
+	fi, err := durable.WriteFile(f.path, f.mode(), func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	f.wrote(end)
+	f.end, f.file, f.damage = int64(len(b)), fi, 0
 	return nil
 }
 

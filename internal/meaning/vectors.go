@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -59,6 +58,20 @@ func quantise(v []float32) vector {
 	return out
 }
 
+// check refuses a vector no quantisation makes: of no length or more
+// than maxDims, or a scale that is not a finite number from 0 (a zero
+// vector's) to 1/127 (a unit vector's largest).
+func (v vector) check() error {
+	s := float64(v.scale)
+	switch {
+	case len(v.q) == 0 || len(v.q) > maxDims:
+		return fmt.Errorf("a vector of %d dimensions, at most %d", len(v.q), maxDims)
+	case math.IsNaN(s) || math.IsInf(s, 0) || s < 0 || s > 1.0/127*1.0001:
+		return fmt.Errorf("a vector scaled by %v", v.scale)
+	}
+	return nil
+}
+
 // cosine is the similarity of two quantised unit vectors; 0 when their
 // lengths differ (vectors of another model).
 func cosine(a, b vector) float32 {
@@ -90,47 +103,70 @@ func VectorsPath(memoryFile string) string { return memoryFile + ".vectors" }
 // load reads the vectors file at path into vs and returns the offset of
 // its last whole record's end. A missing file is empty.
 func load(path string, vs map[key]vector) (end int64, err error) {
-	return readRecords(path, 0, func(k key, v vector) { vs[k] = v })
+	end, _, err = readRecords(path, 0, func(k key, v vector) { vs[k] = v })
+	return end, err
+}
+
+// recordHead is the length of a record before its values.
+const recordHead = 16 + 2 + 4
+
+// damage is where a vectors file stops holding records: a length of 0 or
+// above maxDims cannot be a record's, so what follows (a sparse file's
+// hole, bytes written over) cannot be framed either. The file is read up
+// to it, and the next append cuts it off.
+type damage struct {
+	at   int64
+	dims int
+}
+
+func (d *damage) Error() string {
+	return fmt.Sprintf("a record of %d dimensions at byte %d (at most %d): the rest of the file is dropped and its vectors are computed again", d.dims, d.at, maxDims)
 }
 
 // readRecords calls add for each whole record of the vectors file at path
 // from offset from (0: the start, whose magic it checks) and returns the
-// offset of the last one's end. A missing file is empty.
-func readRecords(path string, from int64, add func(key, vector)) (end int64, err error) {
+// offset of the last one's end. A missing file is empty. Reading stops at
+// a record cut short (a crash mid-append) and at one that cannot be a
+// record (returned as a *damage, with the offset before it); it holds one
+// record at a time, so a huge file costs only the records it holds.
+func readRecords(path string, from int64, add func(key, vector)) (end int64, bad *damage, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return from, nil
+		return from, nil, nil
 	}
 	if err != nil {
-		return from, err
+		return from, nil, err
 	}
 	defer f.Close()
 	end = from
 	if from > 0 {
 		if _, err := f.Seek(from, io.SeekStart); err != nil {
-			return from, err
+			return from, nil, err
 		}
 	}
 	r := bufio.NewReader(f)
 	if from == 0 {
 		head := make([]byte, len(magic))
 		if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
-			return 0, fmt.Errorf("%s is not a vectors file; move it away and its vectors are computed again", path)
+			return 0, nil, fmt.Errorf("%s is not a vectors file; move it away and its vectors are computed again", path)
 		}
 		end = int64(len(magic))
 	}
-	var hdr [16 + 2 + 4]byte
+	var hdr [recordHead]byte
 	var buf []byte // one for all records: a vector's values are its own only
 	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return end, nil
+			return end, nil, nil
 		}
 		var k key
 		copy(k[:], hdr[:16])
 		dims := int(binary.LittleEndian.Uint16(hdr[16:]))
+		if dims == 0 || dims > maxDims {
+			return end, &damage{end, dims}, nil
+		}
 		buf = slices.Grow(buf[:0], dims)[:dims]
 		if _, err := io.ReadFull(r, buf); err != nil {
-			return end, nil
+			return end, nil, nil
 		}
 		v := vector{scale: math.Float32frombits(binary.LittleEndian.Uint32(hdr[18:])), q: make([]int8, dims)}
 		for i, b := range buf {
@@ -150,46 +186,4 @@ func appendRecord(b []byte, k key, v vector) []byte {
 		b = append(b, byte(x))
 	}
 	return b
-}
-
-// appendFile appends records to the file at path, which holds end bytes
-// of whole records (a fresh file gets the magic first), in one write.
-func appendFile(path string, end int64, records []byte) (int64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return end, err
-	}
-	defer f.Close()
-	if end == 0 {
-		records = append([]byte(magic), records...)
-	}
-	if err := f.Truncate(end); err != nil {
-		return end, err
-	}
-	if _, err := f.WriteAt(records, end); err != nil {
-		return end, err
-	}
-	return end + int64(len(records)), f.Close()
-}
-
-// rewrite replaces the file at path with the vectors keep, through a
-// temporary file renamed over it, and returns its length.
-func rewrite(path string, keep []Record) (int64, error) {
-	b := []byte(magic)
-	for _, r := range keep {
-		b = appendRecord(b, r.Key, r.vector())
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return 0, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return 0, err
-	}
-	if err := tmp.Close(); err != nil {
-		return 0, err
-	}
-	return int64(len(b)), os.Rename(tmp.Name(), path)
 }

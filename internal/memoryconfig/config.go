@@ -56,6 +56,14 @@ type Config struct {
 	// AnswerLimit is MEMORY_ANSWER_LIMIT: bytes of text one tool answer
 	// may hold, 0 for no limit; answer.DefaultLimit when unset.
 	AnswerLimit int
+	// Bounds are what tool calls may make the server hold: MEMORY_MAX_CALLS
+	// (calls in progress per connection or token, reads and writes each),
+	// MEMORY_MAX_READS (reads running at once) and MEMORY_MAX_ANSWER_MB
+	// (answers held at once); 0 when unset, the server's defaults.
+	Bounds Bounds
+	// AnswerLimitSet is whether MEMORY_ANSWER_LIMIT set AnswerLimit; when
+	// not, the server sizes the answers of hosts it knows to what they take.
+	AnswerLimitSet bool
 
 	// Timing knobs for tests only; zero values are the defaults.
 
@@ -119,6 +127,7 @@ func Read(env Environment) Config {
 		{"MCP_SERVER_MEMORY_DB_READ_TIMEOUT", &c.DatabaseReadTimeout, true},
 		{"MCP_SERVER_MEMORY_DB_WRITE_TIMEOUT", &c.DatabaseWriteTimeout, true},
 		{"MCP_SERVER_MEMORY_COMPACT_IDLE", &c.CompactIdle, true},
+		{"MCP_SERVER_MEMORY_READ_WAIT", &c.Bounds.ReadWait, false},
 	} {
 		v := env.Getenv(k.name)
 		if v == "" {
@@ -136,10 +145,46 @@ func Read(env Environment) Config {
 	c.keep(err, false)
 	limit, err := answerLimit(env.Getenv("MEMORY_ANSWER_LIMIT"))
 	c.AnswerLimit = limit
+	c.AnswerLimitSet = err == nil && strings.TrimSpace(env.Getenv("MEMORY_ANSWER_LIMIT")) != ""
 	c.keep(err, false)
 	c.History, err = historyLimits(env)
 	c.keep(err, true)
+	c.Bounds, err = readBounds(env, c.Bounds)
+	c.keep(err, false)
 	return c
+}
+
+// Bounds are the server's bounds on tool calls as the environment sets
+// them (docs/bounds.md); 0 is unset.
+type Bounds struct {
+	Calls, Reads, AnswerMB int
+	// ReadWait is how long a read waits for a place before it is refused
+	// (MCP_SERVER_MEMORY_READ_WAIT, a knob for tests).
+	ReadWait time.Duration
+}
+
+// readBounds reads MEMORY_MAX_CALLS, MEMORY_MAX_READS and
+// MEMORY_MAX_ANSWER_MB: whole numbers of at least 1.
+func readBounds(env Environment, b Bounds) (Bounds, error) {
+	for _, v := range []struct {
+		name, example string
+		dst           *int
+	}{
+		{"MEMORY_MAX_CALLS", "64", &b.Calls},
+		{"MEMORY_MAX_READS", "4", &b.Reads},
+		{"MEMORY_MAX_ANSWER_MB", "256", &b.AnswerMB},
+	} {
+		s := strings.TrimSpace(env.Getenv(v.name))
+		if s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1<<20 {
+			return b, fmt.Errorf("%s=%q: want a whole number of at least 1, such as %s", v.name, s, v.example)
+		}
+		*v.dst = n
+	}
+	return b, nil
 }
 
 // historyLimits reads MEMORY_HISTORY_DAYS and MEMORY_HISTORY_MAX_MB

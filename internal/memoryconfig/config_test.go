@@ -42,7 +42,7 @@ func TestReadDefaults(t *testing.T) {
 	if err := c.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if c.AnswerLimit != answer.DefaultLimit || c.WatchInterval != 0 || c.Lock.Timeout != 0 || c.DatabaseURL != "" || c.FilePath != "" || c.HTTPToken != "" {
+	if c.AnswerLimit != answer.DefaultLimit || c.AnswerLimitSet || c.WatchInterval != 0 || c.Lock.Timeout != 0 || c.DatabaseURL != "" || c.FilePath != "" || c.HTTPToken != "" {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -63,6 +63,10 @@ func TestReadValues(t *testing.T) {
 		"MCP_SERVER_MEMORY_DB_WRITE_TIMEOUT":      "8s",
 		"MEMORY_HISTORY_DAYS":                     "30",
 		"MEMORY_HISTORY_MAX_MB":                   "5",
+		"MEMORY_MAX_CALLS":                        "9",
+		"MEMORY_MAX_READS":                        "3",
+		"MEMORY_MAX_ANSWER_MB":                    "100",
+		"MCP_SERVER_MEMORY_READ_WAIT":             "2s",
 	})
 	if err := c.Err(); err != nil {
 		t.Fatal(err)
@@ -73,8 +77,11 @@ func TestReadValues(t *testing.T) {
 			t.Errorf("knob %d: %v, want %v", i, d, want)
 		}
 	}
-	if c.FilePath != "~/m.jsonl" || c.HTTPToken != "tok" || c.AnswerLimit != 0 {
+	if c.FilePath != "~/m.jsonl" || c.HTTPToken != "tok" || c.AnswerLimit != 0 || !c.AnswerLimitSet {
 		t.Errorf("read %+v", c)
+	}
+	if c.Bounds != (memoryconfig.Bounds{Calls: 9, Reads: 3, AnswerMB: 100, ReadWait: 2 * time.Second}) {
+		t.Errorf("bounds %+v", c.Bounds)
 	}
 	if c.History != (history.Limits{MaxAge: 30 * 24 * time.Hour, MaxBytes: 5 << 20}) {
 		t.Errorf("history limits %+v", c.History)
@@ -109,6 +116,10 @@ func TestMalformedValues(t *testing.T) {
 		{"MEMORY_HISTORY_DAYS", "-1", true},
 		{"MEMORY_HISTORY_DAYS", "90d", true},
 		{"MEMORY_HISTORY_MAX_MB", "0", true},
+		{"MEMORY_MAX_CALLS", "0", false},
+		{"MEMORY_MAX_READS", "many", false},
+		{"MEMORY_MAX_ANSWER_MB", "-5", false},
+		{"MCP_SERVER_MEMORY_READ_WAIT", "x", false},
 	} {
 		file := filepath.Join(t.TempDir(), "memory.jsonl")
 		c := memoryconfig.Read(memoryconfig.Vars{tc.name: tc.value, "MEMORY_FILE_PATH": file})

@@ -58,7 +58,7 @@ func (c Config) OpenMemories(ctx context.Context, dir string, logf func(string, 
 				return nil, err
 			}
 			// The connections are the Memories' to close, not the memory's.
-			return &Memory{Store: s, Where: fmt.Sprintf("memory %q in %s", name, desc), exists: s.Exists, close: func() {}, vectors: s.Vectors}, nil
+			return &Memory{Store: s, Where: fmt.Sprintf("memory %q in %s", name, desc), exists: s.Exists, close: func() error { return nil }, vectors: s.Vectors}, nil
 		},
 		close: db.Close,
 	}, nil

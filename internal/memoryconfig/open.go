@@ -2,6 +2,7 @@ package memoryconfig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -73,7 +74,7 @@ type Memory struct {
 	HidePaths []string
 
 	exists  func() bool
-	close   func()
+	close   func() error
 	vectors func() meaning.Storage
 }
 
@@ -87,8 +88,11 @@ func (m *Memory) Vectors() meaning.Storage { return m.vectors() }
 func (m *Memory) Exists() bool { return m.exists() }
 
 // Close releases the memory: the database connections it alone holds,
-// or a memory file's journal, folded into the file.
-func (m *Memory) Close() { m.close() }
+// or a memory file's journal, folded into the file. The error is a
+// compaction at exit that failed (the log has said why; the journal keeps
+// every write): the process should exit 1. A journal left because the
+// lock was busy is said in the log and is no error.
+func (m *Memory) Close() error { return m.close() }
 
 // Open opens the one memory the configuration and ch choose: the memory
 // ch.Memory in PostgreSQL when DatabaseURL is set, else the memory file.
@@ -151,10 +155,16 @@ func (c Config) openFile(path string, ch Choice) *Memory {
 		Store: s, File: s, Where: "memory file " + path, HidePaths: hiddenPaths(path),
 		exists:  func() bool { _, err := os.Lstat(path); return err == nil },
 		vectors: func() meaning.Storage { return meaning.FileStorage(meaning.VectorsPath(path)) },
-		close: func() {
-			if err := s.Close(); err != nil {
-				ch.Logf("compacting the memory file at exit: %v", err)
+		close: func() error {
+			err := s.Close()
+			switch {
+			case errors.Is(err, filestore.ErrJournalLeft):
+				ch.Logf("%v", err)
+				return nil
+			case err != nil:
+				ch.Logf("compacting the memory file at exit failed (its journal keeps every write for the next start): %v", err)
 			}
+			return err
 		},
 	}
 }
@@ -181,7 +191,7 @@ func (c Config) openDatabase(ctx context.Context, ch Choice) (*Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the %s: %s", where, oneLine(err))
 	}
-	return &Memory{Store: s, Where: where, exists: s.Exists, close: s.Close, vectors: s.Vectors}, nil
+	return &Memory{Store: s, Where: where, exists: s.Exists, close: func() error { s.Close(); return nil }, vectors: s.Vectors}, nil
 }
 
 // databaseOptions are the PostgreSQL store's options: the lock timeout,

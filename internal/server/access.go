@@ -27,6 +27,23 @@ func mayWrite(req mcp.Request) bool {
 	return slices.Contains(extra.TokenInfo.Scopes, ScopeWrite)
 }
 
+// readToolsOnly is a tools/list result as a token that may only read sees
+// it: the read tools alone, since it may call no other.
+func readToolsOnly(res mcp.Result) mcp.Result {
+	list, ok := res.(*mcp.ListToolsResult)
+	if !ok || list == nil {
+		return res
+	}
+	only := *list
+	only.Tools = []*mcp.Tool{}
+	for _, t := range list.Tools {
+		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+			only.Tools = append(only.Tools, t)
+		}
+	}
+	return &only
+}
+
 // TokenLabelKey is the member of the go-sdk's TokenInfo.Extra where the
 // HTTP layer puts the label the tokens file gives the request's token.
 const TokenLabelKey = "label"

@@ -13,10 +13,17 @@ import (
 
 // setCacheable marks results that carry memory content as private: the
 // memory is about a person, and no shared cache may keep it. The tool and
-// resource lists are the same for everyone and stay public.
+// resource lists are the same for everyone and stay public, but for the
+// tool list a read-only token sees.
 func setCacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
-	if _, ok := req.(*mcp.ReadResourceRequest); ok {
+	switch req.(type) {
+	case *mcp.ReadResourceRequest:
 		c.CacheScope = "private"
+	case *mcp.ListToolsRequest:
+		// A read-only token's list is its own (readToolsOnly).
+		if !mayWrite(req) {
+			c.CacheScope = "private"
+		}
 	}
 }
 

@@ -112,7 +112,7 @@ func errMetaRequired(pinned, method string) *jsonrpc.Error {
 }
 
 func errUnknownResource(uri string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource %q: the only resource is %s", uri, answer.ResourceURI)}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource %q: the resources are %s and %s", uri, answer.ResourceURI, StandingURI)}
 }
 
 func errInternal(err error) *jsonrpc.Error {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,20 +17,29 @@ import (
 // fuses the word ranking with vector similarity. Any trouble with the
 // endpoint answers by words, with a note saying so.
 
-const (
-	meaningUnavailable = "Search by meaning is unavailable for this query (the embeddings endpoint is down, slow or answered badly): these are matches by words only."
-	meaningClosest     = "No entity contains the whole query; these are the closest matches by the words they share with it and by meaning, best first."
-)
+const meaningClosest = "No entity contains the whole query; these are the closest matches by the words they share with it and by meaning, best first."
 
-// meaningNotReady says how far the background embedding has come.
-func meaningNotReady(have, want int) string {
+// meaningNotReady says how far the background embedding has come, and
+// why it does not go on when the endpoint does not answer.
+func meaningNotReady(ix *meaning.Index, have, want int) string {
+	if down, why := ix.Down(); down {
+		return fmt.Sprintf("Search by meaning is unavailable: the embeddings endpoint at %s does not answer: %s (%d of %d texts embedded): these are matches by words only.", ix.Endpoint(), why, have, want)
+	}
 	return fmt.Sprintf("Search by meaning is not ready yet (%d of %d texts embedded): these are matches by words only.", have, want)
+}
+
+// meaningUnavailable says why a query got no vector.
+func meaningUnavailable(ix *meaning.Index, err error) string {
+	if errors.Is(err, meaning.ErrBusy) {
+		return fmt.Sprintf("Search by meaning is unavailable for this query: %v. These are matches by words only.", err)
+	}
+	return fmt.Sprintf("Search by meaning is unavailable for this query: the embeddings endpoint at %s does not answer: %v. These are matches by words only.", ix.Endpoint(), err)
 }
 
 // searchWithMeaning answers search_nodes by words and meaning.
 func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a searchArgs) (*mcp.CallToolResult, error) {
 	byWords := func(note string) (*mcp.CallToolResult, error) {
-		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := searchAnswer(g, a, graph.Window{})
 			ans.Notes = append(ans.Notes, note)
 			applyTimes(ans, a.timeArgs, graph.Window{})
@@ -40,13 +50,13 @@ func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a sea
 	ix.Opened(opening)
 	cancel()
 	if ready, have, want := ix.Status(); !ready {
-		return byWords(meaningNotReady(have, want))
+		return byWords(meaningNotReady(ix, have, want))
 	}
 	q, err := ix.Query(ctx, a.Query)
 	if err != nil {
-		return byWords(meaningUnavailable)
+		return byWords(meaningUnavailable(ix, err))
 	}
-	return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+	return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 		limit := a.Limit
 		if limit <= 0 {
 			limit = graph.DefaultSearchLimit

@@ -40,6 +40,10 @@ type Options struct {
 	// §8; answer.DefaultLimit is the server's default); a longer answer
 	// comes in parts. 0: no limit, as the reference.
 	AnswerLimit int
+	// AnswerLimitByHost sizes the answers of hosts known to cut results
+	// shorter to what they take (hosts.go); AnswerLimit is everyone
+	// else's. For an AnswerLimit the environment did not set.
+	AnswerLimitByHost bool
 	// Memory names the memory in messages (a named memory served over
 	// HTTP); "" is the memory "default".
 	Memory string
@@ -52,6 +56,10 @@ type Options struct {
 	// runs it, and releases its vectors when it ends (the memory is
 	// closed); nil is word ranking only.
 	Meaning *meaning.Index
+	// Limiter bounds the reads running and the answer bytes held
+	// (bounds.go), shared by every Server of a process; nil: one of the
+	// default bounds for this Server alone.
+	Limiter *Limiter
 }
 
 // Server is the memory server: one store served to any number of MCP
@@ -62,6 +70,9 @@ type Server struct {
 	opts  Options
 	pins  pins         // the protocol version each live session is pinned to
 	hide  redact.Rules // what error messages over HTTP leave out (paths.go)
+
+	limiter *Limiter        // bounds.go
+	writes  map[string]bool // the names of the write tools
 
 	// toolCalls counts tool calls running; stopCalls ends them.
 	toolCalls atomic.Int64
@@ -80,19 +91,23 @@ func New(store graph.Store, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "mcp-server-memory"
 	}
-	s := &Server{store: store, opts: opts, hide: redact.Paths(opts.HidePaths...)}
+	if opts.Limiter == nil {
+		opts.Limiter = NewLimiter(Bounds{})
+	}
+	s := &Server{store: store, opts: opts, hide: redact.Paths(opts.HidePaths...), limiter: opts.Limiter, writes: map[string]bool{}}
 	s.stop, s.stopCalls = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: "Knowledge Graph Memory", Version: opts.Version}, &mcp.ServerOptions{
-		// No logging capability: the server never sends log messages. The
-		// prompts capability is declared because the SDK answers
-		// prompts/list (with no prompts) whatever is declared.
+		// No logging capability: the server never sends log messages.
+		// The instructions and the prompt are in assistant.go.
 		Capabilities:       &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{}},
+		Instructions:       instructions,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		SetCacheable:       setCacheable,
 	})
 	s.mcp.AddReceivingMiddleware(s.receive)
 	s.addTools()
+	s.addPrompts()
 	s.mcp.AddResource(&mcp.Resource{
 		URI:         answer.ResourceURI,
 		Name:        "knowledge-graph",
@@ -100,6 +115,7 @@ func New(store graph.Store, opts Options) *Server {
 		Description: "The full knowledge graph with all entities and relations",
 		MIMEType:    "application/json",
 	}, s.readResource)
+	s.addStandingResource()
 	return s
 }
 
@@ -140,17 +156,21 @@ func (s *Server) Watch(ctx context.Context) {
 }
 
 func (s *Server) graphChanged(ctx context.Context) {
-	if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: answer.ResourceURI}); err != nil {
-		s.logf("notifying subscribers: %v", err)
+	for _, uri := range []string{answer.ResourceURI, StandingURI} {
+		if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			s.logf("notifying subscribers: %v", err)
+		}
 	}
 }
 
 // receive is the server's one receiving middleware: it pins each session
 // to its protocol (pins.go), counts tool calls and lets CancelToolCalls end
-// them, gives every error a JSON-RPC code (errors.go), sends no caching
-// hints where the session's protocol has none (cache.go), keeps file
-// paths out of what HTTP clients see (paths.go), and has tool results
-// written in one pass (wire.go).
+// them, bounds the reads running and the answers held (bounds.go), lists
+// to a read-only token only the tools it may call (access.go), gives
+// every error a JSON-RPC code (errors.go), sends no caching hints where
+// the session's protocol has none (cache.go), keeps file paths out of what
+// HTTP clients see (paths.go), and has tool results written in one pass
+// (wire.go).
 func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		version, decides := requestVersion(method, req)
@@ -158,34 +178,81 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, err
 		}
 		if method == "tools/call" {
-			s.toolCalls.Add(1)
-			defer s.toolCalls.Add(-1)
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithCancel(ctx)
-			defer cancel()
-			defer context.AfterFunc(s.stop, cancel)()
+			var done func()
+			ctx, done = s.startToolCall(ctx)
+			defer done()
+		}
+		if s.isRead(method, req) {
+			done, err := s.limiter.startRead(ctx)
+			if err != nil {
+				return nil, wireError(method, err)
+			}
+			defer done()
 		}
 		res, err := next(ctx, method, req)
-		if method == "initialize" && err == nil {
-			if ir, ok := res.(*mcp.InitializeResult); ok {
-				s.pins.pin(req.GetSession(), ir.ProtocolVersion)
-			}
-		}
-		if err != nil {
-			err = wireError(method, err)
-		}
-		if overHTTP(req) {
-			res, err = hide(s.hide, res, err)
-		}
-		if err != nil {
-			return res, err
-		}
-		return encodedOnce(ctx, withoutCacheHints(res, version)), nil
+		return s.finish(ctx, method, req, version, res, err)
 	}
 }
 
+// startToolCall counts a tool call as running until done, and lets
+// CancelToolCalls end it.
+func (s *Server) startToolCall(ctx context.Context) (context.Context, func()) {
+	s.toolCalls.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.stop, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		s.toolCalls.Add(-1)
+	}
+}
+
+// isRead reports whether req is a read of the memory: a read tool's call,
+// or resources/read.
+func (s *Server) isRead(method string, req mcp.Request) bool {
+	switch method {
+	case "resources/read":
+		return true
+	case "tools/call":
+		call, ok := req.(*mcp.CallToolRequest)
+		return ok && call.Params != nil && !s.writes[call.Params.Name]
+	}
+	return false
+}
+
+// IsWrite reports whether tool is one of the write tools, for a transport
+// that counts reads and writes apart.
+func (s *Server) IsWrite(tool string) bool { return s.writes[tool] }
+
+// finish makes what next returned the message the go-sdk sends.
+func (s *Server) finish(ctx context.Context, method string, req mcp.Request, version string, res mcp.Result, err error) (mcp.Result, error) {
+	if method == "initialize" && err == nil {
+		if ir, ok := res.(*mcp.InitializeResult); ok {
+			s.pins.pin(req.GetSession(), ir.ProtocolVersion)
+		}
+	}
+	if method == "tools/list" && err == nil && !mayWrite(req) {
+		res = readToolsOnly(res)
+	}
+	if err != nil {
+		err = wireError(method, err)
+	}
+	if overHTTP(req) {
+		res, err = hide(s.hide, res, err)
+	}
+	if err != nil {
+		return res, err
+	}
+	release := s.limiter.hold(resultSize(res))
+	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), release)
+	if !kept {
+		release()
+	}
+	return out, nil
+}
+
 func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	if req.Params.URI != answer.ResourceURI {
+	if req.Params.URI != answer.ResourceURI && req.Params.URI != StandingURI {
 		return errUnknownResource(req.Params.URI)
 	}
 	return nil

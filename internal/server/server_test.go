@@ -198,7 +198,7 @@ func TestResourceAndCacheHints(t *testing.T) {
 				t.Errorf("tools/list cacheScope %q, want %q", tools.CacheScope, tc.lists)
 			}
 			resources, err := cs.ListResources(context.Background(), nil)
-			if err != nil || len(resources.Resources) != 1 || resources.CacheScope != tc.lists {
+			if err != nil || len(resources.Resources) != 2 || resources.CacheScope != tc.lists {
 				t.Errorf("resources/list: %+v, %v", resources, err)
 			}
 			if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "memory://nope"}); err == nil {
@@ -395,7 +395,7 @@ func TestErrorCodes(t *testing.T) {
 		{errPinnedToHandshake("2025-06-18", "tools/list", sessionlessVersion), jsonrpc.CodeInvalidRequest, "pinned to protocol 2025-06-18"},
 		{errPinnedToHandshake("", "tools/list", sessionlessVersion), jsonrpc.CodeInvalidRequest, "pinned to protocol of the initialize handshake"},
 		{errMetaRequired(sessionlessVersion, "ping"), jsonrpc.CodeInvalidParams, "(ping did not)"},
-		{errUnknownResource("x://y"), jsonrpc.CodeInvalidParams, "the only resource is " + answer.ResourceURI},
+		{errUnknownResource("x://y"), jsonrpc.CodeInvalidParams, "the resources are " + answer.ResourceURI + " and " + StandingURI},
 		{errInternal(errors.New("e")), jsonrpc.CodeInternalError, "e"},
 	} {
 		if tc.err.Code != tc.code || !strings.Contains(tc.err.Message, tc.text) {

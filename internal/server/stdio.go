@@ -24,6 +24,7 @@ func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteClo
 	defer cancel()
 	go s.Watch(ctx)
 	lines := newStdioLines(in, out)
+	lines.maxCalls, lines.isWrite = s.limiter.Bounds().Calls, s.IsWrite
 	return s.mcp.Run(context.WithValue(ctx, heldKey{}, &lines.held), lines)
 }
 
@@ -59,7 +60,11 @@ type stdioLines struct {
 	changed     *sync.Cond        // signalled when answered or closed change
 	inProgress  map[string]string // method by id key, for requests handed over
 	batched     map[string]bool   // id keys of calls that came in a batch
-	unanswered  int               // requests handed over whose answer is not written yet, listens aside
+	kinds       map[string]kind   // the kind of each call handed over, by id key
+	calls       [kindCount]int    // calls handed over and not answered, by kind
+	maxCalls    int               // reads and writes in progress allowed, each
+	isWrite     func(tool string) bool
+	unanswered  int // requests handed over whose answer is not written yet, listens aside
 	closed      bool
 	initialized bool   // initialize was answered with a result
 	version     string // the version initialize negotiated
@@ -75,6 +80,9 @@ func newStdioLines(in io.ReadCloser, out io.WriteCloser) *stdioLines {
 		out:        &lockedWriter{w: out},
 		inProgress: make(map[string]string),
 		batched:    make(map[string]bool),
+		kinds:      make(map[string]kind),
+		maxCalls:   DefaultMaxCalls,
+		isWrite:    func(string) bool { return false },
 	}
 	l.changed = sync.NewCond(&l.mu)
 	return l
@@ -206,6 +214,7 @@ func (l *stdioLines) check(line []byte) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	calls := map[string]string{} // method by id key
+	var added [kindCount]int
 	for _, m := range msgs {
 		if !m.isCall() {
 			continue // a notification, or a response to the server
@@ -217,6 +226,12 @@ func (l *stdioLines) check(line []byte) bool {
 			return false
 		}
 		calls[key] = m.method
+		k := l.kindOf(&m)
+		if added[k]++; k != other && l.calls[k]+added[k] > l.maxCalls {
+			l.reply(m.ID, ErrTooManyCalls("this connection", k == write, l.maxCalls))
+			return false
+		}
+		l.kinds[key] = k
 	}
 	for key, method := range calls {
 		l.inProgress[key] = method
@@ -226,8 +241,39 @@ func (l *stdioLines) check(line []byte) bool {
 		if method != "subscriptions/listen" {
 			l.unanswered++
 		}
+		l.calls[l.kinds[key]]++
 	}
 	return true
+}
+
+// kind is what the calls in progress of a connection are counted by
+// (bounds.go): reads and writes apart, and not the others.
+type kind int8
+
+const (
+	other kind = iota
+	read
+	write
+	kindCount
+)
+
+// kindOf tells whether m reads the memory (a read tool, resources/read),
+// writes it (a write tool), or neither.
+func (l *stdioLines) kindOf(m *message) kind {
+	switch m.method {
+	case "resources/read":
+		return read
+	case "tools/call":
+		var p struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(m.Params, &p)
+		if l.isWrite(p.Name) {
+			return write
+		}
+		return read
+	}
+	return other
 }
 
 // maxNesting is how deep the go-sdk's decoder lets a message nest (objects
@@ -407,6 +453,8 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	// The client may reuse the id as soon as it reads this answer.
 	delete(l.inProgress, key)
 	delete(l.batched, key)
+	k, counted := l.kinds[key]
+	delete(l.kinds, key)
 	initialized := l.initialized
 	if method == "initialize" && resp.Error == nil {
 		l.initialized = true
@@ -423,12 +471,20 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		resp = &r
 	}
 	err := c.write(ctx, resp, batched, held)
+	if held != nil && held.release != nil {
+		held.release()
+	}
+	// The call counts as in progress until its answer is written: a client
+	// that does not read its answers cannot make the server hold more.
+	l.mu.Lock()
+	if counted {
+		l.calls[k]--
+	}
 	if handedOver && method != "subscriptions/listen" {
-		l.mu.Lock()
 		l.unanswered--
 		l.changed.Broadcast()
-		l.mu.Unlock()
 	}
+	l.mu.Unlock()
 	return err
 }
 
@@ -498,6 +554,7 @@ func (c *stdioConn) Close() error {
 	c.l.closed = true
 	c.l.changed.Broadcast()
 	c.l.mu.Unlock()
+	c.l.held.releaseAll()
 	return c.Connection.Close()
 }
 

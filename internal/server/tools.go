@@ -57,7 +57,10 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 	}
 	checkSchemaKeywords(t.Name, in)
 	write := t.Annotations == nil || !t.Annotations.ReadOnlyHint
+	s.writes[t.Name] = write
+	t.Meta = s.toolMeta()
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = s.withAnswerLimit(ctx, req)
 		if write && !mayWrite(req) {
 			return toolError(fmt.Errorf("this token may only read memory %s", s.memoryName())), nil
 		}
@@ -147,7 +150,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return toolResult(answer.CreatedEntities(res, s.opts.AnswerLimit)), nil
+		return toolResult(answer.CreatedEntities(res, s.limit(ctx))), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -164,7 +167,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return toolResult(answer.CreatedRelations(res, s.opts.AnswerLimit)), nil
+		return toolResult(answer.CreatedRelations(res, s.limit(ctx))), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -187,7 +190,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return toolResult(answer.AddedObservations(res, s.opts.AnswerLimit)), nil
+		return toolResult(answer.AddedObservations(res, s.limit(ctx))), nil
 	})
 
 	addTool(s, &mcp.Tool{
@@ -238,7 +241,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := &answer.Answer{
 				Tool: "read_graph", Request: fmt.Sprintf("read_graph outline=%t", a.Outline),
 				Outline: a.Outline, Entities: views(g.Entities()), Relations: g.Relations(),
@@ -276,7 +279,7 @@ func (s *Server) addTools() {
 			// words.
 			return s.searchWithMeaning(ctx, s.opts.Meaning, a)
 		}
-		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := searchAnswer(g, a, w)
 			applyTimes(ans, a.timeArgs, w)
 			return ans, nil
@@ -299,7 +302,7 @@ func (s *Server) addTools() {
 		if err != nil {
 			return nil, err
 		}
-		return s.page(a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			sel, err := g.Neighbours(a.Names, a.Depth)
 			if err != nil {
 				return nil, fmt.Errorf("Invalid arguments for tool open_nodes: %w", err)
@@ -339,11 +342,8 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 	found := g.SearchRankedFunc(a.Query, limit, keep)
 	ans := &answer.Answer{
 		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
-		Entities: make([]answer.View, len(found.Hits)), Relations: found.Relations,
+		Entities: answer.Hits(found.Hits), Relations: found.Relations,
 		Hint: ", or search for something narrower",
-	}
-	for i, h := range found.Hits {
-		ans.Entities[i] = answer.Hit(h)
 	}
 	if found.Exact == 0 && len(found.Hits) > 0 {
 		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}
@@ -354,7 +354,7 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 // page runs a read tool: build lays out the whole answer while the graph is
 // held, and the part the cursor points to is encoded before it is let go,
 // so nothing is copied first.
-func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
+func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
 	var (
 		p   answer.Result
 		err error
@@ -364,7 +364,8 @@ func (s *Server) page(cursor string, build func(*graph.Graph) (*answer.Answer, e
 		if ans, err = build(g); err != nil {
 			return
 		}
-		if p, err = ans.Page(s.opts.AnswerLimit, cursor); err != nil {
+		withStanding(g, ans, s.limit(ctx))
+		if p, err = ans.Page(s.limit(ctx), cursor); err != nil {
 			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}
 	})
@@ -410,5 +411,5 @@ func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteR
 	if err != nil {
 		return nil, err
 	}
-	return toolResult(answer.Deleted(res, s.opts.AnswerLimit)), nil
+	return toolResult(answer.Deleted(res, s.limit(ctx))), nil
 }

@@ -33,6 +33,9 @@ type toolResultJSON struct {
 	// held, on stdio, takes the written result and gives the go-sdk a
 	// token to carry in its place (see heldResults).
 	held *heldResults
+	// release lets the answer's bytes go (bounds.go) once the held result
+	// is written.
+	release func()
 }
 
 // contentHole is what the go-sdk writes for a result whose content is nil:
@@ -54,6 +57,7 @@ func (r toolResultJSON) MarshalJSON() ([]byte, error) {
 	}
 	r.letGo()
 	if r.held != nil {
+		p.release = r.release
 		return r.held.put(p), nil
 	}
 	return p.appendTo(make([]byte, 0, p.size)), nil
@@ -114,6 +118,8 @@ type resultParts struct {
 	parts []resultPart
 	size  int    // about the bytes written
 	small []byte // short parts, joined until the next long one
+	// release, when not nil, lets the answer's bytes go once it is written.
+	release func()
 }
 
 type resultPart struct {
@@ -247,13 +253,41 @@ func structuredJSON(v any) ([]byte, error) {
 }
 
 // encodedOnce gives a tool's result its one-pass encoding, and on stdio
-// has it skip the go-sdk's check and copy.
-func encodedOnce(ctx context.Context, res mcp.Result) mcp.Result {
+// has it skip the go-sdk's check and copy. kept reports whether release
+// is left to run when the result is written (a result held on stdio);
+// otherwise the caller runs it.
+func encodedOnce(ctx context.Context, res mcp.Result, release func()) (out mcp.Result, kept bool) {
 	if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
 		held, _ := ctx.Value(heldKey{}).(*heldResults)
-		return toolResultJSON{r, held}
+		kept = held != nil && r.InputRequests == nil
+		return toolResultJSON{r, held, release}, kept
 	}
-	return res
+	return res, false
+}
+
+// resultSize is about the bytes a result holds: its texts and its
+// structured content.
+func resultSize(res mcp.Result) int64 {
+	var n int64
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		if r == nil {
+			return 0
+		}
+		for _, c := range r.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				n += int64(len(t.Text))
+			}
+		}
+		if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+			n += int64(len(raw))
+		}
+	case *mcp.ReadResourceResult:
+		for _, c := range r.Contents {
+			n += int64(len(c.Text) + len(c.Blob))
+		}
+	}
+	return n
 }
 
 // heldResults carries tool results past the go-sdk on stdio. The go-sdk
@@ -302,6 +336,19 @@ func (h *heldResults) take(result json.RawMessage) (held *resultParts, ok bool) 
 	held, ok = h.m[string(result)]
 	delete(h.m, string(result))
 	return held, ok
+}
+
+// releaseAll lets go of every result still held, when the connection
+// closes: their responses will never be written.
+func (h *heldResults) releaseAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for token, p := range h.m {
+		if p.release != nil {
+			p.release()
+		}
+		delete(h.m, token)
+	}
 }
 
 // A whole answer's buffers are garbage once its line is written, but the

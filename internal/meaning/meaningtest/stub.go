@@ -45,7 +45,11 @@ type Server struct {
 	delay  time.Duration
 	texts  map[string][]string // the texts embedded, by model
 	reqs   int
-	quit   chan struct{}
+	dims   int // 0: Dims
+	// asking is how many requests are being answered, and mostAsking the
+	// most at once so far.
+	asking, mostAsking int
+	quit               chan struct{}
 	undo   chan struct{} // closed when the delay changes
 }
 
@@ -95,6 +99,13 @@ func (s *Server) Texts(model string) []string {
 	return append([]string(nil), s.texts[model]...)
 }
 
+// SetDims makes the vectors n long (0: Dims), as a model changed under
+// the same name would.
+func (s *Server) SetDims(n int) { s.mu.Lock(); s.dims = n; s.mu.Unlock() }
+
+// MostAsking is the most requests the stub answered at once so far.
+func (s *Server) MostAsking() int { s.mu.Lock(); defer s.mu.Unlock(); return s.mostAsking }
+
 // Requests is how many requests reached the stub.
 func (s *Server) Requests() int { s.mu.Lock(); defer s.mu.Unlock(); return s.reqs }
 
@@ -107,8 +118,11 @@ func apiError(w http.ResponseWriter, status int, typ, format string, args ...any
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs++
-	down, bad, delay, undo, key := s.down, s.bad, s.delay, s.undo, s.Key
+	s.asking++
+	s.mostAsking = max(s.mostAsking, s.asking)
+	down, bad, delay, undo, key, dims := s.down, s.bad, s.delay, s.undo, s.Key, s.dims
 	s.mu.Unlock()
+	defer func() { s.mu.Lock(); s.asking--; s.mu.Unlock() }()
 	if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
 		apiError(w, http.StatusNotFound, "invalid_request_error", "Invalid URL (%s %s)", r.Method, r.URL.Path)
 		return
@@ -165,7 +179,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	data := make([]item, 0, len(req.Input))
 	// Last first: the index, not the order, says which input a vector is.
 	for i := len(req.Input) - 1; i >= 0; i-- {
-		data = append(data, item{"embedding", Vector(req.Model, req.Input[i]), i})
+		data = append(data, item{"embedding", vectorOf(req.Model, req.Input[i], dims), i})
 	}
 	if bad {
 		data = data[1:]
@@ -177,15 +191,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // Vector is the stub's embedding of text by model: each word, or the
 // word it means alike, adds to a dimension chosen by its hash and the
 // model's name; normalised.
-func Vector(model, text string) []float32 {
-	v := make([]float32, Dims)
+func Vector(model, text string) []float32 { return vectorOf(model, text, Dims) }
+
+// vectorOf is Vector with dims dimensions (0: Dims).
+func vectorOf(model, text string, dims int) []float32 {
+	if dims == 0 {
+		dims = Dims
+	}
+	v := make([]float32, dims)
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		if a, ok := alike[w]; ok {
 			w = a
 		}
 		h := fnv.New32a()
 		h.Write([]byte(model + "\x00" + w))
-		v[h.Sum32()%Dims]++
+		v[h.Sum32()%uint32(dims)]++
 	}
 	var n float64
 	for _, x := range v {

@@ -1,0 +1,61 @@
+package filestore
+
+import (
+	"context"
+	"time"
+)
+
+// Watch polls the memory file and its journal every interval until ctx
+// ends and calls onChange when another process changed the memory: it
+// wrote. This Store's own writes, and another process's compaction, which
+// rewrites the file with what this Store already holds, are no change.
+// Polling a stat is cheap, portable, needs no dependency, and sees renames
+// over the file that directory watchers report inconsistently across
+// platforms.
+func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func()) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	// What the memory holds now is what later changes are told against.
+	lastSeen, _ := s.watchStamp()
+	s.mu.Lock()
+	s.refreshLocked()
+	heard := s.foreign
+	s.mu.Unlock()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		st, err := s.watchStamp()
+		if err != nil || st == lastSeen {
+			continue
+		}
+		lastSeen = st
+		// Read what changed: the count tells whether another process's
+		// write reached this Store since the last look, whoever read it
+		// (this Watch, another, a call).
+		s.mu.Lock()
+		if err := s.refreshLocked(); err != nil {
+			s.foreign++ // cannot tell: report
+		}
+		foreign := s.foreign
+		s.mu.Unlock()
+		if foreign != heard {
+			heard = foreign
+			onChange()
+		}
+	}
+}
+
+func (s *Store) watchStamp() (watchStamp, error) {
+	st, err := s.statFile()
+	if err != nil {
+		return watchStamp{}, err
+	}
+	j, err := s.statJournal()
+	if err != nil {
+		return watchStamp{}, err
+	}
+	return watchStamp{file: st, jexists: j.exists(), jid: j.id, jsize: j.size}, nil
+}

@@ -1,0 +1,80 @@
+package graph
+
+import "testing"
+
+// An event with a year in its name is no entry of a log: "Tokyo" finds the
+// Acme offsite, not the Lisbon one beside it (issue: the digit alone made
+// both entries, and each held the other's words).
+func TestEventsWithYearsAreNoLog(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("Lisbon offsite 2025", "event", "Three days in Lisbon for the whole team", "Planned by Carol"),
+		ent("Acme offsite 2026", "event", "Two days in Tokyo in May", "Budget approved in March"),
+		ent("Board meeting 2026", "event", "Quarterly review of the roadmap"),
+	}, nil)
+	for _, q := range []string{"Tokyo", "who went to tokyo?"} {
+		var names []string
+		for _, h := range g.SearchRanked(q, 0).Hits {
+			names = append(names, h.Entity.Name)
+		}
+		if len(names) != 1 || names[0] != "Acme offsite 2026" {
+			t.Errorf("%q: %q, want only the Acme offsite", q, names)
+		}
+	}
+}
+
+// A log is a run of short alike entities of one type: three messages make
+// one, and each holds the words of its neighbours; two do not.
+func TestLogFoundByWhatItIs(t *testing.T) {
+	msgs := []Entity{
+		ent("msg-0041", "message", "speaker: Ann", "Anyone up for the climbing wall on Friday?"),
+		ent("msg-0042", "message", "speaker: Bo", "Count me in, I'll bring chalk"),
+		ent("msg-0043", "message", "speaker: Ann", "Great, see you at six"),
+	}
+	g := newGraph(t, msgs, nil)
+	hits := g.SearchRanked("climbing wall", 0).Hits
+	if len(hits) < 2 || hits[0].Entity.Name != "msg-0041" || hits[1].Entity.Name != "msg-0042" {
+		t.Errorf("three messages: hits %v, want msg-0041 then msg-0042 (its reply, by its neighbour's words)", entityNames(hits))
+	}
+	for _, tc := range []struct {
+		name string
+		ents []Entity
+	}{
+		{"two messages", msgs[:2]},
+		{"other names", []Entity{msgs[0], ent("note 7", "message", "Count me in, I'll bring chalk"), msgs[2]}},
+		{"other types", []Entity{msgs[0], ent("msg-0042", "note", "Count me in, I'll bring chalk"), msgs[2]}},
+	} {
+		g := newGraph(t, tc.ents, nil)
+		if hits := g.SearchRanked("climbing wall", 0).Hits; len(hits) != 1 {
+			t.Errorf("%s: hits %v, want msg-0041 alone", tc.name, entityNames(hits))
+		}
+	}
+}
+
+func entityNames(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Entity.Name)
+	}
+	return out
+}
+
+func TestAlikeNames(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"msg-0042", "msg-0043", true},
+		{"msg-9", "msg-10", true},
+		{"2026-03-01 run", "2026-03-02 run", true},
+		{"D3:14", "D12:1", true},
+		{"сообщение-042", "сообщение-043", true},
+		{"Acme offsite 2026", "Lisbon offsite 2025", false},
+		{"Nadia", "Nadia", false}, // no digit
+		{"msg-1", "msg-1a", false},
+		{"msg-1", "note-1", false},
+	} {
+		if got := alikeNames(tc.a, tc.b); got != tc.want {
+			t.Errorf("alikeNames(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,295 @@
+package graph
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Ranked search: the hits of a question, best first, and what of each
+// matched (rank.go holds the word index it scores with).
+
+// Ranked is what SearchRanked returns. Like Selection it points into the
+// graph: valid until the next mutation, not to be modified.
+type Ranked struct {
+	// Hits are the entities found, best first: the Exact ones (in
+	// Search's order), then the closest partial matches by score.
+	Hits []Hit
+	// Exact is the number of leading hits that match the whole query by
+	// the rule of Search. When it is 0 and Hits is not empty, nothing
+	// matched the whole query and the hits are only the closest.
+	Exact int
+	// Relations are those with at least one end among the hits, in graph
+	// order.
+	Relations []*Relation
+}
+
+// Hit is one entity of a ranked search.
+type Hit struct {
+	Entity *Entity
+	// Exact: the entity matches the whole query (Search's rule), rather
+	// than sharing only some of its words.
+	Exact bool
+	// Whole: an Exact hit holding the whole query in its name, type or one
+	// observation (the reference server's rule), not only each of its
+	// words somewhere.
+	Whole bool
+	// Score is the entity's BM25-like relevance to the query's words; 0
+	// when it shares none (an exact match on a stop word or a fragment).
+	Score float64
+
+	q *rankQuery
+}
+
+// Selection returns the hits' entities and the relations, as Search
+// returns them, for callers that show a ranked answer like any other.
+func (r Ranked) Selection() Selection {
+	ents := make([]*Entity, len(r.Hits))
+	for i, h := range r.Hits {
+		ents[i] = h.Entity
+	}
+	return Selection{ents, r.Relations}
+}
+
+// SearchRanked answers a question asked in natural words. It returns every
+// entity Search would (those matching the whole query, in that order)
+// and then, while they are fewer than limit, the entities sharing the most
+// relevant words with the query, best first (ties: the one learned last
+// first, then graph order), until there are limit hits in all. A limit of 0
+// or less means DefaultSearchLimit.
+//
+// Relevance is BM25 over words (see the word index in rank.go): words
+// compared after Fold, English and Russian words by their Snowball stems,
+// stop words ignored, Japanese and Chinese text by character bigrams; rare
+// words weigh more, the name more than an observation, and the names and
+// types of related entities and relation types less.
+//
+// The first ranked search builds the word index; later mutations update it
+// incrementally. Like Search it may run beside other read-only calls.
+func (g *Graph) SearchRanked(query string, limit int) Ranked {
+	return g.SearchRankedFunc(query, limit, nil)
+}
+
+// SearchRankedFunc is SearchRanked among the entities keep reports true for
+// (all when keep is nil): the others are left out before the limit counts.
+func (g *Graph) SearchRankedFunc(query string, limit int, keep func(*Entity) bool) Ranked {
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	g.searchMu.Lock()
+	defer g.searchMu.Unlock()
+	exact, whole := g.search(query)
+	if keep != nil {
+		kept := make([]*Entity, 0, len(exact))
+		w := 0
+		for i, e := range exact {
+			if keep(e) {
+				if i < whole {
+					w++
+				}
+				kept = append(kept, e)
+			}
+		}
+		exact, whole = kept, w
+	}
+	x := g.wordIndex()
+	q := x.resolve(query)
+	x.accumulate(q)
+	defer x.reset()
+	g.boostNamed(x, query)
+	if isTemporal(query) {
+		for _, id := range x.touched {
+			if x.byID[id].dated() {
+				x.scores[id] *= dateBoost
+			}
+		}
+	}
+
+	hits := make([]Hit, 0, max(len(exact), limit))
+	for i, e := range exact {
+		hits = append(hits, Hit{Entity: e, Exact: true, Whole: i < whole, Score: x.scores[e.wid], q: q})
+	}
+	if want := limit - len(exact); want > 0 {
+		isExact := make(map[*Entity]bool, len(exact))
+		for _, e := range exact {
+			isExact[e] = true
+		}
+		var others []Hit
+		for _, id := range x.touched {
+			if e := x.byID[id]; !isExact[e] && (keep == nil || keep(e)) {
+				others = append(others, Hit{Entity: e, Score: x.scores[id], q: q})
+			}
+		}
+		hits = append(hits, best(others, want)...)
+	}
+	r := Ranked{Hits: hits, Exact: len(exact)}
+	r.Relations = g.touching(r.Selection().Entities)
+	return r
+}
+
+// better orders hits by score; ties: the one learned last (LastLearned)
+// first, then graph order.
+func better(a, b Hit) int {
+	if a.Score != b.Score {
+		if a.Score > b.Score {
+			return -1
+		}
+		return 1
+	}
+	if la, lb := a.Entity.LastLearned(), b.Entity.LastLearned(); la != lb {
+		return cmp.Compare(lb, la)
+	}
+	return bySeq(a.Entity, b.Entity)
+}
+
+// best returns the n best of hits, in order.
+func best(hits []Hit, n int) []Hit {
+	if len(hits) > 4*n {
+		// Most candidates cannot make the cut: find the n-th best score
+		// with a partial sort of a copy of the scores, then sort only
+		// those at least as good.
+		scores := make([]float64, len(hits))
+		for i, h := range hits {
+			scores[i] = h.Score
+		}
+		cut := nthLargest(scores, n)
+		hits = slices.DeleteFunc(hits, func(h Hit) bool { return h.Score < cut })
+	}
+	slices.SortFunc(hits, better)
+	return hits[:min(n, len(hits))]
+}
+
+// nthLargest returns the n-th largest value of s (1-based), reordering s.
+func nthLargest(s []float64, n int) float64 {
+	k := n - 1 // index in descending order
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		pivot := s[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] > pivot {
+				i++
+			}
+			for s[j] < pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}
+
+// Match is one observation of a hit that matches the query (Hit.Matches).
+type Match struct {
+	// Index is the observation's index in the entity.
+	Index int
+	// Whole: the observation holds the whole query (compared after Fold).
+	Whole bool
+	// Score is the summed weight (idf) of the query's words it holds.
+	Score float64
+	// Words counts the query's space-separated words it contains.
+	Words int
+}
+
+// before reports whether m ranks before o among one entity's matches.
+func (m Match) before(o Match) bool {
+	switch {
+	case m.Whole != o.Whole:
+		return m.Whole
+	case m.Score != o.Score:
+		return m.Score > o.Score
+	}
+	return m.Words > o.Words
+}
+
+// Matches returns the entity's observations that match the query, best
+// first: those containing the whole query (compared after Fold), then
+// those sharing the most weight of the query's words, then those
+// containing more of the query's space-separated words; ties: the newer
+// observation first, then the entity's order. A caller shows these
+// observations first, so a big entity never buries the fact asked about.
+func (h Hit) Matches() []Match {
+	if h.q == nil {
+		return nil
+	}
+	var ms []Match
+	seen := make(map[string]bool)
+	for i, o := range h.Entity.Observations {
+		f := newFolded(o)
+		m := Match{Index: i, Whole: f.contains(h.q.whole)}
+		if len(h.q.idf) > 0 {
+			clear(seen)
+			forEachToken(f.nfkc, func(t string, word bool) {
+				if word {
+					t = h.q.wordTerm(t)
+				}
+				if w, ok := h.q.idf[t]; ok && t != "" && !seen[t] {
+					seen[t] = true
+					m.Score += w
+				}
+			})
+		}
+		for _, w := range h.q.words {
+			if f.contains(w) {
+				m.Words++
+			}
+		}
+		if m.Whole || m.Score > 0 || m.Words > 0 {
+			ms = append(ms, m)
+		}
+	}
+	slices.SortStableFunc(ms, func(a, b Match) int {
+		switch {
+		case a.before(b):
+			return -1
+		case b.before(a):
+			return 1
+		}
+		return cmp.Compare(h.Entity.ObservationTime(b.Index), h.Entity.ObservationTime(a.Index))
+	})
+	return ms
+}
+
+// Matched returns the indexes of Matches, in its order.
+func (h Hit) Matched() []int {
+	ms := h.Matches()
+	if ms == nil {
+		return nil
+	}
+	out := make([]int, len(ms))
+	for i, m := range ms {
+		out[i] = m.Index
+	}
+	return out
+}
+
+// Observations returns the entity's observations with the matched ones
+// (Matched) first and the others after them in their order. The result is a
+// new slice; the strings are the entity's.
+func (h Hit) Observations() []string {
+	obs := h.Entity.Observations
+	matched := h.Matched()
+	out := make([]string, 0, len(obs))
+	taken := make([]bool, len(obs))
+	for _, i := range matched {
+		out = append(out, obs[i])
+		taken[i] = true
+	}
+	for i, o := range obs {
+		if !taken[i] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
