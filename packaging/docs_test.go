@@ -361,3 +361,12 @@ func TestDevelopmentLayers(t *testing.T) {
 		}
 	}
 }
+
+// The README is a user's document: details go to docs/, and it stays
+// short enough to read through.
+func TestREADMEIsShort(t *testing.T) {
+	const most = 450
+	if n := strings.Count(readDoc(t, "README.md"), "\n"); n > most {
+		t.Errorf("README.md has %d lines, more than %d: move details to docs/", n, most)
+	}
+}

@@ -43,9 +43,16 @@ Usage:
   mcp-server-memory --version    print the version
   mcp-server-memory --help       print this help
 
-Commands, to see and correct the memory yourself (COMMAND --help for each):
+Commands, to see and correct the memory yourself (COMMAND --help for each;
+mcp-server-memory help lists them with a line each):
   stats, search QUERY, show NAME..., export --format FORMAT, import FILE,
-  check [--fix], rename OLD NEW, merge A B, ui (the memory in your browser)
+  check [--fix], rename OLD NEW, merge A B, history [NAME] (what changed,
+  when, by whom), undo CHANGE | --since T, ui (the memory in your browser),
+  embed (compute the vectors of search by meaning, with progress)
+
+Memory option:
+  --memory NAME               with MEMORY_DATABASE_URL: the memory in the
+                              database to serve (default "default")
 
 HTTP options (only with --http):
   --http ADDR                 a port (8080 or :8080) binds 127.0.0.1 only;
@@ -109,6 +116,22 @@ Environment:
                      then not used; --memory NAME picks the memory (default
                      "default", the one /mcp serves with --tokens). Every
                      command but check works on it too.
+  MEMORY_MAX_CALLS   tool calls in progress per stdio connection or HTTP
+                     token, reads and writes each (default 64); past it,
+                     refused at once
+  MEMORY_MAX_READS   reads running at once (default: one per core, at
+                     least 2); the others wait up to 30 s
+  MEMORY_MAX_ANSWER_MB  megabytes of answers held at once (default 256)
+  MEMORY_HISTORY_DAYS  days the history of writes keeps (default 90; 0:
+                     no history, and what there is is removed)
+  MEMORY_HISTORY_MAX_MB  megabytes the history may take (default 50); past
+                     it the oldest records go
+  MEMORY_EMBEDDINGS_URL  search by meaning: an OpenAI-compatible API, e.g.
+                     http://127.0.0.1:11434/v1 (Ollama). Unset: words only.
+  MEMORY_EMBEDDINGS_MODEL  the embedding model (required with the URL)
+  MEMORY_EMBEDDINGS_API_KEY, MEMORY_EMBEDDINGS_API_KEY_FILE
+                     the API's key, or a file holding it (optional)
+  See docs/bounds.md, docs/history.md and docs/embeddings.md.
 
 Several copies of this server (one per client, or stdio and --http) can share
 one memory file: every write takes <file>.lock. The published Node reference

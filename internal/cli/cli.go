@@ -50,6 +50,7 @@ type command struct {
 	args    string // the arguments in the usage line
 	summary string
 	help    string // more lines for --help, or ""
+	noJSON  bool   // it has no JSON output (ui)
 	run     func(c *context_, args []string) error
 }
 
@@ -126,11 +127,12 @@ func usage() string {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-28s %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
-	b.WriteString("\nEvery command takes --help, --file PATH and --json (JSON output for scripts).\n" +
+	b.WriteString("\nEvery command takes --help and --file PATH, and every one but ui --json (JSON output for scripts).\n" +
 		"Writes take the memory file's lock, as the server does: they are safe while servers run.\n" +
-		"With MEMORY_DATABASE_URL set, as for the server, every command but check and embed works\n" +
-		"on the memory --memory NAME (default \"default\") in PostgreSQL; they work on memory files only.\n" +
-		"Exit codes: 0 done, 1 failed (nothing was written), 2 bad usage, 130 stopped by Ctrl-C.\n")
+		"With MEMORY_DATABASE_URL set, as for the server, every command but check works on the\n" +
+		"memory --memory NAME (default \"default\") in PostgreSQL; check works on memory files only.\n" +
+		"Exit codes: 0 done, 1 failed (a failed write wrote nothing; check: problems remain, though\n" +
+		"check --fix may have repaired others), 2 bad usage, 130 stopped by Ctrl-C.\n")
 	return b.String()
 }
 
@@ -146,9 +148,11 @@ Options:
                 MEMORY_FILE_PATH, else memory.jsonl beside the executable)
   --memory NAME the memory in the database when MEMORY_DATABASE_URL is set
                 (default: "default")
-  --json        print JSON instead of text
-  --help        print this help
 `)
+	if !cmd.noJSON {
+		b.WriteString("  --json        print JSON instead of text\n")
+	}
+	b.WriteString("  --help        print this help\n")
 	return b.String()
 }
 

@@ -17,6 +17,7 @@ MEMORY_DATABASE_URL set, the page shows the memory --memory NAME (default
   --port N      listen on this port instead of a random one
   --no-open     print the address only
 `,
+	noJSON: true,
 	run: func(c *context_, args []string) error {
 		port := c.flags.Int("port", 0, "")
 		noOpen := c.flags.Bool("no-open", false, "")

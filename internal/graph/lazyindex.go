@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Both search indexes, the trigram index behind SearchNodes (index.go) and
+// Both search indexes, the trigram index behind Search (index.go) and
 // the word index behind SearchRanked (rank.go), live the same life, kept
 // here once:
 //

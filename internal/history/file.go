@@ -229,15 +229,17 @@ func choose(line []byte, f Filter) (rec Record, chosen, bad bool) {
 		return Record{}, false, false
 	}
 	var err error
-	if f.Headers && f.Entity == "" && !f.DeletesEntity {
+	match := f
+	if f.headerOnly(len(line)) {
 		rec, err = decodeHeader(line)
+		match.DeletesEntity = false // the line names the op: enough
 	} else {
 		rec, err = Decode(line)
 	}
 	if err != nil {
 		return Record{}, false, true
 	}
-	if !f.Match(&rec) {
+	if !match.Match(&rec) {
 		return Record{}, false, false
 	}
 	if f.Headers {

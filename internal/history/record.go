@@ -397,6 +397,17 @@ type Filter struct {
 	// DeletesEntity. A line whose header reads but whose changes do not
 	// is then kept.
 	Headers bool
+	// MaxBytes, when above 0, bounds what a reader decodes: a record whose
+	// changes take more than MaxBytes comes with its header only (Changes
+	// nil), chosen by DeletesEntity when its changes name the entity
+	// deletion op, undecoded. With an Entity, every record is decoded.
+	MaxBytes int
+}
+
+// headerOnly reports whether a record whose line (or changes) take size
+// bytes is read as its header only.
+func (f Filter) headerOnly(size int) bool {
+	return f.Entity == "" && (f.Headers && !f.DeletesEntity || f.MaxBytes > 0 && size > f.MaxBytes)
 }
 
 // Match reports whether r passes f.

@@ -141,3 +141,30 @@ func TestHistoryTrimKeepsTheNewest(t *testing.T) {
 		t.Errorf("logged %q", logged)
 	}
 }
+
+// A row bigger than Filter.MaxBytes comes by its header, chosen by
+// DeletesEntity all the same; the others whole.
+func TestHistoryMaxBytes(t *testing.T) {
+	s := pgtest.Open(t, pgtest.URL(t), pgtest.MemoryName(t), pgstore.Options{})
+	for _, e := range []graph.Entity{{Name: "Big", Observations: []string{strings.Repeat("x", 5000)}}, {Name: "Small"}} {
+		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{e})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+			g.DeleteEntities([]string{e.Name})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := s.History(history.Filter{DeletesEntity: true, MaxBytes: 1000})
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%v, %v: want both deletions", recs, err)
+	}
+	if len(recs[0].Changes) != 1 || recs[0].Changes[0].Entity.Name != "Small" || len(recs[1].Changes) != 0 {
+		t.Errorf("newest first: %+v, want Small's whole and Big's by its header", recs)
+	}
+}

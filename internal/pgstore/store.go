@@ -472,10 +472,15 @@ func (s *Store) History(f history.Filter) ([]history.Record, error) {
 func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, before string, page any, out *[]history.Record) (int, string, error) {
 	// Headers: the changes are not sent, nor decoded.
 	headers := f.Headers && f.Entity == "" && !f.DeletesEntity
-	rows, err := s.db.pool.Query(ctx, `SELECT id, time, tool, client, CASE WHEN $7 THEN '' ELSE changes END FROM memory_history
+	// MaxBytes: the changes of a bigger row are not sent either.
+	maxBytes := 0
+	if f.Entity == "" {
+		maxBytes = f.MaxBytes
+	}
+	rows, err := s.db.pool.Query(ctx, `SELECT id, time, tool, client, $9 > 0 AND size > $9, CASE WHEN $7 OR $9 > 0 AND size > $9 THEN '' ELSE changes END FROM memory_history
 		WHERE memory_id = $1 AND time >= $2 AND ($3 = '' OR client = $3) AND ($4 = '' OR id = $4) AND ($5 = '' OR id < $5)
 			AND (NOT $8 OR strpos(changes, 'deleteEntity') > 0)
-		ORDER BY id DESC LIMIT $6`, id, f.Since, f.Client, f.ID, before, page, headers, f.DeletesEntity)
+		ORDER BY id DESC LIMIT $6`, id, f.Since, f.Client, f.ID, before, page, headers, f.DeletesEntity, maxBytes)
 	if err != nil {
 		return 0, "", err
 	}
@@ -484,18 +489,22 @@ func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, bef
 	for rows.Next() {
 		var r history.Record
 		var changes string
-		if err := rows.Scan(&r.ID, &r.Time, &r.Tool, &r.Client, &changes); err != nil {
+		var cut bool
+		if err := rows.Scan(&r.ID, &r.Time, &r.Tool, &r.Client, &cut, &changes); err != nil {
 			return 0, "", err
 		}
 		n, last = n+1, r.ID
-		if !headers {
+		match := f
+		if cut {
+			match.DeletesEntity = false // the query chose it by its changes
+		} else if !headers {
 			if r.Changes, err = history.DecodeChanges([]byte(changes)); err != nil {
 				s.db.opts.Logf("memory %q: skipping an unreadable history record %s: %v", s.name, r.ID, err)
 				continue
 			}
 		}
 		r.Time = r.Time.UTC()
-		if f.Match(&r) {
+		if match.Match(&r) {
 			if f.Headers {
 				r.Changes = nil
 			}

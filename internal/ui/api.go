@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -99,32 +100,55 @@ func searchAnswer(g *graph.Graph, query string, offset int) searchResult {
 // ("deleted"), which the page can restore.
 func (h *Handler) learned(w http.ResponseWriter, mayEdit bool) {
 	now := graph.TimeOf(time.Now())
-	var writes *graph.PerDay
+	// Requests at once share a read of the history (coalescer): a big
+	// record costs its read once, not once per page open.
+	home, err := h.homeReads.do(fmt.Sprint(mayEdit), func() (homeHistory, error) { return readHome(historyOf(h.store), now, mayEdit) })
+	if err != nil {
+		h.historyFailed(w, err)
+		return
+	}
 	var deleted *historyAnswer
-	if r := historyOf(h.store); r != nil {
-		pd, err := history.RecentWrites(r, now, graph.RecentDays)
-		if err != nil {
-			h.historyFailed(w, err)
-			return
-		}
-		writes = &pd
-		if mayEdit {
-			// One past the limit: the read stops there.
-			recs, err := r.History(history.Filter{Since: pd.From.UTC(), DeletesEntity: true, Limit: deletedLimit + 1})
-			if err != nil {
-				h.historyFailed(w, err)
-				return
-			}
-			d := listHistory(recs, "", deletedLimit)
-			deleted = &d
-		}
+	if home.deleted != nil {
+		// seeBack sets each request's own entries.
+		d := historyAnswer{Records: slices.Clone(home.deleted.Records), More: home.deleted.More}
+		deleted = &d
 	}
 	h.view(w, func(g *graph.Graph) (any, int) {
 		if deleted != nil {
 			deleted.seeBack(g)
 		}
-		return map[string]any{"learned": g.Timeline(now, graph.RecentDays), "writes": writes, "deleted": deleted}, http.StatusOK
+		return map[string]any{"learned": g.Timeline(now, graph.RecentDays), "writes": home.writes, "deleted": deleted}, http.StatusOK
 	})
+}
+
+// homeHistory is what the home view reads of the history: the writes per
+// day, and those that deleted entities (for a request that may edit).
+type homeHistory struct {
+	writes  *graph.PerDay
+	deleted *historyAnswer
+}
+
+func readHome(r history.Reader, now graph.Time, mayEdit bool) (homeHistory, error) {
+	if r == nil {
+		return homeHistory{}, nil
+	}
+	pd, err := history.RecentWrites(r, now, graph.RecentDays)
+	if err != nil {
+		return homeHistory{}, err
+	}
+	home := homeHistory{writes: &pd}
+	if mayEdit {
+		// One past the limit: the read stops there. A record too big to
+		// read whole comes by its header.
+		recs, err := r.History(history.Filter{Since: pd.From.UTC(), DeletesEntity: true, Limit: deletedLimit + 1, MaxBytes: shownRecordBytes})
+		if err != nil {
+			return homeHistory{}, err
+		}
+		d := listHistory(recs, "", deletedLimit)
+		d.markLater()
+		home.deleted = &d
+	}
+	return home, nil
 }
 
 // historyOf returns the history of the memory in store, or nil when it

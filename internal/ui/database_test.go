@@ -124,11 +124,12 @@ func TestPageOnDatabaseInChromium(t *testing.T) {
 
 	// A database memory keeps the history of its writes in its table: the
 	// home view plots the writes per day, today's among them, and lists
-	// what the rename removed.
+	// the rename, which removed the entity under its old name.
 	do(t, ctx, "home", chromedp.Navigate(srv.URL+"#"))
 	waitFor(t, ctx, "the writes per day", textHas("#learnedTitle", "Writes per day")+
 		` && +document.querySelector("#perDay g.day:last-of-type")?.dataset.count >= 1`)
-	waitFor(t, ctx, "what was deleted", textHas("#deletedList", "Москва (город)"))
+	waitFor(t, ctx, "the rename", textHas("#deletedList", "page · renamed Москва to Москва (столица)")+
+		` && document.querySelector("#deletedList li").title.startsWith("− entity Москва (город)")`)
 }
 
 // TestDatabaseEditWaitsForTheLock: an edit while another replica holds the

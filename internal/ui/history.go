@@ -17,6 +17,10 @@ const (
 	entityHistoryLimit = 50 // records in an entity's history, the newest
 	deletedLimit       = 10 // records in the home view's "recently deleted"
 	shownTexts         = 5  // observations named per record
+	// shownRecordBytes bounds the records "recently deleted" reads whole:
+	// a bigger one (a mass deletion) is listed by its header, and the undo
+	// command restores it.
+	shownRecordBytes = 1 << 20
 )
 
 // historyEntry is one recorded write as the page shows it.
@@ -35,16 +39,37 @@ type historyEntry struct {
 	// Restorable: the write only removed things, and restoring it (the
 	// undo of the write) brings them back.
 	Restorable bool `json:"restorable"`
-	// Back: the write only removed things, and every one of them is in
-	// the memory again.
+	// Back: the write only removed things, and every one of them that can
+	// come back (a relation to an entity now gone cannot) is in the memory
+	// again.
 	Back bool `json:"back"`
+	// Headline says in a few words what the write did to entities, for
+	// the home view's one line: "deleted Alice (person)", "renamed Alice
+	// to Alicia", "merged Al into Alice".
+	Headline string `json:"headline"`
+	// Undo is the command that undoes the write, for those the page does
+	// not restore.
+	Undo string `json:"undo"`
+	// Later: a newer write listed with this one deleted the same entity
+	// again; that one is the deletion to restore.
+	Later bool `json:"later,omitempty"`
+	// Large: the write was too large to read here (Summary says so).
+	Large bool `json:"large,omitempty"`
 
 	rec *history.Record
 }
 
 func entryOf(r *history.Record, entity string) historyEntry {
 	e := historyEntry{ID: r.ID, Time: r.Time.UTC().Format(time.RFC3339), Tool: r.Tool, Client: r.Client,
-		Summary: history.Summary(r.Changes), Observations: []string{}, Restorable: deletionOnly(r), rec: r}
+		Summary: history.Summary(r.Changes), Observations: []string{}, Restorable: deletionOnly(r), rec: r,
+		Headline: headline(r.Changes), Undo: "mcp-server-memory undo " + r.Short()}
+	if len(r.Changes) == 0 {
+		// Read by its header only (history.Filter.MaxBytes).
+		e.Large = true
+		e.Summary = "a change too large to show here (mcp-server-memory history shows it)"
+		e.Headline = "a large change"
+		return e
+	}
 	for _, c := range r.Changes {
 		if (c.Kind == graph.ObservationsAdded || c.Kind == graph.ObservationsDeleted) && (entity == "" || c.Entity.Name == entity) {
 			for _, o := range c.Entity.Observations {
@@ -71,6 +96,77 @@ func deletionOnly(r *history.Record) bool {
 		}
 	}
 	return len(r.Changes) > 0
+}
+
+// headline says what changes did to entities in a few words: a rename (an
+// entity deleted and one created), a merge (an entity deleted, its
+// observations added to another), the entities deleted, else what
+// history.Summary says.
+func headline(changes []graph.Change) string {
+	var deleted, created []graph.Entity
+	var addedTo []string
+	for _, c := range changes {
+		switch c.Kind {
+		case graph.EntityDeleted:
+			deleted = append(deleted, c.Entity)
+		case graph.EntityCreated:
+			created = append(created, c.Entity)
+		case graph.ObservationsAdded:
+			addedTo = append(addedTo, c.Entity.Name)
+		}
+	}
+	switch {
+	case len(deleted) == 1 && len(created) == 1 && len(addedTo) == 0:
+		return "renamed " + deleted[0].Name + " to " + created[0].Name
+	case len(deleted) == 1 && len(created) == 0 && len(addedTo) == 1 && addedTo[0] != deleted[0].Name:
+		return "merged " + deleted[0].Name + " into " + addedTo[0]
+	case len(deleted) > 0 && len(created) == 0:
+		return "deleted " + entityNames(deleted, 3)
+	}
+	return history.Summary(changes)
+}
+
+// entityNames names the entities, the first shown of them with their
+// types, then how many more.
+func entityNames(es []graph.Entity, shown int) string {
+	if len(es) == 1 {
+		return es[0].Name + " (" + es[0].EntityType + ")"
+	}
+	var names []string
+	for _, e := range es[:min(len(es), shown)] {
+		names = append(names, e.Name)
+	}
+	if len(es) > shown {
+		return strings.Join(names, ", ") + fmt.Sprintf(" and %d more", len(es)-shown)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// markLater sets Later on each entry, newest first, that deleted an entity
+// a newer one deleted again: only the newest deletion of an entity is
+// offered for restoring (restoring an older one would bring back what a
+// restore already brought back once).
+func (a *historyAnswer) markLater() {
+	seen := map[string]bool{}
+	for i := range a.Records {
+		e := &a.Records[i]
+		for _, c := range e.rec.Changes {
+			if c.Kind != graph.EntityDeleted {
+				continue
+			}
+			if seen[c.Entity.Name] {
+				e.Later = true
+			}
+		}
+		for _, c := range e.rec.Changes {
+			if c.Kind == graph.EntityDeleted {
+				seen[c.Entity.Name] = true
+			}
+		}
+		if e.Later {
+			e.Restorable = false
+		}
+	}
 }
 
 // historyAnswer is an entity's history, or the writes that deleted
@@ -132,7 +228,10 @@ func (a *historyAnswer) seeBack(g *graph.Graph) {
 					e.Back = e.Back && slices.Contains(cur.Observations, o)
 				}
 			case graph.RelationDeleted:
-				e.Back = e.Back && g.HasRelation(c.Relation)
+				// A relation to an entity now gone cannot come back: a
+				// restore leaves it out (history.Undo says so).
+				r := c.Relation
+				e.Back = e.Back && (g.HasRelation(r) || g.Entity(r.From) == nil || g.Entity(r.To) == nil)
 			}
 			if !e.Back {
 				break

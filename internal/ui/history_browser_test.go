@@ -65,7 +65,8 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "Alice gone from the page", `location.hash === "" && !document.querySelector("#homeView").hidden`)
-	waitFor(t, ctx, "Alice recently deleted", `document.querySelector("#deletedList li")?.textContent.includes("delete_entities (Claude Desktop) · − entity Alice (person), 3 observations, 3 relations")`)
+	waitFor(t, ctx, "Alice recently deleted", `document.querySelector("#deletedList li")?.textContent.includes("delete_entities (Claude Desktop) · deleted Alice (person)") && `+
+		`document.querySelector("#deletedList li").title === "− entity Alice (person), 3 observations, 3 relations"`)
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "recently-deleted.png"), 1280, 900)
 
 	// A restore from another origin is refused like every edit.
@@ -119,4 +120,67 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
 	waitFor(t, ctx, "the newest changes and a note on the older ones", fmt.Sprintf(`document.querySelectorAll("#ehistory li").length === %d && document.querySelector("#ehistory li").textContent.includes("fact %d") && `, entityHistoryLimit, entityHistoryLimit-1)+
 		textHas("#ehistoryNote", `Older changes: mcp-server-memory history "Alice" shows them all.`))
+}
+
+// TestRecentlyDeletedIsCompact: the home view's recently deleted writes
+// take a line each (renames, merges and undos too, said in a few words,
+// the rest on hover) below the Create form; only the newest deletion of
+// an entity is offered for restoring; a client's name shows its invisible
+// characters.
+func TestRecentlyDeletedIsCompact(t *testing.T) {
+	ctx := browser(t)
+	srv, path := serve(t, seedMemory)
+	other := filestore.Open(path, filestore.Options{Logf: t.Logf, Lock: filestore.LockOptions{Timeout: 2 * time.Second}})
+	defer other.Close()
+	write := func(tool, client string, f func(g *graph.Graph) error) {
+		t.Helper()
+		if _, err := other.Update(history.WithAuthor(context.Background(), history.Author{Tool: tool, Client: client}), graph.Timed(time.Now, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := strings.Repeat("a long observation that fills the line ", 6)
+	write("add_observations", "Claude Desktop", func(g *graph.Graph) error {
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{long, long + "2", long + "3"}}})
+		return err
+	})
+	write("rename", "", func(g *graph.Graph) error { _, err := g.Rename("東京", "Tokyo"); return err })
+	write("merge", "", func(g *graph.Graph) error { _, err := g.Merge("Acme", "Москва"); return err })
+	// A client whose name reverses what follows it: "Claude", then an
+	// override and "edoC", which would show as "ClaudeCode".
+	write("delete_entities", "Claude\u202eedoC", func(g *graph.Graph) error { g.DeleteEntities([]string{"Alice"}); return nil })
+	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL))
+	waitFor(t, ctx, "the deletions", `document.querySelectorAll("#deletedList li").length === 3`)
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#deletedList li")].map(li => li.textContent.replace(/^[^·]*· /, ""))`))
+	want := []string{
+		`delete_entities (Claude\u202eedoC) · deleted Alice (person) Restore`,
+		`merge · merged Москва into Acme mcp-server-memory undo `,
+		`rename · renamed 東京 to Tokyo mcp-server-memory undo `,
+	}
+	if err != nil || len(got) != 3 {
+		t.Fatalf("the deletions: %q (err %v)", got, err)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("deletion %d: %q, want it to start %q", i, got[i], want[i])
+		}
+	}
+	waitFor(t, ctx, "a line each, below the Create form, which is in view", `(() => {
+		const lis = [...document.querySelectorAll("#deletedList li")], form = document.querySelector("#createForm").getBoundingClientRect();
+		return lis.every(li => li.getBoundingClientRect().height < 30) && form.bottom < innerHeight && form.bottom <= document.querySelector("#deleted").getBoundingClientRect().top;
+	})()`)
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "recently-deleted-compact.png"), 1280, 900)
+
+	// Restored, then deleted again: only the newer deletion is offered.
+	do(t, ctx, "restore Alice", chromedp.Click(chromedp.CSS("#deletedList li button")))
+	waitFor(t, ctx, "Alice back", textHas("#msg", "Restored: + entity Alice (person)")+" && "+textHas("#deletedList li", "(back in the memory)"))
+	write("delete_entities", "Cursor", func(g *graph.Graph) error { g.DeleteEntities([]string{"Alice"}); return nil })
+	waitFor(t, ctx, "the newer deletion offered, the older not", `document.querySelectorAll("#deletedList li").length === 4 && document.querySelectorAll("#deletedList li button").length === 1 && `+
+		`document.querySelector("#deletedList li button") === document.querySelector("#deletedList li:first-child button") && `+textHas("#deletedList li:nth-child(2)", "(deleted again since)"))
+	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "recently-deleted-again.png"), 1280, 900)
+
+	// The favicon.
+	waitFor(t, ctx, "the favicon", `document.querySelector("link[rel=icon]") !== null`)
+	if st, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(document.querySelector("link[rel=icon]").href).then(r => r.status + " " + r.headers.get("Content-Type"))`, chromedp.EvalAwaitPromise)); err != nil || st != "200 image/svg+xml" {
+		t.Errorf("the favicon: %q (err %v), want 200 image/svg+xml", st, err)
+	}
 }

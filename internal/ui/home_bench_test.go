@@ -2,9 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,5 +64,97 @@ func BenchmarkHomeOnBigDeletion(b *testing.B) {
 		if a := call(b, h, "GET", "/"+secret+"/api/learned", ""); a.status != 200 {
 			b.Fatalf("status %d", a.status)
 		}
+	}
+}
+
+// deletedOnHome returns the home view's recently deleted writes, newest
+// first.
+func deletedOnHome(t testing.TB, h http.Handler) []map[string]any {
+	t.Helper()
+	a := call(t, h, "GET", "/"+secret+"/api/learned", "")
+	d, _ := a.body["deleted"].(map[string]any)
+	recs, _ := d["records"].([]any)
+	if a.status != http.StatusOK || d == nil {
+		t.Fatalf("the home view: %d %v", a.status, a.body)
+	}
+	out := make([]map[string]any, len(recs))
+	for i, r := range recs {
+		out[i] = r.(map[string]any)
+	}
+	return out
+}
+
+// TestHomeListsABigDeletionByItsHeader: the home view reads a deletion
+// bigger than shownRecordBytes by its header only, lists it as a large
+// change the undo command restores, and reads the small ones whole.
+func TestHomeListsABigDeletionByItsHeader(t *testing.T) {
+	path := bigDeletion(t, 3000) // 1.4 MB
+	store := filestore.Open(path, filestore.Options{Logf: t.Logf})
+	defer store.Close()
+	h := NewHandler(store, path, Options{Secret: secret, Logf: t.Logf})
+	recs := deletedOnHome(t, h)
+	if len(recs) != 2 {
+		t.Fatalf("%d deletions listed, want 2: %v", len(recs), recs)
+	}
+	if small := recs[0]; small["headline"] != "deleted Small (thing)" || small["restorable"] != true || small["client"] != "Cursor" {
+		t.Errorf("the small deletion: %v", small)
+	}
+	big := recs[1]
+	if big["large"] != true || big["headline"] != "a large change" || big["restorable"] != false || big["client"] != "Claude Desktop" ||
+		!strings.HasPrefix(big["undo"].(string), "mcp-server-memory undo ") || !strings.Contains(big["summary"].(string), "too large to show here") {
+		t.Errorf("the big deletion: %v", big)
+	}
+}
+
+// TestHomeOffersOnlyWhatCanComeBack: a deletion whose every fact that can
+// come back is back is not offered for restoring (a relation to an entity
+// deleted since cannot come back), and of two deletions of one entity only
+// the newer is.
+func TestHomeOffersOnlyWhatCanComeBack(t *testing.T) {
+	h, _ := newHandler(t, "", time.Second)
+	edit := func(body string) {
+		t.Helper()
+		if a := call(t, h, "POST", "/"+secret+"/api/edit", body); a.status != http.StatusOK {
+			t.Fatalf("%s: %v", body, a)
+		}
+	}
+	edit(`{"op":"createEntity","entity":"Ada","entityType":"person"}`)
+	edit(`{"op":"createEntity","entity":"Bob","entityType":"person"}`)
+	edit(`{"op":"addRelation","from":"Bob","to":"Ada","relationType":"knows"}`)
+	edit(`{"op":"deleteEntity","entity":"Bob"}`)
+	edit(`{"op":"deleteEntity","entity":"Ada"}`)
+	recs := deletedOnHome(t, h)
+	if len(recs) != 2 || recs[1]["headline"] != "deleted Bob (person)" || recs[1]["restorable"] != true || recs[1]["back"] != false {
+		t.Fatalf("Bob's deletion before its restore: %v", recs)
+	}
+	edit(`{"op":"restore","record":"` + recs[1]["id"].(string) + `"}`)
+	recs = deletedOnHome(t, h)
+	if bob := recs[1]; bob["back"] != true {
+		t.Errorf("Bob restored (his relation to Ada, who is gone, cannot come back): %v, want it back", bob)
+	}
+	edit(`{"op":"deleteEntity","entity":"Bob"}`)
+	recs = deletedOnHome(t, h)
+	if len(recs) != 3 || recs[0]["restorable"] != true || recs[2]["restorable"] != false || recs[2]["later"] != true || recs[2]["back"] == true {
+		t.Errorf("Bob deleted again: the newer deletion is the one to restore, got %v", recs)
+	}
+}
+
+// BenchmarkHomeOnBigDeletion20 is BenchmarkHomeOnBigDeletion with 20
+// requests at once.
+func BenchmarkHomeOnBigDeletion20(b *testing.B) {
+	path := bigDeletion(b, 90_000)
+	store := filestore.Open(path, filestore.Options{Logf: b.Logf})
+	defer store.Close()
+	h := NewHandler(store, path, Options{Secret: secret, Logf: b.Logf})
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Go(func() {
+				if a := call(b, h, "GET", "/"+secret+"/api/learned", ""); a.status != 200 {
+					b.Errorf("status %d", a.status)
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

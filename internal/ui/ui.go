@@ -95,6 +95,9 @@ type Handler struct {
 	hide   redact.Rules
 	static http.Handler
 	hub    hub
+	// homeReads: the home view's reads of the history, shared by the
+	// requests that come at once.
+	homeReads coalescer[homeHistory]
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close: event streams end

@@ -11,6 +11,11 @@ const el = (tag, text, cls) => {
   if (cls) e.className = cls;
   return e;
 };
+// visible shows the invisible characters of a name (controls, the
+// bidirectional overrides and isolates, zero-width characters, line
+// separators) as \u escapes, so that one client's name cannot pass for
+// another's.
+const visible = s => s.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, c => "\\u" + c.codePointAt(0).toString(16).padStart(4, "0"));
 const SVG = "http://www.w3.org/2000/svg";
 const svg = (tag, attrs) => {
   const e = document.createElementNS(SVG, tag);
@@ -110,7 +115,14 @@ const pageSize = 50;  // the server's page of the list
 let listOffset = 0;   // where the shown page of the list starts
 
 let searchSeq = 0, searchTimer;
-function searchSoon() { clearTimeout(searchTimer); searchTimer = setTimeout(() => { listOffset = 0; search(); }, 120); }
+// searchSoon searches for what is typed, and brings the results into view
+// when the page was scrolled past them.
+function searchSoon() { clearTimeout(searchTimer); searchTimer = setTimeout(async () => { listOffset = 0; await search(); resultsInView(); }, 120); }
+
+function resultsInView() {
+  const r = $("results"), top = r.getBoundingClientRect().top, below = $("q").closest("header").getBoundingClientRect().bottom;
+  if (top < below || top > window.innerHeight - 40) r.scrollIntoView({ block: "start" });
+}
 
 // searchFrom shows the page of the list that starts at offset.
 function searchFrom(offset) { listOffset = Math.max(0, offset); search(); }
@@ -295,7 +307,7 @@ async function renderHistory() {
   let res;
   try { res = await api("history", { name }); } catch (e) { $("ehistoryNote").textContent = e.message; return; }
   if (seq !== historySeq || name !== current) return;
-  $("ehistory").replaceChildren(...res.records.map(historyItem));
+  $("ehistory").replaceChildren(...res.records.map(r => historyItem(r, false)));
   $("ehistoryNote").textContent = res.records.length === 0 ? "No change to it is recorded."
     : res.more ? `Older changes: mcp-server-memory history ${JSON.stringify(name)} shows them all.` : "";
 }
@@ -303,14 +315,28 @@ async function renderHistory() {
 // historyItem shows one recorded write: when, by what, what it changed,
 // and for a write that only deleted, a button that restores what it
 // deleted (an undo of the write, recorded in its turn).
-function historyItem(r) {
+function historyItem(r, compact) {
   const li = el("li");
-  li.append(when(r.time), " · ", el("span", r.tool + (r.client ? ` (${r.client})` : ""), "type"), " · ", el("span", r.summary, "summary"));
-  if (r.observations.length > 0) {
-    li.append(" ", el("span", r.observations.map(o => `“${o}”`).join(", ") + (r.more > 0 ? ` and ${fmt(r.more)} more` : ""), "texts"));
+  const by = el("span", r.tool + (r.client ? ` (${visible(r.client)})` : ""), "type");
+  const texts = r.observations.length > 0 ? r.observations.map(o => `“${o}”`).join(", ") + (r.more > 0 ? ` and ${fmt(r.more)} more` : "") : "";
+  if (compact) {
+    // One line: what it did to entities; the rest on hover.
+    li.className = "compact";
+    const what = el("span", r.headline, "summary");
+    li.title = r.summary + (texts ? "\n" + texts : "");
+    li.append(when(r.time), " · ", by, " · ", what);
+  } else {
+    li.append(when(r.time), " · ", by, " · ", el("span", r.summary, "summary"));
+    if (texts) li.append(" ", el("span", texts, "texts"));
   }
   if (r.back) {
     li.append(" ", el("span", "(back in the memory)", "type"));
+  } else if (r.later) {
+    li.append(" ", el("span", "(deleted again since)", "type"));
+  } else if (!r.restorable && compact) {
+    const u = el("code", r.undo, "type undo");
+    u.title = "Undo this change with this command, which says what it will change first";
+    li.append(" ", u);
   } else if (r.restorable) {
     const b = el("button", "Restore", "small edit");
     b.type = "button";
@@ -379,7 +405,7 @@ async function renderLearned() {
   try { res = await api("learned"); } catch (e) { say(e.message, true); return; }
   const tl = res.learned, writes = res.writes;
   $("deleted").hidden = !res.deleted || res.deleted.records.length === 0;
-  if (res.deleted) $("deletedList").replaceChildren(...res.deleted.records.map(historyItem));
+  if (res.deleted) $("deletedList").replaceChildren(...res.deleted.records.map(r => historyItem(r, true)));
   const days = writes || tl.perDay, what = writes ? ["write", "writes"] : ["fact learned", "facts learned"];
   const total = days.reduce((s, d) => s + d.count, 0);
   $("learned").hidden = tl.known + tl.unknown === 0 && !writes;
@@ -450,9 +476,11 @@ function observationItem(entity, text, at) {
   const del = el("button", "Delete", "small danger edit");
   del.type = "button";
   del.title = "Delete this observation";
-  li.append(span);
-  if (at) li.append(when(at), " ");
-  li.append(change, " ", del);
+  // The time and the buttons stay together, on the text's first line.
+  const side = el("span", null, "side");
+  if (at) side.append(when(at), " ");
+  side.append(change, " ", del);
+  li.append(span, side);
   change.onclick = () => {
     const form = el("form", null, "row");
     const input = el("input");
