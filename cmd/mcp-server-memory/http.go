@@ -147,7 +147,12 @@ func (o options) oneMemory(ctx context.Context, logger *log.Logger, cfg *httpser
 	if token != "" {
 		auth = "bearer token required"
 	}
-	return served{one: hm.Server, close: m.Close, announce: func(addr net.Addr) string {
+	stopIndexing := buildIndexes(ctx, m.Store, logger.Printf)
+	closeMemory := func() error {
+		stopIndexing()
+		return m.Close()
+	}
+	return served{one: hm.Server, close: closeMemory, announce: func(addr net.Addr) string {
 		return fmt.Sprintf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", addr, auth, addr, m.Where)
 	}}
 }

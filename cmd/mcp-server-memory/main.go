@@ -19,11 +19,13 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/term"
 
 	"github.com/kgmemory/mcp-server-memory/internal/cli"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
@@ -224,6 +226,30 @@ func (o options) open(ctx context.Context, logger *log.Logger) (*memoryconfig.Me
 	return m, 0
 }
 
+// indexLogMin is the size of memory, in entities, from which the server
+// logs how long its background index build took.
+const indexLogMin = 10_000
+
+// buildIndexes builds the search indexes of store in the background, so
+// the first search does not wait for them (graph.BuildIndexes), and logs
+// how long that took for a memory of indexLogMin entities or more; stop
+// ends the build and waits for it, before the store closes.
+func buildIndexes(ctx context.Context, store graph.Store, logf func(string, ...any)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		if n, built := graph.BuildIndexes(ctx, store); built && n >= indexLogMin {
+			logf("search indexes built in the background in %s (%d entities)", time.Since(start).Round(time.Millisecond), n)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
 // serverOptions are the options of the MCP server of memory name ("" for
 // the one memory); hide are its files, which error messages leave out.
 func (o options) serverOptions(logger *log.Logger, name string, hide []string) server.Options {
@@ -244,6 +270,7 @@ func serveStdio(ctx context.Context, logger *log.Logger, o options, stdin io.Rea
 			status = 1
 		}
 	}()
+	defer buildIndexes(ctx, m.Store, logger.Printf)()
 	opts := o.serverOptions(logger, "", m.HidePaths)
 	opts.Meaning = openMeaning(o.env, m, nil, logger.Printf)
 	o.logMeaning(logger, opts.Meaning != nil)

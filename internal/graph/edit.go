@@ -290,8 +290,7 @@ func (g *Graph) ReplaceObservation(entity, old, new string) error {
 	}
 	e.Updated = g.now
 	if e.obsSet != nil {
-		delete(e.obsSet, old)
-		e.obsSet[new] = struct{}{}
+		e.obsSet = newObsTable(e.Observations)
 	}
 	g.entityChanged(e)
 	return nil

@@ -84,11 +84,11 @@ type Entity struct {
 	// index for index; a zero entry is unknown. ObservationTime reads it.
 	ObservedAt []Time `json:"-"`
 
-	seq    uint64 // creation order
-	rev    uint64 // Revision
-	sid    uint32 // id in the search index; 0: not indexed
-	wid    uint32 // id in the word index; 0: not indexed
-	obsSet map[string]struct{}
+	seq    uint64   // creation order
+	rev    uint64   // Revision
+	sid    uint32   // id in the search index; 0: not indexed
+	wid    uint32   // id in the word index; 0: not indexed
+	obsSet obsTable // nil up to obsIndexThreshold observations
 	state  *derived
 }
 
@@ -146,6 +146,8 @@ func New() *Graph {
 		id:     graphs.Add(1),
 		byName: make(map[string]*Entity),
 		relSet: newRelationSet(0),
+		idx:    lazyIndex[searchIndex, *searchIndex]{empty: newSearchIndex},
+		words:  lazyIndex[wordIndex, *wordIndex]{empty: newWordIndex},
 		out:    make(map[string][]*Relation),
 		in:     make(map[string][]*Relation),
 	}
@@ -305,8 +307,7 @@ const obsIndexThreshold = 32
 
 func (e *Entity) hasObservation(o string) bool {
 	if e.obsSet != nil {
-		_, ok := e.obsSet[o]
-		return ok
+		return e.obsSet.has(e.Observations, o)
 	}
 	return slices.Contains(e.Observations, o)
 }
@@ -325,12 +326,9 @@ func (e *Entity) addObservation(o string, t Time) bool {
 		e.ObservedAt = append(e.ObservedAt, t)
 	}
 	if e.obsSet != nil {
-		e.obsSet[o] = struct{}{}
+		e.obsSet = e.obsSet.added(e.Observations)
 	} else if len(e.Observations) > obsIndexThreshold {
-		e.obsSet = make(map[string]struct{}, len(e.Observations))
-		for _, x := range e.Observations {
-			e.obsSet[x] = struct{}{}
-		}
+		e.obsSet = newObsTable(e.Observations)
 	}
 	return true
 }
@@ -354,9 +352,8 @@ func (e *Entity) dropObservations(drop map[string]bool) {
 		e.ObservedAt = e.ObservedAt[:j]
 	}
 	if e.obsSet != nil {
-		for o := range drop {
-			delete(e.obsSet, o)
-		}
+		// The observations after a dropped one moved.
+		e.obsSet = newObsTable(e.Observations)
 	}
 }
 

@@ -32,6 +32,10 @@ func (x *searchIndex) ids() *idTable          { return &x.idTable }
 func (x *searchIndex) idOf(e *Entity) *uint32 { return &e.sid }
 func (x *searchIndex) forget(e *Entity)       { x.release(&e.sid) }
 
+func newSearchIndex() *searchIndex {
+	return &searchIndex{idTable: idTable{byID: []*Entity{nil}}, postings: make(map[uint32]*trigramList)} // id 0 means "not indexed"
+}
+
 // index brings the trigram index up to date; it runs under searchMu.
 func (g *Graph) index() *searchIndex { return g.idx.upToDate(g, g.buildIndex) }
 

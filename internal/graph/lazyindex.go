@@ -1,5 +1,10 @@
 package graph
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Both search indexes, the trigram index behind SearchNodes (index.go) and
 // the word index behind SearchRanked (rank.go), live the same life, kept
 // here once:
@@ -61,41 +66,93 @@ type incrementalIndex interface {
 }
 
 // lazyIndex holds an index of type *T, built by the first search that
-// needs it; the zero value holds none.
+// needs it or a step at a time in the background (step); the zero value
+// holds none.
 type lazyIndex[T any, X interface {
 	*T
 	incrementalIndex
 }] struct {
 	x X // nil: not built, or dropped
+	// building is an index being built a step at a time, while x is nil:
+	// it holds the entities of the graph up to the one created as next
+	// (Entity.seq), and records changes as a built index does.
+	building X
+	next     uint64
+	empty    func() X // makes an index that holds nothing
 }
 
-// built reports whether an index is held.
-func (l *lazyIndex[T, X]) built() bool { return l.x != nil }
+// built reports whether an index is held, whole or in the making: whether
+// changes must be recorded.
+func (l *lazyIndex[T, X]) built() bool { return l.x != nil || l.building != nil }
+
+// held returns the index changes go to, or nil.
+func (l *lazyIndex[T, X]) held() X {
+	if l.x != nil {
+		return l.x
+	}
+	return l.building
+}
 
 // changed records that e's indexed text changed, or that e is new.
 func (l *lazyIndex[T, X]) changed(e *Entity) {
-	if l.x == nil || e == nil {
+	x := l.held()
+	if x == nil || e == nil {
 		return
 	}
-	l.x.forget(e)
-	t := l.x.ids()
+	x.forget(e)
+	t := x.ids()
 	t.pending = append(t.pending, e)
 	if len(t.pending) > 2*len(t.byID)+rebuildSlack {
-		l.x = nil
+		l.x, l.building = nil, nil
 	}
 }
 
 // removed records that e is leaving the graph.
 func (l *lazyIndex[T, X]) removed(e *Entity) {
-	if l.x != nil {
-		l.x.forget(e)
+	if x := l.held(); x != nil {
+		x.forget(e)
 	}
 }
 
+// step indexes up to n more entities of g into the index being built,
+// starting one (made by empty) if none is held, and reports whether the
+// index is whole. Writes between steps are recorded as a whole index
+// records them: an entity indexed and then changed waits in pending, one
+// not reached yet is indexed as it is when reached. It runs under
+// searchMu, while no mutation runs.
+func (l *lazyIndex[T, X]) step(g *Graph, n int) bool {
+	if l.x != nil {
+		return true
+	}
+	if l.building == nil {
+		l.building, l.next = l.empty(), 0
+		// Ids left by an index since dropped mean nothing in this one.
+		for _, e := range g.entities {
+			*l.building.idOf(e) = 0
+		}
+	}
+	// g.entities is in creation order, and seq grows with it.
+	i, _ := slices.BinarySearchFunc(g.entities, l.next+1, func(e *Entity, seq uint64) int { return cmp.Compare(e.seq, seq) })
+	for end := min(len(g.entities), i+n); i < end; i++ {
+		e := g.entities[i]
+		l.building.add(g, e)
+		l.next = e.seq
+	}
+	if i < len(g.entities) {
+		return false
+	}
+	l.x, l.building = l.building, nil
+	return true
+}
+
 // upToDate returns the index brought up to date with g, building it with
-// build when none is held or too many of its ids are stale. It runs under
-// searchMu.
+// build when none is held or too many of its ids are stale; an index being
+// built a step at a time is finished instead, which takes less than a
+// build. It runs under searchMu.
 func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
+	if l.x == nil && l.building != nil {
+		l.step(g, len(g.entities))
+	}
 	if l.x == nil || l.x.ids().stale > len(l.x.ids().byID)/2+rebuildSlack {
 		l.x = build()
 		return l.x
@@ -110,6 +167,23 @@ func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
 	}
 	t.pending = nil
 	return l.x
+}
+
+// IndexStep does a step of building the search indexes in the background:
+// it indexes up to n entities into the trigram index and then the word
+// index, and reports whether both are whole. It runs as a read (any number
+// of reads may run beside it, no mutation) and is safe beside searches; a
+// search that needs an index being built finishes it, which takes less than
+// building it whole. A caller that runs steps until done, giving writers
+// their turn between steps, gets both indexes built without a write or a
+// lookup waiting for more than a step (BuildIndexes).
+func (g *Graph) IndexStep(n int) (done bool) {
+	g.searchMu.Lock()
+	defer g.searchMu.Unlock()
+	if !g.idx.step(g, n) {
+		return false
+	}
+	return g.words.step(g, n)
 }
 
 // The hooks below keep both indexes in step with the graph; they run under

@@ -507,7 +507,27 @@ func quickCheckReads(t *testing.T, rng *rand.Rand, g *Graph, m *model) {
 	}
 }
 
-func TestGraphAgainstModel(t *testing.T) {
+func TestGraphAgainstModel(t *testing.T) { runAgainstModel(t, nil) }
+
+// TestGraphAgainstModelIndexing is TestGraphAgainstModel with the search
+// indexes built a few entities at a time between the operations, as the
+// server builds them in the background: every answer must be the model's
+// whether an index is whole, in the making or dropped.
+func TestGraphAgainstModelIndexing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(uint64(*quickSeed), 7))
+	runAgainstModel(t, func(g *Graph) {
+		switch n := rng.IntN(10); {
+		case n == 0:
+			g.idx.x, g.words.x = nil, nil // as when writes outnumber the index
+		case n < 6:
+			g.IndexStep(1 + rng.IntN(3))
+		}
+	})
+}
+
+// runAgainstModel runs random operations on a graph and on the model and
+// compares every answer; between, if not nil, runs after each operation.
+func runAgainstModel(t *testing.T, between func(g *Graph)) {
 	seed := *quickSeed
 	if seed == 0 {
 		seed = time.Now().UnixNano()
@@ -520,6 +540,9 @@ func TestGraphAgainstModel(t *testing.T) {
 		for step := range *quickSteps {
 			version, before := g.Version(), g.ReadGraph()
 			history = append(history, quickStep(t, rng, g, m))
+			if between != nil {
+				between(g)
+			}
 			if changed := !reflect.DeepEqual(g.ReadGraph(), before); changed != (g.Version() != version) {
 				t.Errorf("graph changed = %v, but Version moved = %v", changed, g.Version() != version)
 			}

@@ -26,3 +26,28 @@ type Store interface {
 	// may be reported once. It does not report the instance's own writes.
 	Watch(ctx context.Context, interval time.Duration, onChange func())
 }
+
+// indexStepLen is how many entities a step of BuildIndexes indexes: a few
+// milliseconds of work, the longest a write or a reload waits for it.
+const indexStepLen = 512
+
+// BuildIndexes builds the search indexes of the graph s holds in the
+// background, a step (Graph.IndexStep) per View, so writes take their turn
+// between steps, and returns when both are whole (reporting how many
+// entities the graph holds then, and true), ctx ends or a View fails. A
+// search that comes first finishes the build itself. If s comes to hold
+// another graph (one read again from storage), the steps go on on that one.
+func BuildIndexes(ctx context.Context, s Store) (entities int, built bool) {
+	for ctx.Err() == nil {
+		done := false
+		err := s.View(func(g *Graph) {
+			if done = g.IndexStep(indexStepLen); done {
+				entities = len(g.entities)
+			}
+		})
+		if err != nil || done {
+			return entities, done
+		}
+	}
+	return 0, false
+}

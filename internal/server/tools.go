@@ -128,10 +128,23 @@ var (
 		Description: "1: also the entities directly related to the named ones; 2: and theirs (default 0)"}
 )
 
+// addTools registers the nine tools, the reference's six writes and three
+// reads, each with its schemas and its run.
 func (s *Server) addTools() {
-	entities := array(entitySchema(), "")
-	relations := array(relationSchema(), "")
+	s.addCreateEntities()
+	s.addCreateRelations()
+	s.addAddObservations()
+	s.addDeleteEntities()
+	s.addDeleteObservations()
+	s.addDeleteRelations()
+	s.addReadGraph()
+	s.addSearchNodes()
+	s.addOpenNodes()
+}
 
+// addCreateEntities registers create_entities.
+func (s *Server) addCreateEntities() {
+	entities := array(entitySchema(), "")
 	addTool(s, &mcp.Tool{
 		Name:        "create_entities",
 		Title:       "Create Entities",
@@ -152,7 +165,11 @@ func (s *Server) addTools() {
 		}
 		return toolResult(answer.CreatedEntities(res, s.limit(ctx))), nil
 	})
+}
 
+// addCreateRelations registers create_relations.
+func (s *Server) addCreateRelations() {
+	relations := array(relationSchema(), "")
 	addTool(s, &mcp.Tool{
 		Name:         "create_relations",
 		Title:        "Create Relations",
@@ -169,7 +186,10 @@ func (s *Server) addTools() {
 		}
 		return toolResult(answer.CreatedRelations(res, s.limit(ctx))), nil
 	})
+}
 
+// addAddObservations registers add_observations.
+func (s *Server) addAddObservations() {
 	addTool(s, &mcp.Tool{
 		Name:        "add_observations",
 		Title:       "Add Observations",
@@ -192,7 +212,10 @@ func (s *Server) addTools() {
 		}
 		return toolResult(answer.AddedObservations(res, s.limit(ctx))), nil
 	})
+}
 
+// addDeleteEntities registers delete_entities.
+func (s *Server) addDeleteEntities() {
 	addTool(s, &mcp.Tool{
 		Name:         "delete_entities",
 		Title:        "Delete Entities",
@@ -203,7 +226,10 @@ func (s *Server) addTools() {
 	}, func(ctx context.Context, a deleteEntitiesArgs) (*mcp.CallToolResult, error) {
 		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteEntities(a.EntityNames) })
 	})
+}
 
+// addDeleteObservations registers delete_observations.
+func (s *Server) addDeleteObservations() {
 	addTool(s, &mcp.Tool{
 		Name:        "delete_observations",
 		Title:       "Delete Observations",
@@ -217,7 +243,10 @@ func (s *Server) addTools() {
 	}, func(ctx context.Context, a deleteObservationsArgs) (*mcp.CallToolResult, error) {
 		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteObservations(a.Deletions) })
 	})
+}
 
+// addDeleteRelations registers delete_relations.
+func (s *Server) addDeleteRelations() {
 	addTool(s, &mcp.Tool{
 		Name:         "delete_relations",
 		Title:        "Delete Relations",
@@ -228,7 +257,10 @@ func (s *Server) addTools() {
 	}, func(ctx context.Context, a relationsArgs) (*mcp.CallToolResult, error) {
 		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteRelations(a.Relations) })
 	})
+}
 
+// addReadGraph registers read_graph.
+func (s *Server) addReadGraph() {
 	addTool(s, &mcp.Tool{
 		Name:         "read_graph",
 		Title:        "Read Graph",
@@ -254,7 +286,10 @@ func (s *Server) addTools() {
 			return ans, nil
 		})
 	})
+}
 
+// addSearchNodes registers search_nodes.
+func (s *Server) addSearchNodes() {
 	addTool(s, &mcp.Tool{
 		Name:        "search_nodes",
 		Title:       "Search Nodes",
@@ -285,7 +320,10 @@ func (s *Server) addTools() {
 			return ans, nil
 		})
 	})
+}
 
+// addOpenNodes registers open_nodes.
+func (s *Server) addOpenNodes() {
 	addTool(s, &mcp.Tool{
 		Name:        "open_nodes",
 		Title:       "Open Nodes",
@@ -365,7 +403,7 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 		if ans, err = build(g); err != nil {
 			return
 		}
-		withStanding(g, ans, s.limit(ctx))
+		s.withStanding(g, ans, s.limit(ctx))
 		if p, err = ans.Page(s.limit(ctx), cursor); err != nil {
 			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}

@@ -1,0 +1,44 @@
+package graph
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSearchIndexesBuiltInSteps writes at random while both search
+// indexes are built a step at a time (Graph.IndexStep, as BuildIndexes runs
+// them in the background), dropping them now and then so builds start
+// over, and checks every few writes that each index, finished by the
+// search that needs it, holds what a fresh build holds.
+func TestSearchIndexesBuiltInSteps(t *testing.T) {
+	defer func(slack int) { rebuildSlack = slack }(rebuildSlack)
+	rebuildSlack = 16
+	rng := rand.New(rand.NewPCG(uint64(*quickSeed), 11))
+	w := &randomWrites{rng: rng, vocab: []string{"support group", "groups", "Caroline", "Москва", "группа", "東京都", "the", "tea", "teas", "works_at", "knows"}}
+	g := New()
+	var history []string
+	writesWhileBuilding, finished := 0, 0
+	for step := range 2000 {
+		if g.idx.building != nil || g.words.building != nil {
+			writesWhileBuilding++
+		}
+		if what := w.write(t, g); what != "" {
+			history = append(history, what)
+		}
+		switch n := rng.IntN(40); {
+		case n < 4:
+			g.idx.x, g.words.x = nil, nil
+		case n < 14:
+			if g.IndexStep(1 + rng.IntN(3)) {
+				finished++
+			}
+		}
+		if step%11 == 0 {
+			checkIndexesFresh(t, g, step, history)
+			checkScores(t, g, step, w.text(), history)
+		}
+	}
+	if writesWhileBuilding < 100 || finished == 0 {
+		t.Errorf("%d writes while an index was being built, %d steps finished both: the run did not test the steps", writesWhileBuilding, finished)
+	}
+}
