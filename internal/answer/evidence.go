@@ -166,10 +166,24 @@ const HitRelations = 5
 // relations out.
 const omittedRelationsNote = "%d more relations of these entities are left out (omittedRelations): these are the most relevant; open_nodes with their names and depth 1 shows them all."
 
-// SearchRelations returns the relations a search answer of hits entities
-// shows, of rels (most relevant first): HitRelations per hit, and how many
-// it leaves out.
-func SearchRelations(rels []*graph.Relation, hits int) (shown []*graph.Relation, omitted int) {
-	n := min(len(rels), HitRelations*hits)
-	return rels[:n], len(rels) - n
+// SearchRelations returns the relations a search answer shows of found's,
+// those keep reports true for (all when keep is nil): all of them, in
+// graph order, when there are at most HitRelations per hit; else
+// HitRelations per hit, the most relevant first (RelevantRelations), and
+// how many it leaves out. Only an answer that leaves relations out pays
+// for weighing them.
+func SearchRelations(found graph.Ranked, keep func(*graph.Relation) bool) (shown []*graph.Relation, omitted int) {
+	filter := func(rels []*graph.Relation) []*graph.Relation {
+		if keep == nil {
+			return rels
+		}
+		return slices.DeleteFunc(slices.Clone(rels), func(r *graph.Relation) bool { return !keep(r) })
+	}
+	rels := filter(found.Relations)
+	budget := HitRelations * len(found.Hits)
+	if len(rels) <= budget {
+		return rels, 0
+	}
+	rels = filter(found.RelevantRelations())
+	return rels[:budget], len(rels) - budget
 }

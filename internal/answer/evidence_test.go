@@ -134,7 +134,7 @@ func TestSearchRelationsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := g.SearchRanked("bees", 0)
-	shown, omitted := SearchRelations(found.RelevantRelations(), len(found.Hits))
+	shown, omitted := SearchRelations(found, nil)
 	if len(found.Hits) != 2 || len(shown) != 2*HitRelations || omitted != 301-2*HitRelations || shown[0].To != "hive" {
 		t.Fatalf("%d hits, %d relations shown (first %+v), %d omitted", len(found.Hits), len(shown), shown[0], omitted)
 	}

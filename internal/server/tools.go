@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -375,16 +374,16 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 		limit = graph.DefaultSearchLimit
 	}
 	found := g.SearchRankedIn(a.Query, limit, w)
-	rels := found.RelevantRelations()
+	var keep func(*graph.Relation) bool
 	if !w.IsZero() {
-		rels = slices.DeleteFunc(rels, func(r *graph.Relation) bool { return !w.Contains(r.Created) })
+		keep = func(r *graph.Relation) bool { return w.Contains(r.Created) }
 	}
 	ans := &answer.Answer{
 		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
 		Entities: answer.Hits(found.Hits),
 		Hint:     ", or search for something narrower",
 	}
-	ans.Relations, ans.OmittedRelations = answer.SearchRelations(rels, len(found.Hits))
+	ans.Relations, ans.OmittedRelations = answer.SearchRelations(found, keep)
 	if found.Exact == 0 && len(found.Hits) > 0 {
 		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}
 	}
