@@ -3,11 +3,24 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
+
+// journaled starts a server that compacts only at exit and creates
+// entities through it: they are in its journal alone.
+func journaled(ctx context.Context, t *testing.T, file, version string, entities ...map[string]any) *serverProcess {
+	t.Helper()
+	srv := startServer(t, file, version, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
+	if !srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entities...)) {
+		t.FailNow()
+	}
+	return srv
+}
 
 // exitOf closes the session (stdin, as a host does) and returns how long
 // the server took to exit and its exit status.
@@ -29,8 +42,7 @@ func TestCleanExitWithAStaleEmptyLockIsBounded(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "memory.jsonl")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			srv := startServer(t, file, version, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
-			srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", "in the journal")))
+			srv := journaled(ctx, t, file, version, entityArg("Alice", "person", "in the journal"))
 			if err := os.WriteFile(file+".lock", nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -60,8 +72,7 @@ func TestCleanExitWhoseCompactionFailedExits1(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
-	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Alice", "person", "in the journal")))
+	srv := journaled(ctx, t, file, sharingVersion, entityArg("Alice", "person", "in the journal"))
 	// Something no compaction can replace (a directory with a file in
 	// it) now stands where the memory file goes: this fails for root too.
 	if err := os.MkdirAll(filepath.Join(file, "x"), 0o700); err != nil {
@@ -89,8 +100,7 @@ func TestEditedExportRenamedOverTheFileStaysAsEdited(t *testing.T) {
 	file := filepath.Join(dir, "memory.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv := startServer(t, file, sharingVersion, nil, "MCP_SERVER_MEMORY_COMPACT_IDLE=1h")
-	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("Keep", "person"), entityArg("Drop", "person")))
+	srv := journaled(ctx, t, file, sharingVersion, entityArg("Keep", "person"), entityArg("Drop", "person"))
 	srv.cmd.Process.Kill()
 	srv.close()
 	if _, err := os.Stat(file + ".journal"); err != nil {
@@ -119,5 +129,39 @@ func TestEditedExportRenamedOverTheFileStaysAsEdited(t *testing.T) {
 	g := typedGraph(t, next.readGraph(ctx, t))
 	if len(g.Entities) != 1 || g.Entities[0].Name != "Keep" {
 		t.Errorf("after the edited export replaced the file the server serves %+v, want Keep alone", g.Entities)
+	}
+}
+
+// TestAServerFoldsInAJournalItFindsAtStart: after a crash left writes only
+// in the journal, the next server folds them into the memory file soon
+// after it starts, before any call: on stdio in both protocol generations,
+// and over HTTP with no client at all.
+func TestAServerFoldsInAJournalItFindsAtStart(t *testing.T) {
+	for _, version := range []string{"2025-06-18", "2026-07-28", "http"} {
+		t.Run(version, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "memory.jsonl")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv := journaled(ctx, t, file, sharingVersion, entityArg("Alice", "person", "in the journal"))
+			srv.cmd.Process.Kill()
+			srv.close()
+			if version == "http" {
+				cmd := exec.Command(binary, "--http", "127.0.0.1:0")
+				cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+file, "MEMORY_DATABASE_URL=")
+				waitLog(t, startChild(t, cmd).stderr, regexp.MustCompile(`memory file `))
+			} else {
+				startServer(t, file, version, nil)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				data, _ := os.ReadFile(file)
+				_, err := os.Stat(file + ".journal")
+				if strings.Contains(string(data), `"name":"Alice"`) && os.IsNotExist(err) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("10 s after the start the journal is still there (%v) and the file holds %q", err, data)
+				}
+			}
+		})
 	}
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -183,5 +185,103 @@ func TestInteropHistory(t *testing.T) {
 	ref.close()
 	if got := readHistory(t, file); len(got) != 4 || got[0].Tool != "undo" {
 		t.Errorf("history after the undo: %d records, newest %q; want 4, newest undo", len(got), got[0].Tool)
+	}
+}
+
+// A mass deletion whose record alone is bigger than the history's bound
+// (MEMORY_HISTORY_MAX_MB=1) is kept, the older records going first, and
+// the log says the bound is exceeded; it can then be undone.
+func TestMassDeletionOverTheBoundStaysUndoable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv := startServer(t, file, sharingVersion, nil, "MEMORY_HISTORY_MAX_MB=1")
+	pad := strings.Repeat("x", 1000)
+	var all []string
+	for batch := range 4 {
+		var ents []map[string]any
+		for i := range 300 {
+			name := fmt.Sprintf("E%d-%d", batch, i)
+			ents = append(ents, entityArg(name, "bulk", pad+name))
+			all = append(all, name)
+		}
+		srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(ents...))
+	}
+	srv.mustCall(ctx, t, "delete_entities", map[string]any{"entityNames": all})
+	srv.close()
+	if !strings.Contains(srv.stderr.String(), "over its bound of 1.0 MB") {
+		t.Errorf("the log does not say the bound is exceeded:\n%s", srv.stderr)
+	}
+	recs := readHistory(t, file)
+	if len(recs) == 0 || recs[0].Tool != "delete_entities" || len(recs[0].Changes) != len(all) {
+		t.Fatalf("the history lost the mass deletion: %d records", len(recs))
+	}
+	if fi, err := os.Stat(file + ".history"); err != nil || fi.Size() > 2<<20 {
+		t.Errorf("the history is not bounded to its newest record: %v %v", fi.Size(), err)
+	}
+	undo := exec.Command(binary, "undo", "--file", file, "--yes", recs[0].ID)
+	if out, err := undo.CombinedOutput(); err != nil {
+		t.Fatalf("undo: %v\n%s", err, out)
+	}
+	if got := len(entitiesIn(decodeMemoryFile(t, file))); got != len(all) {
+		t.Errorf("%d entities after the undo, want %d", got, len(all))
+	}
+}
+
+// The history follows the memory file's current mode: made at 0644 beside
+// a 0644 memory, it is 0600 after the owner narrows the memory and a
+// server writes again.
+func TestHistoryFollowsTheMemoryFilesMode(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(file, 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i, mode := range []os.FileMode{0o644, 0o600} {
+		os.Chmod(file, mode)
+		srv := startServer(t, file, sharingVersion, nil)
+		srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg(fmt.Sprint("E", i), "t", "secret")))
+		srv.close()
+		fi, err := os.Stat(file + ".history")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != mode {
+			t.Errorf("history mode %v with the memory file at %v", fi.Mode().Perm(), mode)
+		}
+	}
+}
+
+// A garbled line in the journal (a dead line, which the journal's reader
+// skips) is not copied into the history when the journal is folded in.
+func TestGarbledJournalLineStaysOutOfTheHistory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := startServer(t, file, sharingVersion, nil)
+	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("A", "t", "a")))
+	srv.cmd.Process.Kill() // the journal stays
+	srv.close()
+	j, err := os.OpenFile(file+".journal", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatalf("no journal after a kill: %v", err)
+	}
+	const garbled = `{"id":"01a2345678ab12cd34","time":"2026-12-01T00:00:00Z","changes":[{"op":"creat` + "\n"
+	j.WriteString(garbled)
+	j.Close()
+	srv = startServer(t, file, sharingVersion, nil)
+	srv.mustCall(ctx, t, "create_entities", createEntitiesArgs(entityArg("B", "t", "b")))
+	srv.close()
+	data, err := os.ReadFile(file + ".history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "01a2345678ab12cd34") {
+		t.Errorf("the garbled journal line is in the history:\n%s", data)
+	}
+	if recs := readHistory(t, file); len(recs) != 2 {
+		t.Errorf("%d records, want the two writes'", len(recs))
 	}
 }

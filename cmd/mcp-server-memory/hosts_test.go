@@ -36,27 +36,7 @@ func connectAs(t *testing.T, memoryFile, version, name string, env ...string) *m
 // only when the set limit lets an answer be longer than Claude Code keeps
 // inline.
 func TestAnswersSizedToTheHost(t *testing.T) {
-	var lines []string
-	for i := range 150 {
-		lines = append(lines, fmt.Sprintf(`{"type":"entity","name":"person %03d","entityType":"person","observations":["Lives at number %d of a long street in the north of the city","Works as a teacher at the school by the river since 2019","Plays the violin in an orchestra on Thursday evenings"]}`, i, i))
-	}
-	file := filepath.Join(t.TempDir(), "memory.jsonl")
-	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	firstPart := func(t *testing.T, cs *mcp.ClientSession) (int, bool) {
-		t.Helper()
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}})
-		if err != nil || res.IsError {
-			t.Fatalf("read_graph: %v %+v", err, res)
-		}
-		n := 0
-		for _, c := range res.Content {
-			n += len(c.(*mcp.TextContent).Text)
-		}
-		_, more := res.StructuredContent.(map[string]any)["nextCursor"]
-		return n, more
-	}
+	file := writePeople(t)
 	for _, version := range []string{"2025-06-18", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			t.Parallel()
@@ -79,6 +59,36 @@ func TestAnswersSizedToTheHost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writePeople writes a memory whose read_graph answer is about 46 KB.
+func writePeople(t *testing.T) string {
+	t.Helper()
+	var lines []string
+	for i := range 150 {
+		lines = append(lines, fmt.Sprintf(`{"type":"entity","name":"person %03d","entityType":"person","observations":["Lives at number %d of a long street in the north of the city","Works as a teacher at the school by the river since 2019","Plays the violin in an orchestra on Thursday evenings"]}`, i, i))
+	}
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// firstPart returns the bytes of text of read_graph's first part, and
+// whether more parts follow.
+func firstPart(t *testing.T, cs *mcp.ClientSession) (int, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("read_graph: %v %+v", err, res)
+	}
+	n := 0
+	for _, c := range res.Content {
+		n += len(c.(*mcp.TextContent).Text)
+	}
+	_, more := res.StructuredContent.(map[string]any)["nextCursor"]
+	return n, more
 }
 
 // TestClaudeResultSizeMeta: tools/list carries Claude Code's result-size

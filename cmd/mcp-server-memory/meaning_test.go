@@ -6,12 +6,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -395,5 +399,64 @@ func TestMeaningEndpointDownNote(t *testing.T) {
 	want = unavailable + ": the embeddings endpoint at http://127.0.0.1:9/v1 does not answer: "
 	if text := search(t, cs, "photography"); !strings.Contains(text, want) || !strings.Contains(text, "connection refused") {
 		t.Errorf("a query with the endpoint down: %s; want %q and why", text, want)
+	}
+}
+
+// TestFusionBinary: 30 filler people named "Person NN" and three people
+// with hobbies; each question's common word ("person") matches every
+// filler, and its hobby word none: through the binary, the hobbyist the
+// stand-in model ranks first comes first, not the fillers.
+func TestFusionBinary(t *testing.T) {
+	stub := meaningtest.New("m")
+	t.Cleanup(stub.Close)
+	cs, _ := startMeaningServer(t, filepath.Join(t.TempDir(), "memory.jsonl"), stub, "m")
+	var ents []any
+	for i := range 30 {
+		ents = append(ents, map[string]any{"name": fmt.Sprintf("Person %02d", i+1), "entityType": "person", "observations": []string{
+			fmt.Sprintf("registered on day %d at the front desk of the city office", i+1), "lives in a flat near the station with a view of the river"}})
+	}
+	ents = append(ents,
+		map[string]any{"name": "Carol Tanaka", "entityType": "person", "observations": []string{"plays violin", "works at the library"}},
+		map[string]any{"name": "Dmitri Ivanov", "entityType": "person", "observations": []string{"takes photography", "drives a blue van"}},
+		map[string]any{"name": "Erin Walsh", "entityType": "person", "observations": []string{"bakes sourdough", "has two cats"}})
+	if text, isErr := callTool(t, cs, "create_entities", map[string]any{"entities": ents}); isErr {
+		t.Fatal(text)
+	}
+	waitMeaning(t, cs, "Which person is into music?", "Carol Tanaka")
+	for q, want := range map[string]string{"Which person likes taking pictures?": "Dmitri Ivanov", "Which person enjoys cooking?": "Erin Walsh"} {
+		if got := firstFound(t, search(t, cs, q)); got != want {
+			t.Errorf("%q found %s first, want %s", q, got, want)
+		}
+	}
+}
+
+// TestMeaningNoRedirectAwayBinary: an endpoint that redirects to another
+// origin (another port of the same host) gets no text and no key sent
+// there by the binary; the log says why, without the key or any part of
+// it.
+func TestMeaningNoRedirectAwayBinary(t *testing.T) {
+	const secret = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789ab"
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	t.Cleanup(other.Close)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirector.Close)
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	os.WriteFile(file, []byte(`{"type":"entity","name":"Alice","entityType":"person","observations":["a private fact"]}`+"\n"), 0o600)
+	cs, logs := connectStdio(t, serverCmd(file, "MEMORY_EMBEDDINGS_URL="+redirector.URL+"/v1", "MEMORY_EMBEDDINGS_MODEL=m", "MEMORY_EMBEDDINGS_API_KEY="+secret))
+	waitFor(t, "the refused redirect in the log", func() bool { return strings.Contains(logs.String(), "another origin: not followed") })
+	if text := search(t, cs, "private"); !strings.Contains(text, "another origin: not followed") {
+		t.Errorf("search: %s; want the note to say why", text)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the other origin got %d requests", n)
+	}
+	if strings.Contains(logs.String(), secret[:8]) {
+		t.Errorf("the log holds the key's start:\n%s", logs)
 	}
 }

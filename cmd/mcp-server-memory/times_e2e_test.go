@@ -78,13 +78,18 @@ func TestReadByTime(t *testing.T) {
 				t.Errorf("open_nodes with times:\n%s\nwant\n%s", got, want)
 			}
 
-			// search_nodes: the entities that match and learned something in
+			// search_nodes: the entities that match by what they learned in
 			// the window, with what they learned in it; the limit counts
-			// only those.
+			// only those. Ada wrote before 2021: what she learned since
+			// ("met Grace") does not match, so she is not found.
 			wantStructured(t, call("search_nodes", map[string]any{"query": "wrote", "since": "2021-01-01T00:00:00Z", "limit": 1}), `{"entities":[
-				{"name":"Ada","entityType":"person","observations":["met Grace"]},
 				{"name":"Grace","entityType":"person","observations":["wrote a compiler"]}],
 				"relations":[{"from":"Grace","to":"Ada","relationType":"admired"}]}`)
+			// Until before Ada met Grace: nothing learned by then says so.
+			wantStructured(t, call("search_nodes", map[string]any{"query": "Grace", "until": "2020-12-31"}), `{"entities":[],"relations":[]}`)
+			wantStructured(t, call("search_nodes", map[string]any{"query": "who did Ada meet?", "until": "2020-12-31"}), `{"entities":[
+				{"name":"Ada","entityType":"person","observations":["wrote the first program"]}],
+				"relations":[{"from":"Ada","to":"Charles","relationType":"worked with"}]}`)
 			wantStructured(t, call("search_nodes", map[string]any{"query": "compiler", "since": "2021-01-01"}), `{"entities":[
 				{"name":"Grace","entityType":"person","observations":["wrote a compiler"]}],
 				"relations":[{"from":"Grace","to":"Ada","relationType":"admired"}]}`)

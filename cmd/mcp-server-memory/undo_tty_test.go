@@ -48,7 +48,7 @@ func TestUndoAsksOnTheTerminal(t *testing.T) {
 	before, _ := os.ReadFile(file)
 
 	out := onTerminal(t, "n\n", "undo", "--file", file, "--since", "1h")
-	if !strings.Contains(out, "This will: − entity Alice (person), 1 observation") || !strings.Contains(out, "Undo? [y/N]") || !strings.Contains(out, "Nothing was changed.") {
+	if !strings.Contains(out, "The effect on the memory as it is now:") || !strings.Contains(out, "  − entity Alice (person), 1 observation") || !strings.Contains(out, "Undo? [y/N]") || !strings.Contains(out, "Nothing was changed.") {
 		t.Errorf("answering n, the terminal showed:\n%s", out)
 	}
 	if after, _ := os.ReadFile(file); !bytes.Equal(after, before) {

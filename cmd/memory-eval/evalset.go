@@ -42,6 +42,7 @@ var questionKinds = map[string]string{
 	"reply":      "answered by the reply to the message the question names",
 	"temporal":   "asks when something happened; the date is on the answering entity",
 	"noword":     "shares no content word with the answer",
+	"crowd":      "its one common word matches many similar entities; the answer shares none of its other words",
 }
 
 // memory is one memory file of the set, read enough to check answers.

@@ -50,6 +50,9 @@ func TestCommittedSetSize(t *testing.T) {
 		"chat-a": {"en", 100, 600, 1200, chatKinds},
 		"chat-b": {"en", 100, 600, 1200, chatKinds},
 		"people": {"en", 100, 4, 4, chatKinds},
+		// 30 similar fillers and six people with a hobby each: a
+		// question's common word ("person") matches them all.
+		"crowd": {"en", 8, 36, 36, []string{"crowd"}},
 	}
 	if got := set.memoryNames(); !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
 		t.Fatalf("memories %v, want %v", got, slices.Sorted(maps.Keys(want)))

@@ -155,3 +155,21 @@ func matchIndexes(ms []graph.Match) []int {
 	}
 	return out
 }
+
+// HitRelations is how many relations a search answer shows per hit, on
+// average: the most relevant (graph.Ranked.RelevantRelations). A hub
+// related to thousands of entities otherwise fills the answer with its
+// relations, part after part.
+const HitRelations = 5
+
+// omittedRelationsNote is the note of a search answer that leaves
+// relations out.
+const omittedRelationsNote = "%d more relations of these entities are left out (omittedRelations): these are the most relevant; open_nodes with their names and depth 1 shows them all."
+
+// SearchRelations returns the relations a search answer of hits entities
+// shows, of rels (most relevant first): HitRelations per hit, and how many
+// it leaves out.
+func SearchRelations(rels []*graph.Relation, hits int) (shown []*graph.Relation, omitted int) {
+	n := min(len(rels), HitRelations*hits)
+	return rels[:n], len(rels) - n
+}

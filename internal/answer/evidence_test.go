@@ -116,3 +116,48 @@ func TestEvidenceHitsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A search answer's relations: HitRelations per hit, the most relevant
+// first, the rest counted on every part; paging shows each shown relation
+// once.
+func TestSearchRelationsBounded(t *testing.T) {
+	g := graph.New()
+	ents := []graph.Entity{{Name: "hub", EntityType: "person", Observations: []string{"keeps bees"}}, {Name: "hive", EntityType: "thing", Observations: []string{"where the bees live"}}}
+	var rels []graph.Relation
+	for i := range 300 {
+		ents = append(ents, graph.Entity{Name: fmt.Sprintf("n%d", i), EntityType: "note"})
+		rels = append(rels, graph.Relation{From: "hub", To: fmt.Sprintf("n%d", i), RelationType: "wrote"})
+	}
+	rels = append(rels, graph.Relation{From: "hub", To: "hive", RelationType: "owns"})
+	g.CreateEntities(ents)
+	if _, err := g.CreateRelations(rels); err != nil {
+		t.Fatal(err)
+	}
+	found := g.SearchRanked("bees", 0)
+	shown, omitted := SearchRelations(found.RelevantRelations(), len(found.Hits))
+	if len(found.Hits) != 2 || len(shown) != 2*HitRelations || omitted != 301-2*HitRelations || shown[0].To != "hive" {
+		t.Fatalf("%d hits, %d relations shown (first %+v), %d omitted", len(found.Hits), len(shown), shown[0], omitted)
+	}
+	a := &Answer{Tool: "search_nodes", Request: "bees", Entities: Hits(found.Hits), Relations: shown, OmittedRelations: omitted}
+	seen := map[string]int{}
+	for cursor, parts := "", 0; ; parts++ {
+		p, err := a.Page(MinLimit, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.Texts[0], fmt.Sprintf(`"omittedRelations": %d`, omitted)) || !strings.Contains(strings.Join(p.Texts, ""), "depth 1") {
+			t.Fatalf("part %d does not count the relations left out:\n%s", parts, strings.Join(p.Texts, "\n"))
+		}
+		for _, r := range decodePage(t, p).Relations {
+			seen[r.From+"->"+r.To]++
+		}
+		if cursor = p.NextCursor; cursor == "" {
+			break
+		}
+	}
+	for _, r := range shown {
+		if n := seen[r.From+"->"+r.To]; n != 1 {
+			t.Errorf("relation %+v shown %d times, want once", *r, n)
+		}
+	}
+}

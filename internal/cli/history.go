@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,18 +10,20 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 var cmdHistory = &command{
 	name:    "history",
-	args:    "[NAME]",
+	args:    "[NAME] | --purge NAME",
 	summary: "what changed, when, by which tool and client, newest first",
 	help: `With NAME, only the changes to that entity (or to its relations).
   --since T     only changes at or after T: a date (2026-11-30, UTC), an
                 RFC 3339 date-time, or a time ago (90m, 36h, 7d)
   --client C    only changes made by the client C (as the history names it)
+  --purge NAME  remove every change naming the entity NAME (its own and its
+                relations') from the history, for good; asks first on a
+                terminal, else needs --yes. The memory itself is not changed.
 Each line shows the time (UTC), the change's id (undo takes it), the tool
 or command, the client and what changed. See docs/history.md.
 `,
@@ -64,6 +64,8 @@ func (c *context_) readHistory(args []string, f *history.Filter) ([]history.Reco
 
 func runHistory(c *context_, args []string) error {
 	var f history.Filter
+	purge := c.flags.String("purge", "", "")
+	yes := c.flags.Bool("yes", false, "")
 	// The entity comes before or after the flags: parse them first, then
 	// filter by it.
 	recs, args, m, err := c.readHistory(args, &f)
@@ -71,18 +73,17 @@ func runHistory(c *context_, args []string) error {
 		return err
 	}
 	defer m.close()
+	if *purge != "" {
+		if len(args) > 0 || !f.Since.IsZero() || f.Client != "" {
+			return usagef("history --purge NAME takes no other NAME, --since or --client: it purges every change naming NAME")
+		}
+		return runPurge(c, m, recs, *purge, *yes)
+	}
 	if len(args) > 1 {
 		return usagef("history takes at most one NAME")
 	}
 	if len(args) == 1 {
-		byName := history.Filter{Entity: args[0]}
-		kept := recs[:0]
-		for i := range recs {
-			if byName.Match(&recs[i]) {
-				kept = append(kept, recs[i])
-			}
-		}
-		recs = kept
+		recs = naming(recs, args[0])
 	}
 	if c.json {
 		out := make([]jsonRecord, len(recs))
@@ -99,6 +100,19 @@ func runHistory(c *context_, args []string) error {
 		c.printf("%s\n", historyLine(&recs[i]))
 	}
 	return nil
+}
+
+// naming keeps the records with a change naming the entity name (or a
+// relation of it).
+func naming(recs []history.Record, name string) []history.Record {
+	byName := history.Filter{Entity: name}
+	kept := recs[:0]
+	for i := range recs {
+		if byName.Match(&recs[i]) {
+			kept = append(kept, recs[i])
+		}
+	}
+	return kept
 }
 
 // jsonRecord is a record as --json prints it: its changes in the history
@@ -147,115 +161,6 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, usagef("--since %q: give a date (2026-11-30), an RFC 3339 date-time (2026-11-30T09:15:00Z) or a time ago (90m, 36h, 7d)", v)
-}
-
-var cmdUndo = &command{
-	name:    "undo",
-	args:    "CHANGE | --since T",
-	summary: "undo one recorded change, or every change since T, as one new write",
-	help: `CHANGE is a change's id as history shows it (or any longer end of it).
-  --since T     every change at or after T (as history --since takes it)
-  --yes         do not ask first
-Undo applies the inverse of the changes, newest first, as one write, which
-the history records (tool "undo"): an undo can be undone. It says what it
-will change and, without --yes, asks on the terminal first; without a
-terminal it needs --yes. What changed since (an entity deleted again,
-renamed, or with new observations) is undone as far as it can be and
-reported.
-`,
-	run: runUndo,
-}
-
-func runUndo(c *context_, args []string) error {
-	yes := c.flags.Bool("yes", false, "")
-	var f history.Filter
-	recs, args, m, err := c.readHistory(args, &f)
-	if err != nil {
-		return err
-	}
-	defer m.close()
-	switch {
-	case len(args) == 1 && f.Since.IsZero():
-		var match []history.Record
-		for _, r := range recs {
-			if args[0] != "" && strings.HasSuffix(r.ID, args[0]) {
-				match = append(match, r)
-			}
-		}
-		switch len(match) {
-		case 0:
-			return fmt.Errorf("no change %q in the history of %s (mcp-server-memory history lists them)", args[0], m.where)
-		case 1:
-		default:
-			return fmt.Errorf("%q names %d changes; give more of the id (mcp-server-memory history --json shows whole ids)", args[0], len(match))
-		}
-		recs = match
-	case len(args) == 0 && !f.Since.IsZero():
-	default:
-		return usagef("undo takes one CHANGE, or --since T")
-	}
-	if len(recs) == 0 {
-		c.printf("No changes since %s in %s: nothing to undo.\n", f.Since.UTC().Format(time.DateTime), m.where)
-		return nil
-	}
-	if !c.json {
-		c.printf("Undoing %s in %s, newest first:\n", plural(len(recs), "change", "changes"), m.where)
-		for i := range recs {
-			c.printf("  %s\n", historyLine(&recs[i]))
-		}
-		var all []graph.Change
-		for i := range recs {
-			all = append(all, history.Inverse(recs[i].Changes)...)
-		}
-		c.printf("This will: %s\n", oneLine(history.Summary(all)))
-	}
-	if !*yes {
-		if !c.terminal() {
-			return errors.New("undo changes the memory: run it on a terminal to be asked first, or add --yes")
-		}
-		fmt.Fprint(c.stdout, "Undo? [y/N] ")
-		answer, _ := bufio.NewReader(c.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			c.printf("Nothing was changed.\n")
-			return nil
-		}
-	}
-	var conflicts []string
-	ctx, stop := interruptible()
-	defer stop()
-	changed, err := m.Update(history.WithAuthor(ctx, history.Author{Tool: "undo"}), graph.Timed(time.Now, func(g *graph.Graph) error {
-		conflicts = history.Undo(g, recs)
-		return nil
-	}))
-	if err != nil {
-		return err
-	}
-	if c.json {
-		ids := make([]string, len(recs))
-		for i := range recs {
-			ids[i] = recs[i].ID
-		}
-		if conflicts == nil {
-			conflicts = []string{}
-		}
-		return c.printJSON(struct {
-			Undone    []string `json:"undone"`
-			Changed   bool     `json:"changed"`
-			Conflicts []string `json:"conflicts"`
-		}{ids, changed, conflicts})
-	}
-	if changed {
-		c.printf("Undone. (This undo is in the history too: mcp-server-memory history)\n")
-	} else {
-		c.printf("Nothing changed: the memory already holds what undoing would give.\n")
-	}
-	if len(conflicts) > 0 {
-		c.printf("The memory changed since; not everything was undone as recorded:\n")
-		for _, msg := range conflicts {
-			c.printf("  %s\n", oneLine(msg))
-		}
-	}
-	return nil
 }
 
 // terminal reports whether the command's input and output are a terminal,

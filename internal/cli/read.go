@@ -32,15 +32,18 @@ recorded per day, deletions and undos included. --json gives them as "learned": 
 
 // Stats is what stats prints.
 type Stats struct {
-	File              string      `json:"file,omitempty"`   // a memory file
-	Bytes             *int64      `json:"bytes,omitempty"`  // the file's size
-	Memory            string      `json:"memory,omitempty"` // a memory in a database
-	Entities          int         `json:"entities"`
-	Observations      int         `json:"observations"`
-	Relations         int         `json:"relations"`
-	DanglingRelations int         `json:"danglingRelations"`
-	EntityTypes       []TypeCount `json:"entityTypes"`
-	RelationTypes     []TypeCount `json:"relationTypes"`
+	File  string `json:"file,omitempty"`  // a memory file
+	Bytes *int64 `json:"bytes,omitempty"` // the file's size
+	// Journal is the memory file's journal, when it holds writes the
+	// file does not yet (a server runs, or one was killed).
+	Journal           *JournalCount `json:"journal,omitempty"`
+	Memory            string        `json:"memory,omitempty"` // a memory in a database
+	Entities          int           `json:"entities"`
+	Observations      int           `json:"observations"`
+	Relations         int           `json:"relations"`
+	DanglingRelations int           `json:"danglingRelations"`
+	EntityTypes       []TypeCount   `json:"entityTypes"`
+	RelationTypes     []TypeCount   `json:"relationTypes"`
 	// Vectors counts search by meaning's vectors, when it is on.
 	Vectors *VectorCount `json:"vectors,omitempty"`
 	// Learned is what the memory's times say of when it learned its
@@ -53,6 +56,14 @@ type Stats struct {
 	// the last graph.RecentDays days (UTC), when the memory keeps a
 	// history (unless MEMORY_HISTORY_DAYS is 0).
 	Writes *WriteCount `json:"writes,omitempty"`
+}
+
+// JournalCount is what the journal beside a memory file holds that the
+// file does not yet.
+type JournalCount struct {
+	Path   string `json:"path"`
+	Writes int    `json:"writes"`
+	Bytes  int64  `json:"bytes"`
 }
 
 // WriteCount is how many writes the history recorded per day.
@@ -119,6 +130,11 @@ func runStats(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
+	if s.file != nil {
+		if writes, n := s.file.Journal(); writes > 0 {
+			st.Journal = &JournalCount{Path: s.file.Path() + ".journal", Writes: writes, Bytes: n}
+		}
+	}
 	if h, ok := s.Store.(history.Reader); ok && !c.config.History.Off() {
 		pd, err := history.RecentWrites(h, now, graph.RecentDays)
 		if err != nil {
@@ -137,7 +153,7 @@ func runStats(c *context_, args []string) error {
 		return c.printJSON(st)
 	}
 	if st.File != "" {
-		c.printf("Memory file     %s (%s)\n", st.File, size(*st.Bytes))
+		c.printf("Memory file     %s (%s)\n", st.File, fileSize(st))
 	} else {
 		c.printf("Memory          %s\n", st.Memory)
 	}
@@ -160,6 +176,19 @@ func runStats(c *context_, args []string) error {
 		printPerDay(c, "Writes          ", st.Writes.PerDay)
 	}
 	return nil
+}
+
+// fileSize is the memory file's size, and what its journal adds when it
+// holds writes the file does not yet.
+func fileSize(st Stats) string {
+	what := size(*st.Bytes)
+	if *st.Bytes == 0 && st.Journal != nil {
+		what = "not written yet"
+	}
+	if j := st.Journal; j != nil {
+		what += fmt.Sprintf("; %s not yet in it, in its journal (%s)", plural(j.Writes, "write", "writes"), size(j.Bytes))
+	}
+	return what
 }
 
 // printLearned says what the memory's times say of when it learned its
@@ -441,84 +470,111 @@ func runShow(c *context_, args []string) error {
 		return err
 	}
 	defer s.close()
-	out := shown{Entities: []shownEntity{}, Relations: []shownRelation{}, NotFound: []string{}}
-	var text strings.Builder
-	at := when{now: graph.TimeOf(time.Now()), exact: *exact}
-	err = s.View(func(g *graph.Graph) {
-		seenRel := make(map[*graph.Relation]bool)
-		seen := make(map[string]bool)
-		for _, name := range names {
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			e := g.Entity(name)
-			if e == nil {
-				out.NotFound = append(out.NotFound, name)
-				continue
-			}
-			out.Entities = append(out.Entities, showEntity(e))
-			learned := ""
-			if e.Created.Known() {
-				learned = " · learned " + at.say(e.Created)
-				if at.exact && e.Updated.Known() && e.Updated != e.Created {
-					learned += ", changed " + at.say(e.Updated)
-				}
-			}
-			fmt.Fprintf(&text, "%s (%s)%s\n", oneLine(e.Name), oneLine(e.EntityType), learned)
-			if len(e.Observations) == 0 {
-				text.WriteString("  no observations\n")
-			}
-			for i, o := range e.Observations {
-				fmt.Fprintf(&text, "  - %s%s\n", oneLine(o), at.after(e.ObservationTime(i)))
-			}
-			// A relation's time only with --times: the default stays short.
-			relTime := func(r *graph.Relation) string {
-				if !at.exact {
-					return ""
-				}
-				return at.after(r.Created)
-			}
-			outRels, inRels := g.RelationsOf(e.Name)
-			for _, r := range outRels {
-				fmt.Fprintf(&text, "  → %s %s%s%s\n", oneLine(r.RelationType), oneLine(r.To), missingMark(g, r.To), relTime(r))
-			}
-			for _, r := range inRels {
-				if r.From == r.To {
-					continue // a self-relation was shown as outgoing
-				}
-				fmt.Fprintf(&text, "  ← %s %s%s%s\n", oneLine(r.RelationType), oneLine(r.From), missingMark(g, r.From), relTime(r))
-			}
-			text.WriteString("\n")
-			for _, list := range [2][]*graph.Relation{outRels, inRels} {
-				for _, r := range list {
-					if !seenRel[r] {
-						seenRel[r] = true
-						out.Relations = append(out.Relations, shownRelation{graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType}, r.Created.RFC3339()})
-					}
-				}
-			}
-		}
-	})
-	if err != nil {
+	sh := showing{at: when{now: graph.TimeOf(time.Now()), exact: *exact}, seenRel: map[*graph.Relation]bool{},
+		out: shown{Entities: []shownEntity{}, Relations: []shownRelation{}, NotFound: []string{}}}
+	if err := s.View(func(g *graph.Graph) { sh.entities(g, names) }); err != nil {
 		return err
 	}
 	if c.json {
-		if err := c.printJSON(out); err != nil {
+		if err := c.printJSON(sh.out); err != nil {
 			return err
 		}
 	} else {
-		c.printf("%s", strings.TrimSuffix(text.String(), "\n"))
+		c.printf("%s", strings.TrimSuffix(sh.text.String(), "\n"))
 	}
-	if len(out.NotFound) > 0 {
-		quoted := make([]string, len(out.NotFound))
-		for i, n := range out.NotFound {
-			quoted[i] = strconv.Quote(n)
+	return reportNotFound(c, sh.out.NotFound)
+}
+
+// showing is one show command's output in the making: the text for people
+// and the value --json prints.
+type showing struct {
+	at      when
+	out     shown
+	text    strings.Builder
+	seenRel map[*graph.Relation]bool
+}
+
+// entities shows the entities names (each once), and notes the names g
+// has no entity for.
+func (sh *showing) entities(g *graph.Graph, names []string) {
+	seen := make(map[string]bool)
+	for _, name := range names {
+		if seen[name] {
+			continue
 		}
-		c.logf("no entity named %s (names are exact; try: mcp-server-memory search)", strings.Join(quoted, ", "))
-		return errReported
+		seen[name] = true
+		e := g.Entity(name)
+		if e == nil {
+			sh.out.NotFound = append(sh.out.NotFound, name)
+			continue
+		}
+		sh.out.Entities = append(sh.out.Entities, showEntity(e))
+		sh.entityText(e)
+		outRels, inRels := g.RelationsOf(e.Name)
+		sh.relationsText(g, outRels, inRels)
+		sh.text.WriteString("\n")
+		for _, list := range [2][]*graph.Relation{outRels, inRels} {
+			for _, r := range list {
+				if !sh.seenRel[r] {
+					sh.seenRel[r] = true
+					sh.out.Relations = append(sh.out.Relations, shownRelation{graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType}, r.Created.RFC3339()})
+				}
+			}
+		}
 	}
-	return nil
+}
+
+// entityText writes the entity's line and its observations' lines.
+func (sh *showing) entityText(e *graph.Entity) {
+	at := sh.at
+	learned := ""
+	if e.Created.Known() {
+		learned = " · learned " + at.say(e.Created)
+		if at.exact && e.Updated.Known() && e.Updated != e.Created {
+			learned += ", changed " + at.say(e.Updated)
+		}
+	}
+	fmt.Fprintf(&sh.text, "%s (%s)%s\n", oneLine(e.Name), oneLine(e.EntityType), learned)
+	if len(e.Observations) == 0 {
+		sh.text.WriteString("  no observations\n")
+	}
+	for i, o := range e.Observations {
+		fmt.Fprintf(&sh.text, "  - %s%s\n", oneLine(o), at.after(e.ObservationTime(i)))
+	}
+}
+
+// relationsText writes an entity's relations both ways, a self-relation
+// once (as outgoing); a relation's time only with --times, so that the
+// default stays short.
+func (sh *showing) relationsText(g *graph.Graph, outRels, inRels []*graph.Relation) {
+	relTime := func(r *graph.Relation) string {
+		if !sh.at.exact {
+			return ""
+		}
+		return sh.at.after(r.Created)
+	}
+	for _, r := range outRels {
+		fmt.Fprintf(&sh.text, "  → %s %s%s%s\n", oneLine(r.RelationType), oneLine(r.To), missingMark(g, r.To), relTime(r))
+	}
+	for _, r := range inRels {
+		if r.From != r.To {
+			fmt.Fprintf(&sh.text, "  ← %s %s%s%s\n", oneLine(r.RelationType), oneLine(r.From), missingMark(g, r.From), relTime(r))
+		}
+	}
+}
+
+// reportNotFound says which names show found no entity for (exit 1), or
+// returns nil.
+func reportNotFound(c *context_, notFound []string) error {
+	if len(notFound) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(notFound))
+	for i, n := range notFound {
+		quoted[i] = strconv.Quote(n)
+	}
+	c.logf("no entity named %s (names are exact; try: mcp-server-memory search)", strings.Join(quoted, ", "))
+	return errReported
 }
 
 func missingMark(g *graph.Graph, name string) string {

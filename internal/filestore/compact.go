@@ -86,12 +86,14 @@ func (s *Store) renameLocked(lock *Lock, p *durable.Pending, sum fileSum) error 
 		return err
 	}
 	named := s.journal.exists() && s.journal.end > 0
+	var after int64 // the journal's size with the line
 	if named {
 		line := appendIntent(nil, intent{target: sum, file: filepath.Base(p.TempPath())}, time.Now())
 		if _, err := s.writeJournalLocked(line); err != nil {
 			p.Cleanup()
 			return s.journalError("appending to", err)
 		}
+		after = s.journal.end + int64(len(line))
 	}
 	err := crashAt("before rename")
 	if errors.Is(err, errCrashHook) {
@@ -106,11 +108,26 @@ func (s *Store) renameLocked(lock *Lock, p *durable.Pending, sum fileSum) error 
 			return nil // in place; a failed directory sync may lose only the name's durability
 		}
 	}
-	// Not renamed: take the line back, or leave p where it says.
-	if !named || s.cutJournal(s.journal.end) == nil {
+	// Not renamed: take the line back, or leave p where it says. A
+	// journal that grew past the line (a lost lock: another process
+	// appended) keeps it.
+	if !named || s.takeBackIntent(after) == nil {
 		p.Cleanup()
 	}
 	return err
+}
+
+// takeBackIntent cuts the compacting line off the journal, which is after
+// bytes long with it, unless something was appended after it.
+func (s *Store) takeBackIntent(after int64) error {
+	fi, err := os.Stat(s.journalPath())
+	if err != nil {
+		return err
+	}
+	if fi.Size() != after {
+		return fmt.Errorf("the journal %s grew past the compacting line", s.journalPath())
+	}
+	return s.cutJournal(s.journal.end)
 }
 
 // stillOursLocked checks that this process still holds the lock and that
@@ -279,6 +296,11 @@ func (s *Store) Close() error {
 	s.stopBg()
 	s.running.Wait()
 	if !s.opts.Journal {
+		return nil
+	}
+	if j, err := s.statJournal(); err != nil || !j.exists() {
+		// Nothing to fold in; a journal that cannot even be looked at
+		// (a path under a file) was never written by this Store.
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeLockWait)

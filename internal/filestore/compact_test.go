@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,30 @@ func TestCloseLeavesTheJournalWhenTheLockIsBusy(t *testing.T) {
 	os.Remove(path + ".lock")
 	if got := sortedNames(t, journalStore(path)); got != "[A]" {
 		t.Errorf("after Close left the journal a reader sees %s", got)
+	}
+}
+
+// TestAnotherUsersJournalIsExplained: a journal this user may not write
+// (another user's server made it, root's for one) makes the error name
+// its owner and the two fixes. The test makes the journal another user's
+// as root; the error itself is the one the file system gives a non-owner.
+func TestAnotherUsersJournalIsExplained(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a file to another user takes root")
+	}
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	s := journalStore(path)
+	createEntity(t, s, "A")
+	if err := os.Chown(path+journalSuffix, 65534, 65534); err != nil {
+		t.Skip(err)
+	}
+	err := s.journalError("appending to", &fs.PathError{Op: "open", Path: path + journalSuffix, Err: fs.ErrPermission})
+	for _, want := range []string{"appending to the journal " + path + journalSuffix, "it belongs to ", "run the server once as ", "sudo chown " + currentUser() + " " + path + journalSuffix} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+	if !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("the error %v is not a permission error", err)
 	}
 }

@@ -19,14 +19,18 @@
 //     time and the tool, so it can also serve as history. Readers apply it
 //     after the file and, once they hold the memory, read only what was
 //     appended since.
-//   - Compaction (Compact, and Close at a clean exit, and in the
-//     background after CompactIdle of quiet or when the journal outgrows a
-//     quarter of the file): a Save of the whole memory under the lock,
-//     preceded by a "compacting" line naming the file about to be renamed
-//     into place, then the journal's removal. After a kill at any point a
-//     reader tells from the file and those two lines which records still
-//     apply; a file some other program wrote gets them applied again as
-//     idempotent steps.
+//   - Compaction (Compact, and Close at a clean exit, waiting at most 2 s
+//     for the lock, and in the background after CompactIdle of quiet or
+//     when the journal outgrows a quarter of the file): a save of the
+//     whole memory under the lock (durable.Pending), preceded by a
+//     "compacting" line naming the new file and its temporary name, then
+//     the journal's removal. The stamp it keeps is the temporary file's,
+//     taken before the rename; it checks before the line and before the
+//     rename that the file at the path is still the one it read, and
+//     starts over on another program's file rather than save over it.
+//     After a kill at any point a reader tells from the file, those
+//     lines and whether their temporary files still exist which records
+//     still apply (the journal's states, journalState in store.go).
 //   - Lock: the exclusive <file>.lock of docs/design.md §6, compatible with
 //     reference servers that implement the same protocol.
 //   - CheckPath and PathError: what keeps a memory file path from working
@@ -36,11 +40,17 @@
 //   - ResolvePath: MEMORY_FILE_PATH's rules, and a symbolic link followed
 //     once to the file it ends at, so that a save renames beside the target
 //     and the link stays a link.
-//   - Save: atomic and durable. The new content goes to <file>.<32 hex>.tmp
-//     in the same directory (rename is only atomic within one file system),
-//     is fsynced, renamed over the memory file, and the directory is fsynced
-//     so the rename itself survives a crash. A reader sees the whole old
-//     file or the whole new one, never a mix.
+//   - The files (internal/durable): the memory file is replaced through a
+//     temporary file, <file>.<32 hex>.tmp in the same directory, fsynced,
+//     renamed, the directory fsynced; the journal is appended at the end
+//     of its complete lines and fsynced. A reader sees the whole old file
+//     or the whole new one, never a mix.
+//
+// The files by job: store.go (the Store, its states, View, Update),
+// load.go (reading the file and the journal, what a journal means),
+// journal.go (the journal's format and appends), compact.go (compaction,
+// Close), historymove.go (the journal's records to the history), watch.go
+// (Watch, Journal), lock*.go and path.go.
 //
 // Caveats: while a Store has uncompacted writes, the memory file alone is
 // behind the memory (by about CompactIdle while it runs; after a crash,

@@ -88,6 +88,9 @@ func TestCompactionNeverTakesAForeignFileForItsOwn(t *testing.T) {
 			if got := fmt.Sprint(namesOf(jsonl.Decode(data).Graph)); got != want {
 				t.Errorf("after the next compaction the file holds %s, want %s", got, want)
 			}
+			if left, _ := filepath.Glob(path + ".*"); len(left) != 1 || left[0] != s.HistoryPath() {
+				t.Errorf("files beside the memory file: %q, want its history alone", left)
+			}
 		})
 	}
 }

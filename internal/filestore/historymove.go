@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,6 +36,10 @@ func (s *Store) keepHistoryLocked() {
 	err := history.AppendLines(s.HistoryPath(), lines, durable.Mode(s.path))
 	if err == nil {
 		_, err = history.Trim(s.HistoryPath(), lim, time.Now())
+	}
+	if over := (*history.OverBoundError)(nil); errors.As(err, &over) {
+		s.opts.Logf("%s: %v", s.HistoryPath(), over)
+		err = nil
 	}
 	if err != nil {
 		s.historyFailure(err)

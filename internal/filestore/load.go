@@ -49,21 +49,28 @@ func (s *Store) readChangesLocked() error {
 		}
 	}
 	if s.g != nil && s.stamp == st {
-		switch {
-		case !j.exists() && s.journal.retired():
-			// The compaction we adopted removed its journal: nothing
-			// changed.
-			s.journal = journalStamp{}
-			return nil
-		case j.exists() && s.journal.state.appends() && (!s.journal.exists() || j.id == s.journal.id && j.size >= s.journal.end):
-			// Only the journal grew, or appeared: apply what was
-			// appended since.
-			if ok, err := s.catchUpLocked(); ok || err != nil {
-				return err
-			}
+		if done, err := s.journalChangedLocked(j); done || err != nil {
+			return err
 		}
 	}
 	return s.loadLocked()
+}
+
+// journalChangedLocked brings g up to date when only the journal changed
+// (now j), and reports false when the memory must be read again.
+func (s *Store) journalChangedLocked(j journalStamp) (bool, error) {
+	switch {
+	case !j.exists() && s.journal.retired():
+		// The compaction we adopted removed its journal: nothing
+		// changed.
+		s.journal = journalStamp{}
+		return true, nil
+	case j.exists() && s.journal.state.appends() && (!s.journal.exists() || j.id == s.journal.id && j.size >= s.journal.end):
+		// Only the journal grew, or appeared: apply what was appended
+		// since.
+		return s.catchUpLocked()
+	}
+	return false, nil
 }
 
 // adoptCompactedLocked takes the memory file at stamp st as the one g was
@@ -109,28 +116,16 @@ func (c *comparingWriter) equal() bool { return !c.mismatch && c.off == len(c.wa
 // It reports false when the journal is not the one g was read with after
 // all, and the whole memory must be read again.
 func (s *Store) catchUpLocked() (bool, error) {
-	f, err := os.Open(s.journalPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, s.journalError("reading", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, s.journalError("reading", err)
-	}
 	fresh := !s.journal.exists()
+	data, fi, err := s.readJournalFrom(s.journal.end)
+	if fi == nil || err != nil {
+		return false, err
+	}
 	if fresh {
 		s.journal = journalStamp{state: overBase, id: fileID(fi)}
 	}
 	if fileID(fi) != s.journal.id || fi.Size() < s.journal.end {
 		return false, nil
-	}
-	data := make([]byte, fi.Size()-s.journal.end)
-	if _, err := f.ReadAt(data, s.journal.end); err != nil && err != io.EOF {
-		return false, s.journalError("reading", err)
 	}
 	p := parseJournal(data, s.journal.end, s.opts.Logf, s.journalPath())
 	if fresh && retiredInto(p, s.fileSum()) {
@@ -152,6 +147,32 @@ func (s *Store) catchUpLocked() (bool, error) {
 	}
 	s.journal.size, s.journal.end = fi.Size(), p.end
 	return true, nil
+}
+
+// readJournalFrom reads the journal from byte end on, and returns it
+// with the journal's FileInfo: nil when there is no journal, or it is
+// shorter than end.
+func (s *Store) readJournalFrom(end int64) ([]byte, fs.FileInfo, error) {
+	f, err := os.Open(s.journalPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, s.journalError("reading", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, s.journalError("reading", err)
+	}
+	if fi.Size() < end {
+		return nil, nil, nil
+	}
+	data := make([]byte, fi.Size()-end)
+	if _, err := f.ReadAt(data, end); err != nil && err != io.EOF {
+		return nil, nil, s.journalError("reading", err)
+	}
+	return data, fi, nil
 }
 
 // retiredInto reports whether the journal p was compacted into the file
@@ -315,7 +336,7 @@ func readWhole(path, what string) ([]byte, fs.FileInfo, error) {
 		return fmt.Errorf("reading %s: %w", what, err)
 	}
 	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if absent(err) {
 		return nil, nil, nil
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -187,11 +188,18 @@ func (s *Store) journalPath() string { return s.path + journalSuffix }
 // HistoryPath returns the history file's path: beside the memory file.
 func (s *Store) HistoryPath() string { return s.path + history.Suffix }
 
+// absent reports whether err says there is no file: none at the path, or
+// a file where the path needs a directory (a MEMORY_FILE_PATH under a
+// file, which the server warns about when it starts).
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
 // statJournal returns the journal's identity and size; its state is
 // overBase when it exists (what it means takes reading it).
 func (s *Store) statJournal() (journalStamp, error) {
 	fi, err := os.Stat(s.journalPath())
-	if errors.Is(err, fs.ErrNotExist) {
+	if absent(err) {
 		return journalStamp{}, nil
 	}
 	if err != nil {

@@ -59,3 +59,16 @@ func (s *Store) watchStamp() (watchStamp, error) {
 	}
 	return watchStamp{file: st, jexists: j.exists(), jid: j.id, jsize: j.size}, nil
 }
+
+// Journal returns, as of the last read, how many writes the journal
+// holds that the memory file does not, and the journal's size (0, 0:
+// none). Until a compaction folds them in, the memory file alone is
+// behind the memory by those writes.
+func (s *Store) Journal() (writes int, size int64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if !s.journal.exists() {
+		return 0, 0
+	}
+	return s.journal.records, s.journal.size
+}

@@ -423,20 +423,40 @@ func (q *rankQuery) wordTerm(w string) string {
 
 func (x *wordIndex) resolve(query string) *rankQuery {
 	q := &rankQuery{whole: newFolded(query), idf: make(map[string]float64)}
-	for _, w := range strings.Fields(query) {
-		q.words = append(q.words, newFolded(w))
+	add := func(term string, id uint32) {
+		if _, seen := q.idf[term]; !seen {
+			q.terms = append(q.terms, strings.Clone(term))
+			q.ids = append(q.ids, id)
+			q.idf[term] = x.idf(x.docFreq(id))
+		}
 	}
-	forEachToken(Fold(query), func(tok string, word bool) {
-		term, id, ok := x.lookupToken(tok, word)
-		if !ok {
-			return
+	text := query
+	if hasPrefixWord(query) {
+		// A prefix word stands for the words it begins; the others are
+		// read as usual.
+		var rest []string
+		for _, w := range strings.Fields(query) {
+			if p, ok := prefixWord(w); ok {
+				q.words = append(q.words, folded{p, p})
+				terms, ids := x.prefixTerms(p)
+				for i, t := range terms {
+					add(t, ids[i])
+				}
+				continue
+			}
+			q.words = append(q.words, newFolded(w))
+			rest = append(rest, w)
 		}
-		if _, seen := q.idf[term]; seen {
-			return
+		text = strings.Join(rest, " ")
+	} else {
+		for _, w := range strings.Fields(query) {
+			q.words = append(q.words, newFolded(w))
 		}
-		q.terms = append(q.terms, strings.Clone(term))
-		q.ids = append(q.ids, id)
-		q.idf[term] = x.idf(x.docFreq(id))
+	}
+	forEachToken(Fold(text), func(tok string, word bool) {
+		if term, id, ok := x.lookupToken(tok, word); ok {
+			add(term, id)
+		}
 	})
 	return q
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // Ranked search: the hits of a question, best first, and what of each
@@ -72,12 +73,34 @@ func (g *Graph) SearchRanked(query string, limit int) Ranked {
 // SearchRankedFunc is SearchRanked among the entities keep reports true for
 // (all when keep is nil): the others are left out before the limit counts.
 func (g *Graph) SearchRankedFunc(query string, limit int, keep func(*Entity) bool) Ranked {
+	return g.searchRanked(query, limit, keep, nil)
+}
+
+// SearchRankedIn is SearchRanked among what was learned in the window w
+// (all when w is zero): an entity is a hit by what of it was learned in w
+// (Window.Learned), so a fact learned after until, or before since, finds
+// nothing, even when the entity holds other facts of the window. An entity
+// whose every observation was learned in w is found as SearchRanked finds
+// it (its relations and neighbours too); one with only some is found by
+// its name, type and those observations, and matches the whole query only
+// when they do.
+func (g *Graph) SearchRankedIn(query string, limit int, w Window) Ranked {
+	if w.IsZero() {
+		return g.searchRanked(query, limit, nil, nil)
+	}
+	return g.searchRanked(query, limit, w.Keeps, &w)
+}
+
+func (g *Graph) searchRanked(query string, limit int, keep func(*Entity) bool, win *Window) Ranked {
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
 	exact, whole := g.search(query)
+	if win != nil {
+		exact, whole = win.exact(exact, query)
+	}
 	if keep != nil {
 		kept := make([]*Entity, 0, len(exact))
 		w := 0
@@ -115,7 +138,7 @@ func (g *Graph) SearchRankedFunc(query string, limit int, keep func(*Entity) boo
 		}
 		var others []Hit
 		for _, id := range x.touched {
-			if e := x.byID[id]; !isExact[e] && (keep == nil || keep(e)) {
+			if e := x.byID[id]; !isExact[e] && (keep == nil || keep(e)) && (win == nil || win.shares(e, q)) {
 				others = append(others, Hit{Entity: e, Score: x.scores[id], q: q})
 			}
 		}
@@ -226,26 +249,9 @@ func (h Hit) Matches() []Match {
 	var ms []Match
 	seen := make(map[string]bool)
 	for i, o := range h.Entity.Observations {
-		f := newFolded(o)
-		m := Match{Index: i, Whole: f.contains(h.q.whole)}
-		if len(h.q.idf) > 0 {
-			clear(seen)
-			forEachToken(f.nfkc, func(t string, word bool) {
-				if word {
-					t = h.q.wordTerm(t)
-				}
-				if w, ok := h.q.idf[t]; ok && t != "" && !seen[t] {
-					seen[t] = true
-					m.Score += w
-				}
-			})
-		}
-		for _, w := range h.q.words {
-			if f.contains(w) {
-				m.Words++
-			}
-		}
-		if m.Whole || m.Score > 0 || m.Words > 0 {
+		m := h.q.match(newFolded(o), seen)
+		m.Index = i
+		if m.matches() {
 			ms = append(ms, m)
 		}
 	}
@@ -260,6 +266,31 @@ func (h Hit) Matches() []Match {
 	})
 	return ms
 }
+
+// match measures how a folded text matches q; seen is scratch.
+func (q *rankQuery) match(f folded, seen map[string]bool) Match {
+	m := Match{Whole: f.contains(q.whole)}
+	if len(q.idf) > 0 {
+		clear(seen)
+		forEachToken(f.nfkc, func(t string, word bool) {
+			if word {
+				t = q.wordTerm(t)
+			}
+			if w, ok := q.idf[t]; ok && t != "" && !seen[t] {
+				seen[t] = true
+				m.Score += w
+			}
+		})
+	}
+	for _, w := range q.words {
+		if f.contains(w) {
+			m.Words++
+		}
+	}
+	return m
+}
+
+func (m Match) matches() bool { return m.Whole || m.Score > 0 || m.Words > 0 }
 
 // Matched returns the indexes of Matches, in its order.
 func (h Hit) Matched() []int {
@@ -292,4 +323,78 @@ func (h Hit) Observations() []string {
 		}
 	}
 	return out
+}
+
+// exact returns the entities of exact (Search's order, the first whole of
+// them holding the whole query in one field) that still match the query
+// by what of them was learned in w, in Search's order, and how many of
+// them hold the whole query in one field.
+func (w Window) exact(exact []*Entity, query string) ([]*Entity, int) {
+	q := newFolded(query)
+	var words []folded
+	for _, f := range strings.Fields(query) {
+		words = append(words, newFolded(f))
+	}
+	type hit struct {
+		e    *Entity
+		rank int
+	}
+	var hits []hit
+	for _, e := range exact {
+		learned, kept := w.Learned(e)
+		if learned == nil {
+			continue
+		}
+		var st *searchText
+		if kept == nil {
+			st = e.searchText()
+		} else {
+			st = &searchText{name: e.searchText().name, entityType: e.searchText().entityType}
+			for _, i := range kept {
+				st.observations = append(st.observations, e.searchText().observations[i])
+			}
+		}
+		if r := st.rank(q, words); r != noMatch {
+			hits = append(hits, hit{e, r})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		return bySeq(a.e, b.e)
+	})
+	out := make([]*Entity, len(hits))
+	whole := 0
+	for i, h := range hits {
+		out[i] = h.e
+		if h.rank != matchAllWords {
+			whole++
+		}
+	}
+	return out, whole
+}
+
+// shares reports whether what of e was learned in w shares a word with q:
+// all of e when it was all learned in w, else its name, type and the
+// observations learned in w.
+func (w Window) shares(e *Entity, q *rankQuery) bool {
+	learned, kept := w.Learned(e)
+	if learned == nil {
+		return false
+	}
+	if kept == nil {
+		return true
+	}
+	st := e.searchText()
+	seen := make(map[string]bool)
+	if q.match(st.name, seen).matches() || q.match(st.entityType, seen).matches() {
+		return true
+	}
+	for _, i := range kept {
+		if q.match(st.observations[i], seen).matches() {
+			return true
+		}
+	}
+	return false
 }

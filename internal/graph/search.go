@@ -196,13 +196,27 @@ func (g *Graph) search(query string) (ents []*Entity, whole int) {
 	for _, w := range strings.Fields(query) {
 		words = append(words, newFolded(w))
 	}
+	rank := func(st *searchText) int { return st.rank(q, words) }
+	candidates := q
+	if hasPrefixWord(query) {
+		// Prefix words (prefix.go): candidates by what precedes the stars.
+		qw := queryWords(query)
+		words = words[:0]
+		for _, w := range qw {
+			words = append(words, w.f)
+		}
+		rank = func(st *searchText) int { return st.rankPrefix(q, qw) }
+		if len(qw) == 1 { // what holds "auth*" holds "auth"
+			candidates = qw[0].f
+		}
+	}
 	type hit struct {
 		e    *Entity
 		rank int
 	}
 	var hits []hit
-	for _, e := range g.searchCandidates(q, words) {
-		if r := e.searchText().rank(q, words); r != noMatch {
+	for _, e := range g.searchCandidates(candidates, words) {
+		if r := rank(e.searchText()); r != noMatch {
 			hits = append(hits, hit{e, r})
 		}
 	}

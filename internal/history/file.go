@@ -11,9 +11,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/kgmemory/mcp-server-memory/internal/durable"
 )
 
 // Limits bound a history: records older than MaxAge go, and when the
@@ -50,74 +54,81 @@ func AppendFile(path string, records []Record, perm fs.FileMode) error {
 }
 
 // AppendLines appends record lines (each whole, with its id and final
-// newline) to the history file at path (created with mode perm), and
-// syncs it. Lines whose ids are already at the file's end are skipped: a
-// move from the journal that a crash cut short is taken up again without
-// writing a record twice. A torn last line (a writer killed mid-append)
-// is cut off first. The caller holds the memory's lock: there is one
-// appender at a time.
+// newline) to the history file at path, and syncs it (durable.AppendAt).
+// Lines whose ids are already at the file's end are skipped: a move from
+// the journal that a crash cut short is taken up again without writing a
+// record twice. A line that is no record (a garbled journal line) is
+// never written. A torn last line (a writer killed mid-append) is cut off
+// first. The file takes mode perm, the memory file's current mode, each
+// time it is written (and each time it is given no lines). The caller
+// holds the memory's lock: there is one appender at a time.
 func AppendLines(path string, lines [][]byte, perm fs.FileMode) error {
+	lines = slices.DeleteFunc(slices.Clone(lines), func(l []byte) bool { return !isRecordLine(l) })
 	if len(lines) == 0 {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm() != perm {
+			return os.Chmod(path, perm)
+		}
 		return nil
 	}
-	size := 0
-	for _, l := range lines {
-		size += len(l)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
+	end, err := durable.CompleteLines(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	present, err := tailIDs(path, end, lines)
 	if err != nil {
 		return err
 	}
-	created := fi.Size() == 0
-	// The records of an interrupted move are at most as long as the move.
-	tailLen := min(fi.Size(), int64(size)+4096)
-	tail := make([]byte, tailLen)
-	if _, err := f.ReadAt(tail, fi.Size()-tailLen); err != nil && err != io.EOF {
-		return err
-	}
-	end := fi.Size()
-	if i := bytes.LastIndexByte(tail, '\n'); i+1 < len(tail) {
-		// A torn line, or (tail without any newline) a torn first line.
-		end = fi.Size() - tailLen + int64(i+1)
-		if err := f.Truncate(end); err != nil {
-			return err
-		}
-		tail = tail[:i+1]
-	}
-	present := map[string]bool{}
-	for line := range bytes.Lines(tail) {
-		if id := lineID(line); id != "" {
-			present[id] = true
-		}
-	}
-	buf := make([]byte, 0, size)
+	var buf []byte
 	for _, l := range lines {
 		if !present[lineID(l)] {
 			buf = append(buf, l...)
 		}
 	}
 	if len(buf) == 0 {
-		return nil
+		buf = nil // only the mode and the torn tail
 	}
-	if _, err := f.WriteAt(buf, end); err != nil {
-		f.Truncate(end)
-		return err
+	_, err = durable.AppendAt(path, end, buf, perm)
+	return err
+}
+
+// tailIDs returns the ids of the records at the end of the first end
+// bytes of the file at path that an interrupted move of lines can have
+// written: those within the move's length of the end.
+func tailIDs(path string, end int64, lines [][]byte) (map[string]bool, error) {
+	size := 0
+	for _, l := range lines {
+		size += len(l)
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	present := map[string]bool{}
+	if end == 0 {
+		return present, nil
 	}
-	if created {
-		if d, err := os.Open(filepath.Dir(path)); err == nil {
-			d.Sync()
-			d.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tailLen := min(end, int64(size)+4096)
+	tail := make([]byte, tailLen)
+	if _, err := f.ReadAt(tail, end-tailLen); err != nil && err != io.EOF {
+		return nil, err
+	}
+	for line := range bytes.Lines(tail) {
+		if id := lineID(line); id != "" {
+			present[id] = true
 		}
 	}
-	return f.Close()
+	return present, nil
+}
+
+// isRecordLine reports whether line is a whole record line: JSON, ending
+// in a newline, with an id and a time that read.
+func isRecordLine(line []byte) bool {
+	if len(line) == 0 || line[len(line)-1] != '\n' || lineID(line) == "" || !json.Valid(line) {
+		return false
+	}
+	_, err := decodeHeader(line)
+	return err == nil
 }
 
 // LastID returns the id of the last complete record of the history file
@@ -176,8 +187,7 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 	if !f.Since.IsZero() {
 		sinceMs = f.Since.UnixMilli()
 	}
-	first := true
-	for {
+	for first := true; ; first = false {
 		line, err := b.line()
 		if err != nil {
 			return nil, 0, err
@@ -190,38 +200,16 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 			if len(bytes.TrimSpace(line)) > 0 {
 				skipped++
 			}
-			first = false
 			continue
 		}
-		first = false
-		if id := lineID(line); len(id) == idLen {
-			if f.ID != "" && len(f.ID) == idLen && id < f.ID {
-				break
-			}
-			if ms, err := strconv.ParseInt(id[:12], 16, 64); err == nil && ms < sinceMs {
-				break
-			}
+		if stopsRead(line, f, sinceMs) {
+			break
 		}
-		if f.DeletesEntity && !bytes.Contains(line, []byte(`deleteEntity`)) {
-			// No entity deletion (AppendLine writes the op as it is):
-			// no need to decode the line.
-			continue
-		}
-		var rec Record
-		var derr error
-		if f.Headers && f.Entity == "" && !f.DeletesEntity {
-			rec, derr = decodeHeader(line)
-		} else {
-			rec, derr = Decode(line)
-		}
-		if derr != nil {
+		rec, chosen, bad := choose(line, f)
+		if bad {
 			skipped++
-			continue
 		}
-		if f.Match(&rec) {
-			if f.Headers {
-				rec.Changes = nil
-			}
+		if chosen {
 			records = append(records, rec)
 			if len(records) == f.Limit {
 				break
@@ -230,6 +218,51 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 	}
 	slices.Reverse(records)
 	return records, skipped, nil
+}
+
+// choose reads line as far as f needs and reports whether f chooses it,
+// or that it does not parse (bad).
+func choose(line []byte, f Filter) (rec Record, chosen, bad bool) {
+	if f.DeletesEntity && !bytes.Contains(line, []byte(`deleteEntity`)) {
+		// No entity deletion (AppendLine writes the op as it is): no
+		// need to decode the line.
+		return Record{}, false, false
+	}
+	var err error
+	if f.Headers && f.Entity == "" && !f.DeletesEntity {
+		rec, err = decodeHeader(line)
+	} else {
+		rec, err = Decode(line)
+	}
+	if err != nil {
+		return Record{}, false, true
+	}
+	if !f.Match(&rec) {
+		return Record{}, false, false
+	}
+	if f.Headers {
+		rec.Changes = nil
+	}
+	return rec, true, false
+}
+
+// stopsRead reports whether line, read backwards, is where a read for f
+// stops: its id sorts before f.ID, or is older than f.Since (sinceMs), and
+// the id is plausible for the line's time (a forged id stops nothing).
+func stopsRead(line []byte, f Filter, sinceMs int64) bool {
+	id := lineID(line)
+	if len(id) != idLen {
+		return false
+	}
+	before := f.ID != "" && len(f.ID) == idLen && id < f.ID
+	if ms, err := strconv.ParseInt(id[:12], 16, 64); err == nil && ms < sinceMs {
+		before = true
+	}
+	if !before {
+		return false
+	}
+	h, err := decodeHeader(line)
+	return err == nil && plausibleID(h.ID, h.Time)
 }
 
 // decodeHeader reads a record line but its changes: at once a line as
@@ -324,28 +357,44 @@ func (b *backward) line() ([]byte, error) {
 	}
 }
 
-// Newest sorts records newest first (by id, which sorts by time) and
-// drops repeated ids: records read from the history file and from a
-// journal not yet removed may be the same.
+// Newest sorts records newest first (by id, which sorts by time; a forged
+// id, far from its record's time, by that time) and drops repeated ids:
+// records read from the history file and from a journal not yet removed
+// may be the same.
 func Newest(records []Record) []Record {
 	slices.SortStableFunc(records, func(a, b Record) int {
-		if a.ID > b.ID {
-			return -1
+		if c := strings.Compare(b.sortKey(), a.sortKey()); c != 0 {
+			return c
 		}
-		if a.ID < b.ID {
-			return 1
-		}
-		return 0
+		return strings.Compare(b.ID, a.ID)
 	})
 	return slices.CompactFunc(records, func(a, b Record) bool { return a.ID == b.ID })
 }
 
+// OverBoundError says that a history is bigger than its bound after a
+// trim, because its newest record alone is: the trim keeps the newest
+// record whatever its size, so that the write it records (a mass
+// deletion) can still be undone. The history is kept; this is for the log.
+type OverBoundError struct {
+	Size, Bound int64
+}
+
+func (e *OverBoundError) Error() string {
+	return fmt.Sprintf("the history holds %s, over its bound of %s (MEMORY_HISTORY_MAX_MB), because its newest record alone is that big: it is kept, so that write can be undone, until a newer record replaces it",
+		megabytes(e.Size), megabytes(e.Bound))
+}
+
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
+
 // Trim bounds the history file at path by lim, as of now: with the limits
 // Off it removes the file; when the oldest record is older than MaxAge (by
 // a slack) or the file is bigger than MaxBytes, it rewrites the file
-// without the records older than MaxAge and without the oldest ones past
-// 90 % of MaxBytes. It reports whether it rewrote or removed the file. The
-// caller holds the memory's lock.
+// (durable.WriteFile) without the records older than MaxAge and without
+// the oldest ones past 90 % of MaxBytes, oldest first, never the newest
+// record for its size: a history whose newest record alone is past
+// MaxBytes keeps it, and Trim then returns an *OverBoundError with the
+// trim done. It reports whether it rewrote or removed the file. The caller
+// holds the memory's lock.
 func Trim(path string, lim Limits, now time.Time) (bool, error) {
 	if lim.Off() {
 		err := os.Remove(path)
@@ -354,6 +403,7 @@ func Trim(path string, lim Limits, now time.Time) (bool, error) {
 		}
 		return err == nil, err
 	}
+	removeOldTemps(path)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -373,39 +423,79 @@ func Trim(path string, lim Limits, now time.Time) (bool, error) {
 	if fi.Size() <= lim.MaxBytes && (oldest.IsZero() || !oldest.Before(cutoff.Add(-lim.ageSlack()))) {
 		return false, nil
 	}
-	target := lim.MaxBytes * 9 / 10
-	remaining := fi.Size()
-	line := first
+	line, remaining, err := dropOldest(r, first, fi.Size(), lim.MaxBytes*9/10, cutoff)
+	if err != nil {
+		return false, err
+	}
+	var over error
+	if remaining > lim.MaxBytes {
+		over = &OverBoundError{Size: remaining, Bound: lim.MaxBytes}
+	}
+	if remaining == fi.Size() {
+		return false, over
+	}
+	_, err = durable.WriteFile(path, fi.Mode().Perm(), func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		bw.Write(line)
+		if _, err := io.Copy(bw, r); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return false, err
+	}
+	return true, over
+}
+
+// dropOldest reads r, the history after its first line, up to the first
+// line to keep: one not older than cutoff with the lines from it on
+// holding at most target bytes, or else the newest line when it is not
+// older than cutoff. It returns that line (nil: none is kept) and the size
+// of what is kept.
+func dropOldest(r *bufio.Reader, first []byte, size, target int64, cutoff time.Time) (line []byte, remaining int64, err error) {
+	line, remaining = first, size
 	for len(line) > 0 {
-		if remaining <= target && !lineTime(line).Before(cutoff) {
+		fresh := !lineTime(line).Before(cutoff)
+		if remaining <= target && fresh {
 			break
 		}
+		next, err := r.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return nil, 0, err
+		}
+		if len(next) == 0 && fresh {
+			break // the newest record, whatever its size
+		}
 		remaining -= int64(len(line))
-		line, _ = r.ReadBytes('\n')
+		line = next
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, fi.Mode().Perm())
+	return line, remaining, nil
+}
+
+// oldTemp is the name of the temporary files the trim of earlier versions
+// wrote (<history>.<pid>.tmp), which a killed trim left behind.
+var oldTemp = regexp.MustCompile(`^\.[0-9]+\.tmp$`)
+
+// removeOldTemps removes the temporary files of the history at path that
+// a trim of an earlier version, killed, left more than
+// durable.StaleTempAge ago. (durable removes its own.)
+func removeOldTemps(path string) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return false, err
+		return
 	}
-	w := bufio.NewWriterSize(out, 64<<10)
-	w.Write(line)
-	_, err = io.Copy(w, r)
-	if err == nil {
-		err = w.Flush()
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !oldTemp.MatchString(rest) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > durable.StaleTempAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return false, err
-	}
-	return true, nil
 }

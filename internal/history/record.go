@@ -62,20 +62,50 @@ type Record struct {
 func NewID(t time.Time, after string) string {
 	var b [4]byte
 	rand.Read(b[:])
-	ms, rnd := uint64(t.UnixMilli()), uint64(binary.BigEndian.Uint32(b[:])&0xffffff)
-	id := fmt.Sprintf("%012x%06x", ms, rnd)
+	now, rnd := uint64(t.UnixMilli()), uint64(binary.BigEndian.Uint32(b[:])&0xffffff)
+	id := fmt.Sprintf("%012x%06x", now, rnd)
 	if id > after || len(after) != len(id) {
 		return id
 	}
 	ms, err1 := strconv.ParseUint(after[:12], 16, 64)
 	rnd, err2 := strconv.ParseUint(after[12:], 16, 64)
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || ms > now+uint64(maxIDSkew.Milliseconds()) {
+		// Not an id of ours, or one far in the future (forged, or a
+		// clock that ran wild): following it would leave the range.
 		return id
 	}
 	if rnd++; rnd > 0xffffff {
 		ms, rnd = ms+1, 0
 	}
 	return fmt.Sprintf("%012x%06x", ms, rnd)
+}
+
+// maxIDSkew is how far past its record's time an id may run: the clock
+// set back by that much still keeps the writes in order. An id further
+// ahead (or behind its time) is not taken for the record's place in time.
+const maxIDSkew = 24 * time.Hour
+
+// plausibleID reports whether id sorts where its record's time t says:
+// within maxIDSkew after the start of t's second, never before it.
+func plausibleID(id string, t time.Time) bool {
+	if len(id) != idLen {
+		return false
+	}
+	ms, err := strconv.ParseInt(id[:12], 16, 64)
+	if err != nil {
+		return false
+	}
+	at := t.Truncate(time.Second).UnixMilli()
+	return ms >= at && ms <= at+maxIDSkew.Milliseconds()
+}
+
+// sortKey is what orders a record among the others: its id, or for an id
+// that is not plausible (forged), its time in the id's form.
+func (r *Record) sortKey() string {
+	if plausibleID(r.ID, r.Time) {
+		return r.ID
+	}
+	return fmt.Sprintf("%012x", max(r.Time.UnixMilli(), 0)) + r.ID
 }
 
 // Short is the id as the history command shows it: its last 6 digits (the

@@ -78,60 +78,99 @@ func Undo(g *graph.Graph, records []Record) (conflicts []string) {
 // undoStep applies one inverse change and says what kept it from applying
 // as recorded, or "".
 func undoStep(g *graph.Graph, c graph.Change) string {
+	switch c.Kind {
+	case graph.EntityCreated:
+		return restoreEntity(g, c)
+	case graph.EntityDeleted:
+		return removeEntity(g, c)
+	case graph.ObservationsAdded:
+		return restoreObservations(g, c)
+	case graph.ObservationsDeleted:
+		return removeObservations(g, c)
+	case graph.RelationCreated:
+		return restoreRelation(g, c)
+	case graph.RelationDeleted:
+		return removeRelation(g, c)
+	}
+	return ""
+}
+
+// restoreEntity gives back a deleted entity; one that exists again keeps
+// what it has and gains the observations it lacks.
+func restoreEntity(g *graph.Graph, c graph.Change) string {
+	cur := g.Entity(c.Entity.Name)
+	if cur == nil {
+		g.Apply([]graph.Change{c})
+		return ""
+	}
+	missing := lacking(&c.Entity, cur)
+	if len(missing.Observations) > 0 {
+		missing.Updated = g.Now()
+		g.Apply([]graph.Change{{Kind: graph.ObservationsAdded, Entity: missing}})
+	}
+	return fmt.Sprintf("entity %s exists again: kept it, added the %s it lacked", c.Entity.Name, count(len(missing.Observations), "observation"))
+}
+
+// removeEntity removes a created entity; one that changed since is kept,
+// without the observations it was created with.
+func removeEntity(g *graph.Graph, c graph.Change) string {
 	name := c.Entity.Name
 	cur := g.Entity(name)
-	switch c.Kind {
-	case graph.EntityCreated: // restore a deleted entity
-		if cur != nil {
-			missing := lacking(&c.Entity, cur)
-			if len(missing.Observations) > 0 {
-				missing.Updated = g.Now()
-				g.Apply([]graph.Change{{Kind: graph.ObservationsAdded, Entity: missing}})
-			}
-			n := len(missing.Observations)
-			return fmt.Sprintf("entity %s exists again: kept it, added the %s it lacked", name, count(n, "observation"))
-		}
-		g.Apply([]graph.Change{c})
-	case graph.EntityDeleted: // remove a created entity
-		if cur == nil {
-			return fmt.Sprintf("entity %s is already gone", name)
-		}
-		if cur.EntityType != c.Entity.EntityType || len(without(cur.Observations, c.Entity.Observations)) > 0 {
-			g.Apply([]graph.Change{{Kind: graph.ObservationsDeleted, Entity: graph.Entity{Name: name, Observations: c.Entity.Observations, Updated: g.Now()}}})
-			return fmt.Sprintf("entity %s changed since: kept it, removed only the observations it was created with", name)
-		}
-		g.Apply([]graph.Change{c})
-	case graph.ObservationsAdded: // restore deleted observations
-		if cur == nil {
-			return fmt.Sprintf("entity %s is gone: %s not restored", name, count(len(c.Entity.Observations), "observation"))
-		}
-		c.Entity.Updated = g.Now()
-		g.Apply([]graph.Change{c})
-	case graph.ObservationsDeleted: // remove added observations
-		if cur == nil {
-			return fmt.Sprintf("entity %s is already gone", name)
-		}
-		gone := without(c.Entity.Observations, cur.Observations)
-		c.Entity.Updated = g.Now()
-		g.Apply([]graph.Change{c})
-		if len(gone) > 0 {
-			return fmt.Sprintf("entity %s: %s already removed", name, count(len(gone), "observation"))
-		}
-	case graph.RelationCreated: // restore a deleted relation
-		r := c.Relation
-		for _, end := range [2]string{r.From, r.To} {
-			if g.Entity(end) == nil {
-				return fmt.Sprintf("relation %s %s %s not restored: entity %s is gone", r.From, r.RelationType, r.To, end)
-			}
-		}
-		g.Apply([]graph.Change{c})
-	case graph.RelationDeleted: // remove a created relation
-		r := c.Relation
-		if !g.HasRelation(r) {
-			return fmt.Sprintf("relation %s %s %s is already gone", r.From, r.RelationType, r.To)
-		}
-		g.Apply([]graph.Change{c})
+	switch {
+	case cur == nil:
+		return fmt.Sprintf("entity %s is already gone", name)
+	case cur.EntityType != c.Entity.EntityType || len(without(cur.Observations, c.Entity.Observations)) > 0:
+		g.Apply([]graph.Change{{Kind: graph.ObservationsDeleted, Entity: graph.Entity{Name: name, Observations: c.Entity.Observations, Updated: g.Now()}}})
+		return fmt.Sprintf("entity %s changed since: kept it, removed only the observations it was created with", name)
 	}
+	g.Apply([]graph.Change{c})
+	return ""
+}
+
+// restoreObservations gives back deleted observations, with their times.
+func restoreObservations(g *graph.Graph, c graph.Change) string {
+	if g.Entity(c.Entity.Name) == nil {
+		return fmt.Sprintf("entity %s is gone: %s not restored", c.Entity.Name, count(len(c.Entity.Observations), "observation"))
+	}
+	c.Entity.Updated = g.Now()
+	g.Apply([]graph.Change{c})
+	return ""
+}
+
+// removeObservations removes added observations.
+func removeObservations(g *graph.Graph, c graph.Change) string {
+	cur := g.Entity(c.Entity.Name)
+	if cur == nil {
+		return fmt.Sprintf("entity %s is already gone", c.Entity.Name)
+	}
+	gone := without(c.Entity.Observations, cur.Observations)
+	c.Entity.Updated = g.Now()
+	g.Apply([]graph.Change{c})
+	if len(gone) > 0 {
+		return fmt.Sprintf("entity %s: %s already removed", c.Entity.Name, count(len(gone), "observation"))
+	}
+	return ""
+}
+
+// restoreRelation gives back a deleted relation, when both its ends exist.
+func restoreRelation(g *graph.Graph, c graph.Change) string {
+	r := c.Relation
+	for _, end := range [2]string{r.From, r.To} {
+		if g.Entity(end) == nil {
+			return fmt.Sprintf("relation %s %s %s not restored: entity %s is gone", r.From, r.RelationType, r.To, end)
+		}
+	}
+	g.Apply([]graph.Change{c})
+	return ""
+}
+
+// removeRelation removes a created relation.
+func removeRelation(g *graph.Graph, c graph.Change) string {
+	r := c.Relation
+	if !g.HasRelation(r) {
+		return fmt.Sprintf("relation %s %s %s is already gone", r.From, r.RelationType, r.To)
+	}
+	g.Apply([]graph.Change{c})
 	return ""
 }
 
@@ -181,9 +220,50 @@ func Summary(changes []graph.Change) string {
 	const shown = 4
 	var parts []string
 	used := make([]bool, len(changes))
-	// The relation deletions naming each entity, so that counting those
-	// that went with a deleted entity costs what they are, not a scan of
-	// the whole record per entity (a mass deletion has 100,000).
+	relsOf := relationDeletions(changes)
+	for i, c := range changes {
+		if used[i] {
+			continue
+		}
+		used[i] = true
+		p := part(&c)
+		if c.Kind == graph.EntityDeleted {
+			if n := cascadeOf(relsOf[c.Entity.Name], i, used); n > 0 {
+				p += ", " + count(n, "relation")
+			}
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > shown {
+		parts = append(parts[:shown], fmt.Sprintf("and %d more", len(parts)-shown))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// part says what one change did, for Summary.
+func part(c *graph.Change) string {
+	switch c.Kind {
+	case graph.EntityCreated:
+		return fmt.Sprintf("+ entity %s (%s), %s", c.Entity.Name, c.Entity.EntityType, count(len(c.Entity.Observations), "observation"))
+	case graph.EntityDeleted:
+		return fmt.Sprintf("− entity %s (%s), %s", c.Entity.Name, c.Entity.EntityType, count(len(c.Entity.Observations), "observation"))
+	case graph.ObservationsAdded:
+		return fmt.Sprintf("+ %s on %s", count(len(c.Entity.Observations), "observation"), c.Entity.Name)
+	case graph.ObservationsDeleted:
+		return fmt.Sprintf("− %s on %s", count(len(c.Entity.Observations), "observation"), c.Entity.Name)
+	case graph.RelationCreated:
+		return fmt.Sprintf("+ relation %s %s %s", c.Relation.From, c.Relation.RelationType, c.Relation.To)
+	case graph.RelationDeleted:
+		return fmt.Sprintf("− relation %s %s %s", c.Relation.From, c.Relation.RelationType, c.Relation.To)
+	}
+	return ""
+}
+
+// relationDeletions returns the indexes of the relation deletions naming
+// each entity, so that counting those that went with a deleted entity
+// costs what they are, not a scan of the whole record per entity (a mass
+// deletion has 100,000).
+func relationDeletions(changes []graph.Change) map[string][]int {
 	relsOf := map[string][]int{}
 	for j, c := range changes {
 		if c.Kind == graph.RelationDeleted {
@@ -193,45 +273,19 @@ func Summary(changes []graph.Change) string {
 			}
 		}
 	}
-	for i, c := range changes {
-		if used[i] {
-			continue
+	return relsOf
+}
+
+// cascadeOf marks as used the relation deletions rels (of the entity
+// deleted by change i) after i, which went with it, and returns how many
+// there are.
+func cascadeOf(rels []int, i int, used []bool) int {
+	n := 0
+	for _, j := range rels {
+		if j > i && !used[j] {
+			used[j] = true
+			n++
 		}
-		used[i] = true
-		var p string
-		switch c.Kind {
-		case graph.EntityCreated, graph.EntityDeleted:
-			sign := "+"
-			if c.Kind == graph.EntityDeleted {
-				sign = "−"
-			}
-			p = fmt.Sprintf("%s entity %s (%s), %s", sign, c.Entity.Name, c.Entity.EntityType, count(len(c.Entity.Observations), "observation"))
-			if c.Kind == graph.EntityDeleted {
-				// The relations that went with it.
-				n := 0
-				for _, j := range relsOf[c.Entity.Name] {
-					if j > i && !used[j] {
-						used[j] = true
-						n++
-					}
-				}
-				if n > 0 {
-					p += ", " + count(n, "relation")
-				}
-			}
-		case graph.ObservationsAdded:
-			p = fmt.Sprintf("+ %s on %s", count(len(c.Entity.Observations), "observation"), c.Entity.Name)
-		case graph.ObservationsDeleted:
-			p = fmt.Sprintf("− %s on %s", count(len(c.Entity.Observations), "observation"), c.Entity.Name)
-		case graph.RelationCreated:
-			p = fmt.Sprintf("+ relation %s %s %s", c.Relation.From, c.Relation.RelationType, c.Relation.To)
-		case graph.RelationDeleted:
-			p = fmt.Sprintf("− relation %s %s %s", c.Relation.From, c.Relation.RelationType, c.Relation.To)
-		}
-		parts = append(parts, p)
 	}
-	if len(parts) > shown {
-		parts = append(parts[:shown], fmt.Sprintf("and %d more", len(parts)-shown))
-	}
-	return strings.Join(parts, "; ")
+	return n
 }

@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -80,9 +81,9 @@ func (m *undoModel) before(i int) string {
 	return m.after[i-1]
 }
 
-var names = []string{"A", "B", "C", "D", "E"}
+var modelNames = []string{"A", "B", "C", "D", "E"}
 
-func (m *undoModel) name() string { return names[m.rnd.IntN(len(names))] }
+func (m *undoModel) name() string { return modelNames[m.rnd.IntN(len(modelNames))] }
 
 func (m *undoModel) observations() []string {
 	var out []string
@@ -177,7 +178,9 @@ func TestUndoIsExactAgainstAModel(t *testing.T) {
 			case 1: // a window: every change since record k (of the last few,
 				// as an undo of undos grows with each)
 				k := max(0, n-1-m.rnd.IntN(8))
+				effect := m.preview(k, n)
 				_, c := m.undo(k, n)
+				m.checkEffect(what, effect)
 				m.expect(fmt.Sprintf("%sundo of the %d newest", what, n-k), m.before(k), c)
 			case 2: // any change, the memory changed since or not
 				k := m.rnd.IntN(n)
@@ -191,3 +194,40 @@ func TestUndoIsExactAgainstAModel(t *testing.T) {
 		}
 	}
 }
+
+// preview runs Preview of the undo of records from..to-1 and checks it
+// changed nothing and saw no conflict; it returns the effect applied to a
+// copy of the memory.
+func (m *undoModel) preview(from, to int) *graph.Graph {
+	m.t.Helper()
+	recs := slices.Clone(m.records[from:to])
+	slices.Reverse(recs)
+	before := content(m.g)
+	effect, conflicts := Preview(m.g, recs, graph.TimeOf(m.now))
+	if content(m.g) != before || len(conflicts) > 0 {
+		m.t.Fatalf("preview changed the memory or saw conflicts %q", conflicts)
+	}
+	g := graph.New()
+	snap := m.g.ReadGraph()
+	for _, e := range snap.Entities {
+		g.LoadEntity(e)
+	}
+	for _, r := range snap.Relations {
+		g.LoadRelation(r)
+	}
+	g.Apply(effect)
+	return g
+}
+
+// checkEffect checks the memory holds what the preview's effect said,
+// times aside (the effect lists what changes, not when).
+func (m *undoModel) checkEffect(what string, effect *graph.Graph) {
+	m.t.Helper()
+	if got, want := untimed(effect), untimed(m.g); got != want {
+		m.t.Fatalf("%sthe preview said\n%s\nthe undo gave\n%s", what, got, want)
+	}
+}
+
+var times = regexp.MustCompile(`@\d+`)
+
+func untimed(g *graph.Graph) string { return times.ReplaceAllString(content(g), "") }

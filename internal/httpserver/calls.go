@@ -62,10 +62,13 @@ func (l *callLimits) add(k callKey, n int) {
 	}
 }
 
-// startCalls counts the calls of a POST as in progress (callLimits),
-// returning the func that ends them; past the cap it answers the request
-// with 429 and a JSON-RPC error, and returns nil.
+// startCalls counts a request as one the server is running (for
+// shutdown) and its calls as in progress (callLimits), returning the func
+// that ends both; past the cap it answers the request with 429 and a
+// JSON-RPC error, and returns nil.
 func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, msgs peeked) (done func()) {
+	rt.calls.Add(1)
+	ended := func() { rt.calls.Add(-1) }
 	reads, writes := 0, 0
 	for _, tool := range msgs.calls {
 		if rt.isWrite(tool) {
@@ -75,12 +78,17 @@ func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, m
 		}
 	}
 	if rt.callCaps == nil || reads+writes == 0 {
-		return func() {}
+		return ended
 	}
-	done, refusal := rt.callCaps.start(tokenKey(r), reads, writes)
-	if done == nil {
+	inProgress, refusal := rt.callCaps.start(tokenKey(r), reads, writes)
+	if inProgress == nil {
+		ended()
 		w.Header().Set("Retry-After", "1")
 		writeRPCStatus(w, http.StatusTooManyRequests, msgs.firstID, rpcCodeUnavailable, refusal)
+		return nil
 	}
-	return done
+	return func() {
+		inProgress()
+		ended()
+	}
 }

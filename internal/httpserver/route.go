@@ -5,26 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/protocol"
 )
 
 const (
 	headerProtocolVersion = "Mcp-Protocol-Version"
 	headerSessionID       = "Mcp-Session-Id"
-	// firstSessionlessVersion is the first protocol version without
-	// sessions; every later version is sessionless too, so comparisons are
-	// on the date string.
-	firstSessionlessVersion = "2026-07-28"
 	// maxSessionIDLength bounds the Mcp-Session-Id a request may carry; the
 	// go-sdk's ids are 26 characters.
 	maxSessionIDLength = 128
@@ -85,79 +80,106 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w = newDeadlineWriter(w, rt.writeTimeout)
 	var msgs peeked
 	if r.Method == http.MethodPost {
-		body, code := rt.readBody(w, r)
-		if code != 0 {
-			http.Error(w, http.StatusText(code), code)
+		var ok bool
+		if msgs, ok = rt.readPost(w, r); !ok {
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		msgs = peek(body)
-		noteRPC(r.Context(), msgs.method)
 	}
+	var done func()
 	if r.Method == http.MethodGet || msgs.listen {
-		if rt.streamCaps != nil {
-			done, status, refusal := rt.streamCaps.open(r)
-			if done == nil {
-				id := msgs.firstID
-				if id == "" {
-					id = "null"
-				}
-				w.Header().Set("Retry-After", "60")
-				writeRPCStatus(w, status, id, rpcCodeUnavailable, refusal)
+		r, done = rt.openStream(w, r, msgs)
+	} else {
+		done = rt.startCalls(w, r, msgs)
+	}
+	if done == nil {
+		return // refused
+	}
+	defer done()
+	id := r.Header.Get(headerSessionID)
+	if rt.refused(w, id, msgs) {
+		return
+	}
+	if id != "" {
+		// Only a session that exists is tracked; the go-sdk answers the
+		// others with 404.
+		if version, live := rt.live(id); live {
+			if msgs.sessionless {
+				writeRPCError(w, msgs.firstID, protocol.ErrPinnedToHandshake(protocol.Session, version, msgs.method, msgs.version))
 				return
 			}
-			defer done()
+			defer rt.activity.open(id)()
 		}
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		defer context.AfterFunc(rt.streams, cancel)()
-		r = r.WithContext(ctx)
-	} else {
-		rt.calls.Add(1)
-		defer rt.calls.Add(-1)
-		done := rt.startCalls(w, r, msgs)
-		if done == nil {
-			return
-		}
-		defer done()
 	}
-	id := r.Header.Get(headerSessionID)
+	rt.dispatch(w, r, id, msgs)
+}
+
+// readPost reads a POST's body whole, under the size limit and the read
+// deadline, and gives it back to r for the go-sdk; ok is false when it was
+// refused.
+func (rt *generationRouter) readPost(w http.ResponseWriter, r *http.Request) (msgs peeked, ok bool) {
+	body, code := rt.readBody(w, r)
+	if code != 0 {
+		http.Error(w, http.StatusText(code), code)
+		return peeked{}, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	msgs = peek(body)
+	noteRPC(r.Context(), msgs.method)
+	return msgs, true
+}
+
+// openStream takes a place for a long-lived response within the stream
+// caps, and binds it to the server's streams so that shutdown ends it. It
+// returns the request to serve and the func that ends the stream, or a
+// nil func when it refused the stream (503 or 429).
+func (rt *generationRouter) openStream(w http.ResponseWriter, r *http.Request, msgs peeked) (*http.Request, func()) {
+	release := func() {}
+	if rt.streamCaps != nil {
+		var status int
+		var refusal string
+		if release, status, refusal = rt.streamCaps.open(r); release == nil {
+			w.Header().Set("Retry-After", "60")
+			writeRPCStatus(w, status, msgs.firstID, rpcCodeUnavailable, refusal)
+			return r, nil
+		}
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(rt.streams, cancel)
+	return r.WithContext(ctx), func() {
+		stop()
+		cancel()
+		release()
+	}
+}
+
+// refused answers what the go-sdk would answer wrongly, before it sees the
+// request, and reports whether it did: a session id too long to be one
+// (404, as for an unknown one), an id with a fraction, server/discover
+// without the protocol version.
+func (rt *generationRouter) refused(w http.ResponseWriter, id string, msgs peeked) bool {
 	switch {
 	case len(id) > maxSessionIDLength:
 		http.Error(w, "session not found", http.StatusNotFound)
-		return
 	case msgs.badID != "":
-		writeRPCError(w, msgs.badID, jsonrpc.CodeInvalidRequest, "Invalid Request: id "+msgs.badID+" is not an integer or a string")
-		return
+		writeRPCError(w, msgs.badID, protocol.ErrBadID(msgs.badID))
 	case id == "" && msgs.discoverWithoutMeta:
-		writeRPCError(w, msgs.firstID, jsonrpc.CodeInvalidParams, fmt.Sprintf("server/discover must carry _meta[%q]", mcp.MetaKeyProtocolVersion))
-		return
-	case id != "":
-		// Only a session that exists is tracked; the go-sdk answers the
-		// others with 404.
-		version, live := rt.live(id)
-		if !live {
-			break
-		}
-		if msgs.sessionless {
-			if version == "" {
-				version = "of the initialize handshake"
-			}
-			writeRPCError(w, msgs.firstID, jsonrpc.CodeInvalidRequest, fmt.Sprintf("this session is pinned to protocol %s, which it opened with; %s with _meta[%q] %q is not accepted in it", version, msgs.method, mcp.MetaKeyProtocolVersion, msgs.version))
-			return
-		}
-		defer rt.activity.open(id)()
+		writeRPCError(w, msgs.firstID, protocol.ErrDiscoverWithoutMeta())
+	default:
+		return false
 	}
+	return true
+}
+
+// dispatch hands the request to the go-sdk handler of its generation.
+func (rt *generationRouter) dispatch(w http.ResponseWriter, r *http.Request, id string, msgs peeked) {
 	switch {
 	case isSessionless(r, msgs):
 		rt.stateless.ServeHTTP(w, r)
 	case r.Method == http.MethodPost && id == "" && !msgs.initialize:
 		// The go-sdk would open a session for the stray request and refuse
 		// it with a JSON-RPC error of code 0. The transport spec: 400.
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: no Mcp-Session-Id header; open a session with initialize, or send 2026-07-28 requests (Mcp-Protocol-Version and _meta)"}}`)
+		writeRPCError(w, "null", protocol.ErrNoSession())
 	case r.Method == http.MethodPost && id == "" && msgs.initialize:
 		rt.openSession(w, r, msgs)
 	default:
@@ -192,15 +214,15 @@ func isSessionless(r *http.Request, msgs peeked) bool {
 		return false
 	}
 	if v := r.Header.Get(headerProtocolVersion); v != "" {
-		return v >= firstSessionlessVersion
+		return protocol.Sessionless(v)
 	}
 	return msgs.sessionless
 }
 
 // writeRPCError answers a request with a JSON-RPC error and 400; id is
 // the request's id as JSON.
-func writeRPCError(w http.ResponseWriter, id string, code int64, message string) {
-	writeRPCStatus(w, http.StatusBadRequest, id, code, message)
+func writeRPCError(w http.ResponseWriter, id string, e *jsonrpc.Error) {
+	writeRPCStatus(w, http.StatusBadRequest, id, e.Code, e.Message)
 }
 
 // writeRPCStatus answers a request with a JSON-RPC error and HTTP status.
@@ -285,48 +307,54 @@ type peeked struct {
 // peek looks at a JSON-RPC message or batch without judging it; malformed
 // bodies are the go-sdk's to refuse.
 func peek(body []byte) peeked {
-	type message struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Meta map[string]any `json:"_meta"`
-			Name string         `json:"name"`
-		} `json:"params"`
-	}
-	var batch []message
+	var batch []peekedMessage
 	if err := json.Unmarshal(body, &batch); err != nil {
-		var one message
+		var one peekedMessage
 		if json.Unmarshal(body, &one) != nil {
 			return peeked{}
 		}
-		batch = []message{one}
+		batch = []peekedMessage{one}
 	}
 	p := peeked{firstID: "null"}
-	for i, m := range batch {
-		if i == 0 {
-			p.method = m.Method
-			if len(m.ID) > 0 {
-				p.firstID = string(m.ID)
-			}
-		}
-		if len(m.ID) > 0 && m.ID[0] != '"' && string(m.ID) != "null" {
-			if _, err := strconv.ParseInt(string(m.ID), 10, 64); err != nil && p.badID == "" {
-				p.badID = string(m.ID)
-			}
-		}
-		v, hasVersion := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
-		if v >= firstSessionlessVersion {
-			p.version = v
-		}
-		p.discoverWithoutMeta = p.discoverWithoutMeta || (m.Method == "server/discover" && !hasVersion)
-		p.sessionless = p.sessionless || m.Method == "server/discover" || v >= firstSessionlessVersion
-		p.listen = p.listen || m.Method == "subscriptions/listen"
-		p.initialize = p.initialize || m.Method == "initialize"
-		if len(m.ID) > 0 && string(m.ID) != "null" && (m.Method == "tools/call" || m.Method == "resources/read") {
-			p.calls = append(p.calls, m.Params.Name)
-		}
+	if len(batch) == 0 {
+		return p
+	}
+	p.method = batch[0].Method
+	if len(batch[0].ID) > 0 {
+		p.firstID = string(batch[0].ID)
+	}
+	for _, m := range batch {
+		p.add(m)
 	}
 	return p
+}
+
+// peekedMessage is one message of a POST body as peek decodes it.
+type peekedMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Meta map[string]any `json:"_meta"`
+		Name string         `json:"name"`
+	} `json:"params"`
+}
+
+// add notes what m says about the body.
+func (p *peeked) add(m peekedMessage) {
+	if protocol.BadID(m.ID) && p.badID == "" {
+		p.badID = string(m.ID)
+	}
+	v, _ := protocol.MetaVersion(m.Params.Meta)
+	if v != "" {
+		p.version = v
+	}
+	p.discoverWithoutMeta = p.discoverWithoutMeta || protocol.DiscoverLacksMeta(m.Method, m.Params.Meta)
+	p.sessionless = p.sessionless || m.Method == "server/discover" || v != ""
+	p.listen = p.listen || m.Method == "subscriptions/listen"
+	p.initialize = p.initialize || m.Method == "initialize"
+	if len(m.ID) > 0 && string(m.ID) != "null" && (m.Method == "tools/call" || m.Method == "resources/read") {
+		p.calls = append(p.calls, m.Params.Name)
+	}
 }
 
 // sessionActivity tracks, per 2025 session, how many requests are open

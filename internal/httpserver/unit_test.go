@@ -133,6 +133,7 @@ func TestPeek(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, peeked{method: "ping", firstID: "null"}},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,2]}`, peeked{}},
 		{`not json`, peeked{}},
+		{`[]`, peeked{firstID: "null"}},
 		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_graph"}},{"jsonrpc":"2.0","id":2,"method":"resources/read"}]`, peeked{method: "tools/call", firstID: "1", calls: []string{"read_graph", ""}}},
 	} {
 		if got := peek([]byte(tc.body)); !reflect.DeepEqual(got, tc.want) {

@@ -151,7 +151,7 @@ func BenchmarkNearest(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if ns := ix.nearest(g, q, nil); len(ns) != fuseDepth {
+		if ns, _ := ix.nearest(g, q, nil); len(ns) != fuseDepth {
 			b.Fatalf("%d nearest", len(ns))
 		}
 	}

@@ -596,7 +596,7 @@ func TestNearestKeepsTheBest(t *testing.T) {
 		return 0
 	})
 	want = want[:fuseDepth]
-	got := ix.nearest(g, q, skip)
+	got, _ := ix.nearest(g, q, skip)
 	if !slices.Equal(got, want) {
 		t.Errorf("nearest:\n got %v\nwant %v", got, want)
 	}

@@ -97,4 +97,3 @@ func (ix *Index) Query(ctx context.Context, text string) (Query, error) {
 	ix.shared.keepQuery(model, text, v, now)
 	return Query{v}, nil
 }
-

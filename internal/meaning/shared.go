@@ -14,7 +14,7 @@ import (
 // queries, at most maxQueries for all of them together (a query's vector
 // depends on the model and the text, not on the memory).
 type Shared struct {
-	down atomic.Bool // the endpoint's last answer was a failure
+	down atomic.Bool            // the endpoint's last answer was a failure
 	why  atomic.Pointer[string] // and what it was, while down
 	// asking holds a token per query being embedded: at most
 	// maxAsking at once, for all the memories together.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,21 +16,25 @@ import (
 )
 
 // gatedStore holds every read until its gate opens, so that reads stay in
-// progress as long as a test needs.
+// progress as long as a test needs, and says when one arrives.
 type gatedStore struct {
 	graph.Store
-	gate chan struct{}
+	entered, gate chan struct{}
 }
 
 func (g gatedStore) View(fn func(*graph.Graph)) error {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
 	<-g.gate
 	return g.Store.View(fn)
 }
 
-func newGatedServer(t *testing.T, b Bounds) (*Server, chan struct{}) {
+func newGatedServer(t *testing.T, b Bounds) (*Server, gatedStore) {
 	t.Helper()
 	gate := make(chan struct{})
-	store := gatedStore{filestore.Open(filepath.Join(t.TempDir(), "memory.jsonl"), filestore.Options{}), gate}
+	store := gatedStore{filestore.Open(filepath.Join(t.TempDir(), "memory.jsonl"), filestore.Options{}), make(chan struct{}, 1), gate}
 	s := New(store, Options{Version: "test", WatchInterval: -1, Logf: t.Logf, Limiter: NewLimiter(b)})
 	t.Cleanup(func() {
 		select {
@@ -38,7 +43,7 @@ func newGatedServer(t *testing.T, b Bounds) (*Server, chan struct{}) {
 			close(gate)
 		}
 	})
-	return s, gate
+	return s, store
 }
 
 const (
@@ -49,44 +54,47 @@ const (
 func msgLine(template, id string) string { return strings.Replace(template, "ID", id, 1) }
 
 // Over stdio, a read past the calls in progress one connection may have
-// is refused at once with a JSON-RPC error, and a write is still served:
-// reads and writes are counted apart.
-func TestStdioCallsInProgressBound(t *testing.T) {
-	s, gate := newGatedServer(t, Bounds{Calls: 1})
-	c := startStdio(t, s)
-	c.send(initialize, initialized)
-	c.expectResult("1")
-	c.send(msgLine(boundReadCall, "2"))
-	c.send(msgLine(boundReadCall, "3"))
-	c.expectError("3", rpcCodeBusy, "Too many calls: this connection has 1 reads in progress, the most it may have (MEMORY_MAX_CALLS)")
-	c.send(msgLine(boundWriteCall, "4"))
-	c.expectResult("4")
-	close(gate)
-	c.expectResult("2")
-	// The answer written, the place is free again.
-	c.send(msgLine(boundReadCall, "5"))
-	c.expectResult("5")
-}
-
-// A read past the reads running at once waits, then is refused with a
-// JSON-RPC error; a write meanwhile waits for no read.
-func TestStdioReadsRunningBound(t *testing.T) {
-	s, gate := newGatedServer(t, Bounds{Reads: 1, ReadWait: 100 * time.Millisecond})
-	c := startStdio(t, s)
-	c.send(initialize, initialized)
-	c.expectResult("1")
-	c.send(msgLine(boundReadCall, "2"))
-	c.send(msgLine(boundReadCall, "3"))
-	c.expectError("3", rpcCodeBusy, "Server busy: 1 reads are running, the most it runs at once (MEMORY_MAX_READS)")
-	c.send(msgLine(boundWriteCall, "4"))
-	c.expectResult("4")
-	close(gate)
-	c.expectResult("2")
+// is refused at once with a JSON-RPC error, and one past the reads running
+// at once after its wait; a write is still served meanwhile: reads and
+// writes are counted apart, and a write takes no read's place. Once the
+// first read is answered, reads are served again.
+func TestStdioBounds(t *testing.T) {
+	for _, tc := range []struct {
+		bounds  Bounds
+		refusal string
+	}{
+		{Bounds{Calls: 1}, "Too many calls: this connection has 1 reads in progress, the most it may have (MEMORY_MAX_CALLS)"},
+		{Bounds{Reads: 1, ReadWait: 100 * time.Millisecond}, "Server busy: 1 reads are running, the most it runs at once (MEMORY_MAX_READS)"},
+	} {
+		s, store := newGatedServer(t, tc.bounds)
+		c := startStdio(t, s)
+		c.send(initialize, initialized)
+		c.expectResult("1")
+		c.send(msgLine(boundReadCall, "2"))
+		<-store.entered // read 2 is running
+		c.send(msgLine(boundReadCall, "3"))
+		c.expectError("3", rpcCodeBusy, tc.refusal)
+		c.send(msgLine(boundWriteCall, "4"))
+		c.expectResult("4")
+		close(store.gate)
+		c.expectResult("2")
+		// The place is free again a moment after the client has the answer.
+		for id := 5; ; id++ {
+			if id > 1000 {
+				t.Fatalf("%+v: the place never came free", tc.bounds)
+			}
+			c.send(msgLine(boundReadCall, strconv.Itoa(id)))
+			if a := c.next(); a.Error == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 }
 
 func TestLimiter(t *testing.T) {
 	ctx := context.Background()
-	l := NewLimiter(Bounds{Reads: 1, AnswerBytes: 100, ReadWait: 50 * time.Millisecond})
+	l := NewLimiter(Bounds{Reads: 1, AnswerBytes: 100, ReadWait: time.Second})
 	done, err := l.startRead(ctx)
 	if err != nil {
 		t.Fatal(err)

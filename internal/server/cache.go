@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/protocol"
 )
 
 // Caching hints (ttlMs, cacheScope) exist from protocol 2026-07-28 on. The
@@ -30,7 +32,7 @@ func setCacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 // withoutCacheHints drops the caching hints from a result of a protocol
 // version that has none.
 func withoutCacheHints(res mcp.Result, version string) mcp.Result {
-	if sessionless(version) {
+	if protocol.Sessionless(version) {
 		return res
 	}
 	switch r := res.(type) {

@@ -67,6 +67,8 @@ func graphOutputSchema() *jsonschema.Schema {
 		"entities":   array(closed(entity), ""),
 		"relations":  array(closed(relation), ""),
 		"nextCursor": str("Pass as cursor to get the next part of the answer"),
+		"omittedRelations": &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0),
+			Description: "How many relations of the entities a search leaves out (open_nodes with depth 1 shows them)"},
 	}, "entities", "relations"))
 }
 

@@ -6,10 +6,11 @@
 //
 // Every transport gets the same results from the same code. What differs by
 // transport is decided in one place each: RunStdio adds the line checks
-// stdio needs (stdio.go) and writes tool results past the go-sdk's own
-// encoding (wire.go); requests that arrive over HTTP get error messages
-// without file paths (paths.go). The errors the server sends and their
-// JSON-RPC codes are in errors.go.
+// stdio needs (stdio.go, with the protocol rules of internal/protocol) and
+// writes big results past the go-sdk's own encoding (wire.go); requests
+// that arrive over HTTP get error messages without file paths (paths.go).
+// What calls may make the server hold is bounded on every transport
+// (bounds.go). The JSON-RPC codes of errors are decided in errors.go.
 package server
 
 import (
@@ -24,6 +25,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/meaning"
+	"github.com/kgmemory/mcp-server-memory/internal/protocol"
 	"github.com/kgmemory/mcp-server-memory/internal/redact"
 )
 
@@ -68,8 +70,11 @@ type Server struct {
 	mcp   *mcp.Server
 	store graph.Store
 	opts  Options
-	pins  pins         // the protocol version each live session is pinned to
-	hide  redact.Rules // what error messages over HTTP leave out (paths.go)
+	pins  protocol.Pins // the protocol version each live session is pinned to
+	hide  redact.Rules  // what error messages over HTTP leave out (paths.go)
+	// standing keeps the standing facts of the graph last searched
+	// (standing.go).
+	standing standingCache
 
 	limiter *Limiter        // bounds.go
 	writes  map[string]bool // the names of the write tools
@@ -164,7 +169,7 @@ func (s *Server) graphChanged(ctx context.Context) {
 }
 
 // receive is the server's one receiving middleware: it pins each session
-// to its protocol (pins.go), counts tool calls and lets CancelToolCalls end
+// to its protocol (internal/protocol), counts tool calls and lets CancelToolCalls end
 // them, bounds the reads running and the answers held (bounds.go), lists
 // to a read-only token only the tools it may call (access.go), gives
 // every error a JSON-RPC code (errors.go), sends no caching hints where
@@ -173,8 +178,8 @@ func (s *Server) graphChanged(ctx context.Context) {
 // (wire.go).
 func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		version, decides := requestVersion(method, req)
-		if err := s.pins.check(req.GetSession(), method, version, decides); err != nil {
+		version, decides := protocol.RequestVersion(method, req)
+		if err := s.pins.Check(req.GetSession(), method, version, decides); err != nil {
 			return nil, err
 		}
 		if method == "tools/call" {
@@ -228,7 +233,7 @@ func (s *Server) IsWrite(tool string) bool { return s.writes[tool] }
 func (s *Server) finish(ctx context.Context, method string, req mcp.Request, version string, res mcp.Result, err error) (mcp.Result, error) {
 	if method == "initialize" && err == nil {
 		if ir, ok := res.(*mcp.InitializeResult); ok {
-			s.pins.pin(req.GetSession(), ir.ProtocolVersion)
+			s.pins.Pin(req.GetSession(), ir.ProtocolVersion)
 		}
 	}
 	if method == "tools/list" && err == nil && !mayWrite(req) {
@@ -243,8 +248,9 @@ func (s *Server) finish(ctx context.Context, method string, req mcp.Request, ver
 	if err != nil {
 		return res, err
 	}
-	release := s.limiter.hold(resultSize(res))
-	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), release)
+	size := resultSize(res)
+	release := s.limiter.hold(size)
+	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), size, release)
 	if !kept {
 		release()
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/protocol"
 )
 
 const (
@@ -298,12 +299,12 @@ func TestPinning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.pins.sessions[ss]; got != handshakeVersion {
+	if got, _ := s.pins.Version(ss); got != handshakeVersion {
 		t.Errorf("pinned to %q, want %q", got, handshakeVersion)
 	}
 	cs.Close()
 	ss.Wait()
-	waitFor(t, "the session's pin to go", func() bool { return s.pins.len() == 0 })
+	waitFor(t, "the session's pin to go", func() bool { return s.pins.Len() == 0 })
 }
 
 // waitFor waits until done holds, for state that changes in another
@@ -313,39 +314,6 @@ func waitFor(t *testing.T, what string, done func() bool) {
 	for deadline := time.Now().Add(10 * time.Second); !done(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("waited 10 s for %s", what)
-		}
-	}
-}
-
-func TestPinsCheck(t *testing.T) {
-	var p pins
-	if err := p.check(nil, "ping", "", true); err != nil {
-		t.Errorf("no session: %v", err)
-	}
-	if err := p.check(&mcp.ServerSession{}, "notifications/cancelled", "", false); err != nil || p.len() != 0 {
-		t.Errorf("a notification pinned: %v", err)
-	}
-}
-
-func TestRequestVersion(t *testing.T) {
-	meta := func(v string) mcp.Meta { return mcp.Meta{mcp.MetaKeyProtocolVersion: v} }
-	for _, tc := range []struct {
-		method  string
-		req     mcp.Request
-		version string
-		decides bool
-	}{
-		{"initialize", &mcp.InitializeRequest{}, "", true},
-		{"notifications/initialized", &mcp.InitializedRequest{}, "", true},
-		{"notifications/cancelled", &mcp.InitializedRequest{}, "", false},
-		{"ping", &mcp.ServerRequest[*mcp.PingParams]{}, "", true},
-		{"tools/list", &mcp.ListToolsRequest{Params: &mcp.ListToolsParams{Meta: meta("2025-11-25")}}, "", true},
-		{"tools/list", &mcp.ListToolsRequest{Params: &mcp.ListToolsParams{Meta: meta(sessionlessVersion)}}, sessionlessVersion, true},
-		{"tools/list", &mcp.ListToolsRequest{Params: &mcp.ListToolsParams{Meta: meta("2027-01-01")}}, "2027-01-01", true},
-	} {
-		v, d := requestVersion(tc.method, tc.req)
-		if v != tc.version || d != tc.decides {
-			t.Errorf("%s: %q %v, want %q %v", tc.method, v, d, tc.version, tc.decides)
 		}
 	}
 }
@@ -384,17 +352,6 @@ func TestErrorCodes(t *testing.T) {
 		code int64
 		text string
 	}{
-		{errParse(errors.New("e")), jsonrpc.CodeParseError, "not JSON"},
-		{errNotJSONRPC(errors.New("e")), jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message"},
-		{errTooDeep(1000), jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
-		{errLineTooLong(10), jsonrpc.CodeInvalidRequest, "longer than 10 bytes"},
-		{errBatch("the batch is empty"), jsonrpc.CodeInvalidRequest, "Invalid Request: the batch is empty"},
-		{errBadID("1.5"), jsonrpc.CodeInvalidRequest, "id 1.5"},
-		{errIDInUse("7"), jsonrpc.CodeInvalidRequest, "id 7 is already used"},
-		{errDiscoverWithoutMeta(), jsonrpc.CodeInvalidParams, mcp.MetaKeyProtocolVersion},
-		{errPinnedToHandshake("2025-06-18", "tools/list", sessionlessVersion), jsonrpc.CodeInvalidRequest, "pinned to protocol 2025-06-18"},
-		{errPinnedToHandshake("", "tools/list", sessionlessVersion), jsonrpc.CodeInvalidRequest, "pinned to protocol of the initialize handshake"},
-		{errMetaRequired(sessionlessVersion, "ping"), jsonrpc.CodeInvalidParams, "(ping did not)"},
 		{errUnknownResource("x://y"), jsonrpc.CodeInvalidParams, "the resources are " + answer.ResourceURI + " and " + StandingURI},
 		{errInternal(errors.New("e")), jsonrpc.CodeInternalError, "e"},
 	} {
@@ -530,17 +487,17 @@ func TestStdioLines(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, "5", jsonrpc.CodeInvalidRequest, "duplicate"},
 		{`{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{` + meta2026 + `}}`, "6", jsonrpc.CodeInvalidRequest, "pinned to protocol 2025-11-25"},
 		// Deeper than the go-sdk decodes: it would end the connection.
-		{`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":` + nested(maxNesting-1) + `}}`, "7", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
+		{`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":` + nested(protocol.MaxNesting-1) + `}}`, "7", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
 		{`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"read_graph","arguments":{"x":` + nested(5000) + `}}}`, `"deep"`, jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
 		{`{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":` + nested(20000) + `}}`, "null", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
 		{nested(3000), "null", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
-		{`{"jsonrpc":"2.0","id":9.5,"method":"ping","params":{"x":` + nested(maxNesting) + `}}`, "null", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
+		{`{"jsonrpc":"2.0","id":9.5,"method":"ping","params":{"x":` + nested(protocol.MaxNesting) + `}}`, "null", jsonrpc.CodeInvalidRequest, "more than 1000 deep"},
 	} {
 		c.send(tc.line)
 		c.expectError(tc.id, tc.code, tc.text)
 	}
 	// As deep as the go-sdk decodes, and brackets inside strings, are fine.
-	c.send(`{"jsonrpc":"2.0","id":10,"method":"ping","params":{"x":` + nested(maxNesting-2) + `}}`)
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"ping","params":{"x":` + nested(protocol.MaxNesting-2) + `}}`)
 	c.expectResult("10")
 	c.send(`{"jsonrpc":"2.0","id":11,"method":"ping","params":{"x":"` + strings.Repeat("[{", 3000) + `"}}`)
 	c.expectResult("11")
@@ -644,12 +601,5 @@ func TestStatelessRequestsLeaveNoPins(t *testing.T) {
 			t.Fatal(resultText(t, res))
 		}
 	}
-	waitFor(t, "the requests' pins to go", func() bool { return s.pins.len() == 0 })
-}
-
-// len returns the number of sessions pinned, for tests.
-func (p *pins) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.sessions)
+	waitFor(t, "the requests' pins to go", func() bool { return s.pins.Len() == 0 })
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,7 +39,15 @@ const (
 
 // isStanding reports whether observation o is a standing fact.
 func isStanding(o string) bool {
-	o = strings.TrimLeft(o, " \t")
+	i := 0
+	for i < len(o) && (o[i] == ' ' || o[i] == '\t') {
+		i++
+	}
+	// Most observations are not: their first letter says so.
+	if i == len(o) || o[i]|0x20 != 's' {
+		return false
+	}
+	o = o[i:]
 	for _, m := range standingMarkers {
 		if len(o) >= len(m) && strings.EqualFold(o[:len(m)], m) {
 			return true
@@ -87,11 +96,32 @@ func line(facts []standingFact, i int) string {
 	return l
 }
 
+// standingCache keeps the standing facts of the graph as it was last
+// looked at: finding them reads every observation, which on a memory of
+// 100,000 entities costs more than a twentieth of a search (BenchmarkStanding),
+// and search answers need them every time.
+type standingCache struct {
+	mu          sync.Mutex
+	id, version uint64
+	found       bool
+	list        []standingFact
+}
+
+// facts returns g's standing facts, newest first. The caller holds g
+// (in a store's View), so its version cannot change meanwhile.
+func (c *standingCache) facts(g *graph.Graph) []standingFact {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.found || c.id != g.ID() || c.version != g.Version() {
+		c.id, c.version, c.found, c.list = g.ID(), g.Version(), true, standingFacts(g)
+	}
+	return c.list
+}
+
 // standingNote is the text item of a search answer: the newest standing
 // facts that fit budget bytes, and how many more there are and where; ""
 // when the memory holds none.
-func standingNote(g *graph.Graph, budget int) string {
-	facts := standingFacts(g)
+func standingNote(facts []standingFact, budget int) string {
 	if len(facts) == 0 {
 		return ""
 	}
@@ -129,19 +159,18 @@ func standingBudget(limit int) int {
 }
 
 // withStanding adds the standing facts to a search answer.
-func withStanding(g *graph.Graph, ans *answer.Answer, limit int) {
+func (s *Server) withStanding(g *graph.Graph, ans *answer.Answer, limit int) {
 	if ans.Tool != "search_nodes" {
 		return
 	}
-	if note := standingNote(g, standingBudget(limit)); note != "" {
+	if note := standingNote(s.standing.facts(g), standingBudget(limit)); note != "" {
 		ans.Notes = append(slices.Clip(ans.Notes), note)
 	}
 }
 
 // standingText is the resource's text: every standing fact, newest first,
 // within maxStandingResource bytes.
-func standingText(g *graph.Graph) string {
-	facts := standingFacts(g)
+func standingText(facts []standingFact) string {
 	if len(facts) == 0 {
 		return fmt.Sprintf("No standing preferences or instructions yet. Store one as an observation on the user's entity beginning with %q or %q.", "Standing preference: ", "Standing instruction: ")
 	}
@@ -170,7 +199,7 @@ func (s *Server) addStandingResource() {
 
 func (s *Server) readStanding(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var text string
-	if err := s.store.View(func(g *graph.Graph) { text = standingText(g) }); err != nil {
+	if err := s.store.View(func(g *graph.Graph) { text = standingText(s.standing.facts(g)) }); err != nil {
 		return nil, errInternal(s.clientError(req, err))
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: StandingURI, MIMEType: "text/plain", Text: text}}}, nil

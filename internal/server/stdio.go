@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/protocol"
 )
 
 // RunStdio serves one client over in and out (the process's stdin and
@@ -107,7 +109,7 @@ func (r *lineReader) Read(p []byte) (int, error) {
 	for len(l.next) == 0 {
 		line, tooLong, err := l.readLine()
 		if tooLong {
-			l.reply(nil, errLineTooLong(maxLineLength))
+			l.reply(nil, protocol.ErrLineTooLong(maxLineLength))
 		} else if line = bytes.TrimSpace(line); len(line) > 0 && l.check(line) {
 			l.next = append(line, '\n')
 		}
@@ -168,42 +170,9 @@ func (m *message) isCall() bool { return m.Method != nil && m.ID != nil }
 // records the requests it lets through. Each line is decoded once here
 // (the go-sdk decodes it again).
 func (l *stdioLines) check(line []byte) bool {
-	if nestingDepth(line) > maxNesting {
-		l.reply(usableID(line), errTooDeep(maxNesting))
+	msgs, ok := l.decode(line)
+	if !ok {
 		return false
-	}
-	var msgs []message
-	if line[0] != '[' {
-		var m message
-		if err := json.Unmarshal(line, &m); err != nil {
-			l.reply(nil, notJSONOrNotObject(err))
-			return false
-		}
-		msgs = []message{m}
-	} else {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(line, &elems); err != nil {
-			l.reply(nil, notJSONOrNotObject(err))
-			return false
-		}
-		l.mu.Lock()
-		version := l.version
-		l.mu.Unlock()
-		if version >= "2025-06-18" {
-			l.reply(nil, errBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
-			return false
-		}
-		if len(elems) == 0 {
-			l.reply(nil, errBatch("the batch is empty"))
-			return false
-		}
-		msgs = make([]message, len(elems))
-		for i, raw := range elems {
-			if err := json.Unmarshal(raw, &msgs[i]); err != nil {
-				l.reply(nil, errNotJSONRPC(errors.New("not a JSON object")))
-				return false
-			}
-		}
 	}
 	for i := range msgs {
 		if err := l.checkMessage(&msgs[i], line); err != nil {
@@ -211,9 +180,61 @@ func (l *stdioLines) check(line []byte) bool {
 			return false
 		}
 	}
+	return l.handOver(msgs, line[0] == '[')
+}
+
+// decode decodes a line into its messages (one, or a batch's), answering
+// it if it is not one or a batch the protocol allows.
+func (l *stdioLines) decode(line []byte) ([]message, bool) {
+	if protocol.NestingDepth(line) > protocol.MaxNesting {
+		l.reply(usableID(line), protocol.ErrTooDeep(protocol.MaxNesting))
+		return nil, false
+	}
+	if line[0] != '[' {
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil {
+			l.reply(nil, notJSONOrNotObject(err))
+			return nil, false
+		}
+		return []message{m}, true
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(line, &elems); err != nil {
+		l.reply(nil, notJSONOrNotObject(err))
+		return nil, false
+	}
+	l.mu.Lock()
+	version := l.version
+	l.mu.Unlock()
+	if !protocol.HasBatches(version) {
+		l.reply(nil, protocol.ErrBatch("protocol "+version+" has no JSON-RPC batches; send one message a line"))
+		return nil, false
+	}
+	if len(elems) == 0 {
+		l.reply(nil, protocol.ErrBatch("the batch is empty"))
+		return nil, false
+	}
+	msgs := make([]message, len(elems))
+	for i, raw := range elems {
+		if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+			l.reply(nil, protocol.ErrNotJSONRPC(errors.New("not a JSON object")))
+			return nil, false
+		}
+	}
+	return msgs, true
+}
+
+// handOver records the requests among msgs as handed over to the go-sdk,
+// or answers the line if one of them repeats an id of the batch or goes
+// past the calls in progress the connection may have.
+func (l *stdioLines) handOver(msgs []message, batch bool) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	calls := map[string]string{} // method by id key
+	type call struct {
+		method string
+		kind   kind
+	}
+	calls := map[string]call{} // by id key
 	var added [kindCount]int
 	for _, m := range msgs {
 		if !m.isCall() {
@@ -222,26 +243,26 @@ func (l *stdioLines) check(line []byte) bool {
 		key := idKey(m.ID)
 		if _, dup := calls[key]; dup {
 			// A batch that repeats an id.
-			l.reply(m.ID, errIDInUse(string(m.ID)))
+			l.reply(m.ID, protocol.ErrIDInUse(string(m.ID)))
 			return false
 		}
-		calls[key] = m.method
 		k := l.kindOf(&m)
 		if added[k]++; k != other && l.calls[k]+added[k] > l.maxCalls {
 			l.reply(m.ID, ErrTooManyCalls("this connection", k == write, l.maxCalls))
 			return false
 		}
-		l.kinds[key] = k
+		calls[key] = call{m.method, k}
 	}
-	for key, method := range calls {
-		l.inProgress[key] = method
-		if line[0] == '[' {
+	for key, c := range calls {
+		l.inProgress[key] = c.method
+		l.kinds[key] = c.kind
+		l.calls[c.kind]++
+		if batch {
 			l.batched[key] = true
 		}
-		if method != "subscriptions/listen" {
+		if c.method != "subscriptions/listen" {
 			l.unanswered++
 		}
-		l.calls[l.kinds[key]]++
 	}
 	return true
 }
@@ -276,41 +297,6 @@ func (l *stdioLines) kindOf(m *message) kind {
 	return other
 }
 
-// maxNesting is how deep the go-sdk's decoder lets a message nest (objects
-// and arrays, the line as a whole); it refuses deeper ones with an error
-// that on stdio ends the connection.
-const maxNesting = 1000
-
-// nestingDepth returns how deeply line nests objects and arrays, counting
-// as the go-sdk's decoder does: brackets outside strings.
-func nestingDepth(line []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, b := range line {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-			continue
-		}
-		switch b {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-			deepest = max(deepest, depth)
-		case '}', ']':
-			depth = max(0, depth-1)
-		}
-	}
-	return deepest
-}
-
 // usableID returns the id of the message on line when it has one this
 // server can answer under (a string or an integer), or nil.
 func usableID(line []byte) json.RawMessage {
@@ -334,9 +320,9 @@ func usableID(line []byte) json.RawMessage {
 func notJSONOrNotObject(err error) *jsonrpc.Error {
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
-		return errParse(err)
+		return protocol.ErrParse(err)
 	}
-	return errNotJSONRPC(errors.New("not a JSON object"))
+	return protocol.ErrNotJSONRPC(errors.New("not a JSON object"))
 }
 
 // checkMessage checks one decoded message against the rules of the go-sdk's
@@ -351,8 +337,8 @@ func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 	switch {
 	case m.ID == nil, m.ID[0] == '"':
 	case m.ID[0] == '-' || ('0' <= m.ID[0] && m.ID[0] <= '9'):
-		if _, err := strconv.ParseInt(string(m.ID), 10, 64); err != nil {
-			return errBadID(string(m.ID))
+		if protocol.BadID(m.ID) {
+			return protocol.ErrBadID(string(m.ID))
 		}
 	default:
 		badID = fmt.Errorf("invalid ID type %s", m.ID)
@@ -364,18 +350,18 @@ func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 		if m.JSONRPC != nil {
 			v = *m.JSONRPC
 		}
-		return errNotJSONRPC(fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0"))
+		return protocol.ErrNotJSONRPC(fmt.Errorf("invalid message version tag %q; expected %q", v, "2.0"))
 	case badID != nil:
-		return errNotJSONRPC(badID)
+		return protocol.ErrNotJSONRPC(badID)
 	case m.Method == nil:
 		// A response to the server: the go-sdk's decoder decides.
 		if _, err := jsonrpc.DecodeMessage(line); err != nil {
-			return errNotJSONRPC(err)
+			return protocol.ErrNotJSONRPC(err)
 		}
 		return nil
 	}
 	if err := json.Unmarshal(m.Method, &m.method); err != nil {
-		return errNotJSONRPC(errors.New("method is not a string"))
+		return protocol.ErrNotJSONRPC(errors.New("method is not a string"))
 	}
 	if !m.isCall() {
 		return nil
@@ -384,15 +370,15 @@ func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 	_, dup := l.inProgress[idKey(m.ID)]
 	l.mu.Unlock()
 	if dup {
-		return errIDInUse(string(m.ID))
+		return protocol.ErrIDInUse(string(m.ID))
 	}
 	if m.method == "server/discover" {
 		var p struct {
 			Meta map[string]any `json:"_meta"`
 		}
 		json.Unmarshal(m.Params, &p)
-		if _, ok := p.Meta[mcp.MetaKeyProtocolVersion]; !ok {
-			return errDiscoverWithoutMeta()
+		if protocol.DiscoverLacksMeta(m.method, p.Meta) {
+			return protocol.ErrDiscoverWithoutMeta()
 		}
 	}
 	return nil
@@ -488,67 +474,6 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// write sends one message as a line. The answers to a batch go through the
-// go-sdk, which sends them together as one array. Every other message is
-// written here, as the go-sdk would write it, but without encoding its
-// payload (a result, or a request's params) again: the go-sdk encoded it
-// already, and would check and copy it twice more (for a whole answer of
-// 100k entities, over a hundred megabytes each time). held, when not nil,
-// is the result the go-sdk carried a token for (wire.go).
-func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool, held *resultParts) error {
-	if batched {
-		if held != nil {
-			r := *msg.(*jsonrpc.Response)
-			r.Result = held.appendTo(make([]byte, 0, held.size))
-			msg = &r
-		}
-		return c.Connection.Write(ctx, msg)
-	}
-	if err := ctx.Err(); err != nil {
-		return err // as the go-sdk's connection does
-	}
-	head, payload, err := splitMessage(msg)
-	if err != nil {
-		return err
-	}
-	if held == nil && payload != nil {
-		held = &resultParts{parts: []resultPart{{raw: payload}}, size: len(payload)}
-	}
-	err = c.l.out.writeLine(head, held)
-	if held != nil {
-		collectAfter(held.size)
-	}
-	return err
-}
-
-// splitMessage encodes msg as the go-sdk's jsonrpc.EncodeMessage does, but
-// leaves the payload out: the line is head, then payload and "}" when
-// payload is not nil. The payload is the message's last member (a
-// request's params, or a response's result when it has no error), JSON the
-// go-sdk encoded compactly, which EncodeMessage would copy as it is.
-func splitMessage(msg jsonrpc.Message) (head, payload []byte, err error) {
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
-		if len(m.Params) > 0 {
-			bare := *m
-			bare.Params, payload = nil, m.Params
-			head, err = jsonrpc.EncodeMessage(&bare)
-			head = append(head[:len(head)-1], `,"params":`...)
-		}
-	case *jsonrpc.Response:
-		if len(m.Result) > 0 && m.Error == nil {
-			bare := *m
-			bare.Result, payload = nil, m.Result
-			head, err = jsonrpc.EncodeMessage(&bare)
-			head = append(head[:len(head)-1], `,"result":`...)
-		}
-	}
-	if payload == nil {
-		head, err = jsonrpc.EncodeMessage(msg)
-	}
-	return head, payload, err
-}
-
 func (c *stdioConn) Close() error {
 	c.l.mu.Lock()
 	c.l.closed = true
@@ -572,27 +497,3 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 }
 
 func (w *lockedWriter) Close() error { return w.w.Close() }
-
-// writeLine writes head, then payload and "}" when payload is not nil,
-// then a new line, as one line. A big payload is written a part at a time
-// (its text items escaped a piece at a time), never copied whole.
-func (w *lockedWriter) writeLine(head []byte, payload *resultParts) error {
-	if payload == nil {
-		_, err := w.Write(append(head, '\n'))
-		return err
-	}
-	if payload.size <= 64<<10 {
-		_, err := w.Write(append(payload.appendTo(head), '}', '\n'))
-		return err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, err := w.w.Write(head); err != nil {
-		return err
-	}
-	if err := payload.writeTo(w.w); err != nil {
-		return err
-	}
-	_, err := w.w.Write([]byte("}\n"))
-	return err
-}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -128,10 +129,23 @@ var (
 		Description: "1: also the entities directly related to the named ones; 2: and theirs (default 0)"}
 )
 
+// addTools registers the nine tools, the reference's six writes and three
+// reads, each with its schemas and its run.
 func (s *Server) addTools() {
-	entities := array(entitySchema(), "")
-	relations := array(relationSchema(), "")
+	s.addCreateEntities()
+	s.addCreateRelations()
+	s.addAddObservations()
+	s.addDeleteEntities()
+	s.addDeleteObservations()
+	s.addDeleteRelations()
+	s.addReadGraph()
+	s.addSearchNodes()
+	s.addOpenNodes()
+}
 
+// addCreateEntities registers create_entities.
+func (s *Server) addCreateEntities() {
+	entities := array(entitySchema(), "")
 	addTool(s, &mcp.Tool{
 		Name:        "create_entities",
 		Title:       "Create Entities",
@@ -152,7 +166,11 @@ func (s *Server) addTools() {
 		}
 		return toolResult(answer.CreatedEntities(res, s.limit(ctx))), nil
 	})
+}
 
+// addCreateRelations registers create_relations.
+func (s *Server) addCreateRelations() {
+	relations := array(relationSchema(), "")
 	addTool(s, &mcp.Tool{
 		Name:         "create_relations",
 		Title:        "Create Relations",
@@ -169,7 +187,10 @@ func (s *Server) addTools() {
 		}
 		return toolResult(answer.CreatedRelations(res, s.limit(ctx))), nil
 	})
+}
 
+// addAddObservations registers add_observations.
+func (s *Server) addAddObservations() {
 	addTool(s, &mcp.Tool{
 		Name:        "add_observations",
 		Title:       "Add Observations",
@@ -192,7 +213,10 @@ func (s *Server) addTools() {
 		}
 		return toolResult(answer.AddedObservations(res, s.limit(ctx))), nil
 	})
+}
 
+// addDeleteEntities registers delete_entities.
+func (s *Server) addDeleteEntities() {
 	addTool(s, &mcp.Tool{
 		Name:         "delete_entities",
 		Title:        "Delete Entities",
@@ -203,7 +227,10 @@ func (s *Server) addTools() {
 	}, func(ctx context.Context, a deleteEntitiesArgs) (*mcp.CallToolResult, error) {
 		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteEntities(a.EntityNames) })
 	})
+}
 
+// addDeleteObservations registers delete_observations.
+func (s *Server) addDeleteObservations() {
 	addTool(s, &mcp.Tool{
 		Name:        "delete_observations",
 		Title:       "Delete Observations",
@@ -217,7 +244,10 @@ func (s *Server) addTools() {
 	}, func(ctx context.Context, a deleteObservationsArgs) (*mcp.CallToolResult, error) {
 		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteObservations(a.Deletions) })
 	})
+}
 
+// addDeleteRelations registers delete_relations.
+func (s *Server) addDeleteRelations() {
 	addTool(s, &mcp.Tool{
 		Name:         "delete_relations",
 		Title:        "Delete Relations",
@@ -228,7 +258,10 @@ func (s *Server) addTools() {
 	}, func(ctx context.Context, a relationsArgs) (*mcp.CallToolResult, error) {
 		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteRelations(a.Relations) })
 	})
+}
 
+// addReadGraph registers read_graph.
+func (s *Server) addReadGraph() {
 	addTool(s, &mcp.Tool{
 		Name:         "read_graph",
 		Title:        "Read Graph",
@@ -254,11 +287,14 @@ func (s *Server) addTools() {
 			return ans, nil
 		})
 	})
+}
 
+// addSearchNodes registers search_nodes.
+func (s *Server) addSearchNodes() {
 	addTool(s, &mcp.Tool{
 		Name:        "search_nodes",
 		Title:       "Search Nodes",
-		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit." + timeSentence,
+		Description: "Search for nodes in the knowledge graph based on a query. Entities containing the whole query come first, then the closest matches by shared words, up to limit. A word ending in * matches the words that begin with it (auth* finds auth, author, authentication)." + timeSentence,
 		InputSchema: object(withTimeArgs(map[string]*jsonschema.Schema{
 			"query":  str("The search query to match against entity names, types, and observation content"),
 			"limit":  limitArg,
@@ -285,7 +321,10 @@ func (s *Server) addTools() {
 			return ans, nil
 		})
 	})
+}
 
+// addOpenNodes registers open_nodes.
+func (s *Server) addOpenNodes() {
 	addTool(s, &mcp.Tool{
 		Name:        "open_nodes",
 		Title:       "Open Nodes",
@@ -335,16 +374,17 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 	if limit <= 0 {
 		limit = graph.DefaultSearchLimit
 	}
-	var keep func(*graph.Entity) bool
+	found := g.SearchRankedIn(a.Query, limit, w)
+	rels := found.RelevantRelations()
 	if !w.IsZero() {
-		keep = w.Keeps
+		rels = slices.DeleteFunc(rels, func(r *graph.Relation) bool { return !w.Contains(r.Created) })
 	}
-	found := g.SearchRankedFunc(a.Query, limit, keep)
 	ans := &answer.Answer{
 		Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
-		Entities: answer.Hits(found.Hits), Relations: found.Relations,
-		Hint: ", or search for something narrower",
+		Entities: answer.Hits(found.Hits),
+		Hint:     ", or search for something narrower",
 	}
+	ans.Relations, ans.OmittedRelations = answer.SearchRelations(rels, len(found.Hits))
 	if found.Exact == 0 && len(found.Hits) > 0 {
 		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}
 	}
@@ -364,7 +404,7 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 		if ans, err = build(g); err != nil {
 			return
 		}
-		withStanding(g, ans, s.limit(ctx))
+		s.withStanding(g, ans, s.limit(ctx))
 		if p, err = ans.Page(s.limit(ctx), cursor); err != nil {
 			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}

@@ -11,18 +11,31 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
-// Every tool answer reaches the wire through toolResultJSON: the answer
+// Big results past the go-sdk: everything in this file pays only for
+// results of bigResult bytes or more, which with the default answer limit
+// only a whole resources/read reaches, and with MEMORY_ANSWER_LIMIT=0 every
+// whole answer of a big memory. Smaller results take the go-sdk's own path
+// (docs/performance.md has the measurements both ways).
+//
+// A big tool result reaches the wire through toolResultJSON: the answer
 // package encoded it once (the text item and the structured content), and
 // toolResultJSON writes those bytes into the result in one pass. Left to
 // itself, the go-sdk would encode each text item with json.Marshal and then
 // check and copy the result's JSON again at every level that has its own
 // MarshalJSON (the text item, the result): for a whole answer of 100k
-// entities, over a hundred megabytes each time.
+// entities, over a hundred megabytes each time. On stdio the written result
+// is held past the go-sdk (heldResults) and written in parts
+// (stdioConn.write), and a collection follows it (collectAfter).
+
+// bigResult is the size (resultSize) from which a result takes the path of
+// this file.
+const bigResult = 1 << 20
 
 // toolResultJSON is a tools/call result as the go-sdk would write it, byte
 // for byte, written in one pass. Everything the go-sdk adds to a result
@@ -252,12 +265,13 @@ func structuredJSON(v any) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// encodedOnce gives a tool's result its one-pass encoding, and on stdio
-// has it skip the go-sdk's check and copy. kept reports whether release
+// encodedOnce gives a big tool result (size bytes) its one-pass encoding,
+// and on stdio has it skip the go-sdk's check and copy; a smaller one is
+// left as it is. kept reports whether release
 // is left to run when the result is written (a result held on stdio);
 // otherwise the caller runs it.
-func encodedOnce(ctx context.Context, res mcp.Result, release func()) (out mcp.Result, kept bool) {
-	if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
+func encodedOnce(ctx context.Context, res mcp.Result, size int64, release func()) (out mcp.Result, kept bool) {
+	if r, ok := res.(*mcp.CallToolResult); ok && r != nil && size >= bigResult {
 		held, _ := ctx.Value(heldKey{}).(*heldResults)
 		kept = held != nil && r.InputRequests == nil
 		return toolResultJSON{r, held, release}, kept
@@ -377,4 +391,104 @@ func collectAfter(n int) {
 		defer collecting.Store(false)
 		runtime.GC()
 	}()
+}
+
+// write sends one message as a line. A message whose payload is under
+// bigResult, and the answers to a batch, go through the go-sdk (which sends
+// a batch's answers together as one array). A bigger one is written here,
+// as the go-sdk would write it, but without encoding its payload (a
+// result, or a request's params) again: the go-sdk encoded it already, and
+// would check and copy it twice more (for a whole answer of 100k entities,
+// over a hundred megabytes each time). held, when not nil, is the result
+// the go-sdk carried a token for.
+func (c *stdioConn) write(ctx context.Context, msg jsonrpc.Message, batched bool, held *resultParts) error {
+	if held == nil && payloadSize(msg) < bigResult {
+		return c.Connection.Write(ctx, msg) // the go-sdk's own path
+	}
+	if batched {
+		if held != nil {
+			r := *msg.(*jsonrpc.Response)
+			r.Result = held.appendTo(make([]byte, 0, held.size))
+			msg = &r
+		}
+		return c.Connection.Write(ctx, msg)
+	}
+	if err := ctx.Err(); err != nil {
+		return err // as the go-sdk's connection does
+	}
+	head, payload, err := splitMessage(msg)
+	if err != nil {
+		return err
+	}
+	if held == nil && payload != nil {
+		held = &resultParts{parts: []resultPart{{raw: payload}}, size: len(payload)}
+	}
+	err = c.l.out.writeLine(head, held)
+	if held != nil {
+		collectAfter(held.size)
+	}
+	return err
+}
+
+// payloadSize is the bytes of a message's params or result.
+func payloadSize(msg jsonrpc.Message) int {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		return len(m.Params)
+	case *jsonrpc.Response:
+		return len(m.Result)
+	}
+	return 0
+}
+
+// splitMessage encodes msg as the go-sdk's jsonrpc.EncodeMessage does, but
+// leaves the payload out: the line is head, then payload and "}" when
+// payload is not nil. The payload is the message's last member (a
+// request's params, or a response's result when it has no error), JSON the
+// go-sdk encoded compactly, which EncodeMessage would copy as it is.
+func splitMessage(msg jsonrpc.Message) (head, payload []byte, err error) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if len(m.Params) > 0 {
+			bare := *m
+			bare.Params, payload = nil, m.Params
+			head, err = jsonrpc.EncodeMessage(&bare)
+			head = append(head[:len(head)-1], `,"params":`...)
+		}
+	case *jsonrpc.Response:
+		if len(m.Result) > 0 && m.Error == nil {
+			bare := *m
+			bare.Result, payload = nil, m.Result
+			head, err = jsonrpc.EncodeMessage(&bare)
+			head = append(head[:len(head)-1], `,"result":`...)
+		}
+	}
+	if payload == nil {
+		head, err = jsonrpc.EncodeMessage(msg)
+	}
+	return head, payload, err
+}
+
+// writeLine writes head, then payload and "}" when payload is not nil,
+// then a new line, as one line. A big payload is written a part at a time
+// (its text items escaped a piece at a time), never copied whole.
+func (w *lockedWriter) writeLine(head []byte, payload *resultParts) error {
+	if payload == nil {
+		_, err := w.Write(append(head, '\n'))
+		return err
+	}
+	if payload.size <= 64<<10 {
+		_, err := w.Write(append(payload.appendTo(head), '}', '\n'))
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.w.Write(head); err != nil {
+		return err
+	}
+	if err := payload.writeTo(w.w); err != nil {
+		return err
+	}
+	_, err := w.w.Write([]byte("}\n"))
+	return err
 }

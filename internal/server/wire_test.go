@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"runtime"
 	"runtime/debug"
@@ -182,5 +183,22 @@ func TestResultWrittenInPiecesIsTheSame(t *testing.T) {
 				t.Fatalf("tail %q, shift %d: written whole, the result differs from json.Marshal's", tail, shift)
 			}
 		}
+	}
+}
+
+// Only a big result takes this file's path: a smaller one is left to the
+// go-sdk as it is, and its release runs at once.
+func TestOnlyBigResultsPastTheGoSDK(t *testing.T) {
+	ctx := context.WithValue(context.Background(), heldKey{}, &heldResults{})
+	small := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}
+	if out, kept := encodedOnce(ctx, small, resultSize(small), func() {}); out != mcp.Result(small) || kept {
+		t.Errorf("small result: %T, kept %v; want it as it is", out, kept)
+	}
+	big := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", bigResult)}}}
+	if out, kept := encodedOnce(ctx, big, resultSize(big), func() {}); !kept {
+		t.Errorf("big result: %T, not held", out)
+	}
+	if payloadSize(&jsonrpc.Response{Result: json.RawMessage(`{}`)}) != 2 || payloadSize(&jsonrpc.Request{Params: json.RawMessage(`[]`)}) != 2 {
+		t.Error("payloadSize")
 	}
 }

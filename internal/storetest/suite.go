@@ -47,6 +47,7 @@ func Run(t *testing.T, newMemory NewMemory) {
 		{"Times", testTimes},
 		{"History", testHistory},
 		{"HistoryLimit", testHistoryLimit},
+		{"HistoryPurge", testHistoryPurge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newMemory(t)) })

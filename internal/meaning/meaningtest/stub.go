@@ -26,6 +26,8 @@ var alike = map[string]string{
 	"hobby": "photography", "hobbies": "photography", "pastime": "photography", "camera": "photography",
 	"brazil": "rio", "brazilian": "rio",
 	"doctor": "physician", "medic": "physician",
+	"music": "violin", "musical": "violin", "pictures": "photography", "photos": "photography",
+	"cooking": "baking", "cook": "baking", "bakes": "baking",
 }
 
 // Server answers POST /v1/embeddings as OpenAI's API does. Its zero
@@ -50,7 +52,7 @@ type Server struct {
 	// most at once so far.
 	asking, mostAsking int
 	quit               chan struct{}
-	undo   chan struct{} // closed when the delay changes
+	undo               chan struct{} // closed when the delay changes
 }
 
 // New starts a stub serving the given models.
