@@ -58,7 +58,6 @@ package graph
 import (
 	"cmp"
 	"slices"
-	"sync"
 	"sync/atomic"
 )
 
@@ -135,7 +134,7 @@ type Graph struct {
 
 	// searchMu lets searches run beside other readers: they fill the
 	// entities' folded-text cache, which only mutations otherwise touch.
-	searchMu sync.Mutex
+	searchMu searchLock
 	idx      lazyIndex[searchIndex, *searchIndex] // built by the first search
 	words    lazyIndex[wordIndex, *wordIndex]     // built by the first ranked search
 }

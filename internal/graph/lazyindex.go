@@ -3,6 +3,8 @@ package graph
 import (
 	"cmp"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // Both search indexes, the trigram index behind Search (index.go) and
@@ -114,13 +116,13 @@ func (l *lazyIndex[T, X]) removed(e *Entity) {
 	}
 }
 
-// step indexes up to n more entities of g into the index being built,
+// step indexes up to n more entities, fewer if yield reports true, of g into the index being built,
 // starting one (made by empty) if none is held, and reports whether the
 // index is whole. Writes between steps are recorded as a whole index
 // records them: an entity indexed and then changed waits in pending, one
 // not reached yet is indexed as it is when reached. It runs under
 // searchMu, while no mutation runs.
-func (l *lazyIndex[T, X]) step(g *Graph, n int) bool {
+func (l *lazyIndex[T, X]) step(g *Graph, n int, yield func() bool) bool {
 	if l.x != nil {
 		return true
 	}
@@ -133,7 +135,7 @@ func (l *lazyIndex[T, X]) step(g *Graph, n int) bool {
 	}
 	// g.entities is in creation order, and seq grows with it.
 	i, _ := slices.BinarySearchFunc(g.entities, l.next+1, func(e *Entity, seq uint64) int { return cmp.Compare(e.seq, seq) })
-	for end := min(len(g.entities), i+n); i < end; i++ {
+	for end := min(len(g.entities), i+n); i < end && !yield(); i++ {
 		e := g.entities[i]
 		l.building.add(g, e)
 		l.next = e.seq
@@ -151,7 +153,7 @@ func (l *lazyIndex[T, X]) step(g *Graph, n int) bool {
 // build. It runs under searchMu.
 func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
 	if l.x == nil && l.building != nil {
-		l.step(g, len(g.entities))
+		l.step(g, len(g.entities), never)
 	}
 	if l.x == nil || l.x.ids().stale > len(l.x.ids().byID)/2+rebuildSlack {
 		l.x = build()
@@ -177,14 +179,37 @@ func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
 // building it whole. A caller that runs steps until done, giving writers
 // their turn between steps, gets both indexes built without a write or a
 // lookup waiting for more than a step (BuildIndexes).
+//
+// A search that arrives during a step does not wait for it: the step ends
+// at the next entity and leaves the search its turn.
 func (g *Graph) IndexStep(n int) (done bool) {
-	g.searchMu.Lock()
-	defer g.searchMu.Unlock()
-	if !g.idx.step(g, n) {
+	g.searchMu.mu.Lock()
+	defer g.searchMu.mu.Unlock()
+	if !g.idx.step(g, n, g.searchMu.wanted) {
 		return false
 	}
-	return g.words.step(g, n)
+	return g.words.step(g, n, g.searchMu.wanted)
 }
+
+func never() bool { return false }
+
+// searchLock is the mutex of the searches (Graph.searchMu), which counts
+// the searches waiting for it, so that a background step gives way to them.
+type searchLock struct {
+	mu      sync.Mutex
+	waiting atomic.Int32
+}
+
+func (l *searchLock) Lock() {
+	l.waiting.Add(1)
+	l.mu.Lock()
+	l.waiting.Add(-1)
+}
+
+func (l *searchLock) Unlock() { l.mu.Unlock() }
+
+// wanted reports whether a search waits for the lock.
+func (l *searchLock) wanted() bool { return l.waiting.Load() > 0 }
 
 // The hooks below keep both indexes in step with the graph; they run under
 // the caller's exclusive access, so they only record. The trigram index

@@ -42,3 +42,23 @@ func TestSearchIndexesBuiltInSteps(t *testing.T) {
 		t.Errorf("%d writes while an index was being built, %d steps finished both: the run did not test the steps", writesWhileBuilding, finished)
 	}
 }
+
+// TestIndexStepGivesWay: a step stops at the next entity when a search
+// waits for the search lock, and goes on when none does.
+func TestIndexStepGivesWay(t *testing.T) {
+	g := New()
+	for i := range 100 {
+		g.LoadEntity(Entity{Name: string(rune('a'+i%26)) + string(rune('A'+i/26)), EntityType: "thing"})
+	}
+	g.searchMu.waiting.Add(1) // a search waiting
+	if g.IndexStep(1000) {
+		t.Fatal("a step with a search waiting finished the build")
+	}
+	if n := len(g.idx.building.byID) - 1; n != 0 {
+		t.Fatalf("a step with a search waiting indexed %d entities", n)
+	}
+	g.searchMu.waiting.Add(-1)
+	if !g.IndexStep(1000) {
+		t.Fatal("a step of 1000 entities with no search waiting did not finish the build of 100")
+	}
+}

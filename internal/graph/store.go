@@ -27,9 +27,11 @@ type Store interface {
 	Watch(ctx context.Context, interval time.Duration, onChange func())
 }
 
-// indexStepLen is how many entities a step of BuildIndexes indexes: a few
-// milliseconds of work, the longest a write or a reload waits for it.
-const indexStepLen = 512
+// indexStepLen is how many entities a step of BuildIndexes indexes: about
+// a millisecond of work, the longest a write, a reload or a search waits
+// for it (a search that needs an index being built finishes it; one that
+// does not, waits for the step in progress).
+const indexStepLen = 64
 
 // BuildIndexes builds the search indexes of the graph s holds in the
 // background, a step (Graph.IndexStep) per View, so writes take their turn
