@@ -398,7 +398,9 @@ func connectionFailed(err error) bool {
 		netErr     net.Error
 		connectErr *pgconn.ConnectError
 	)
-	return errors.As(err, &netErr) || errors.As(err, &connectErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	return errors.As(err, &netErr) || errors.As(err, &connectErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		// A connection the driver closed after an earlier failure.
+		errors.Is(err, pgconn.ErrConnClosed)
 }
 
 // read reads the whole memory in tx: its revision, then its lines in graph
