@@ -1,0 +1,285 @@
+package pgstore
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+// changes are the rows a mutation wrote (inserted, changed or moved in
+// graph order) and deleted.
+type changes struct {
+	keys    [][]byte
+	seqs    []int64
+	lines   [][]byte
+	created []*time.Time // the times columns of the written rows; nil: unknown
+	updated []*time.Time
+	gone    [][]byte
+	removed []int64 // seqs no row has any more: deleted, or moved to a new seq
+}
+
+// Removed rows are remembered for the last removedKept writes, so a Store
+// that fell no further behind reads only what changed; pruned every
+// removedPruneEvery writes.
+var (
+	removedKept       int64 = 4096
+	removedPruneEvery int64 = 256
+)
+
+func (ch *changes) write(key []byte, seq int64, line []byte, times [2]graph.Time) {
+	ch.keys, ch.seqs, ch.lines = append(ch.keys, key), append(ch.seqs, seq), append(ch.lines, line)
+	ch.created, ch.updated = append(ch.created, timeColumn(times[0])), append(ch.updated, timeColumn(times[1]))
+}
+
+// timeColumn is a time as a timestamptz column holds it: NULL when unknown.
+func timeColumn(t graph.Time) *time.Time {
+	if t == 0 {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// table is what the database holds of one kind of line, in graph order
+// (ascending seq).
+type table[K comparable] struct{ rows []row[K] }
+
+// row is what the database holds for one entity or relation.
+type row[K comparable] struct {
+	key  K
+	seq  int64
+	line []byte
+}
+
+// syncTable brings t to items, the graph's entities or relations in graph
+// order, and returns the rows to write.
+//
+// The usual mutation changes a few lines in place or appends at the end, so
+// first t and items are walked side by side while the keys agree: a line
+// that differs is a change, and items beyond the end of t are new. Unchanged
+// lines are usually the very slice the graph caches, so the walk costs a
+// pointer comparison per item and no hashing. Only from the first
+// disagreement on (something was deleted, or deleted and created again, or
+// renamed) are the remaining rows looked up by key: an item is new when its
+// key is unknown, and moved when its known seq is not above its
+// predecessor's (it was deleted and created again within the mutation).
+// Known keys no item has are deleted. A new item at the position of a row
+// that is deleted takes that row's seq when it is that row renamed (see
+// rowKind.renamed) and the seq is above its predecessor's: a name changed
+// where it stands (rename, merge) keeps its place, and every row after it
+// keeps its own. Otherwise new and moved items get the next sequence
+// numbers, so the database keeps graph order.
+func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], next *int64) changes {
+	keyOf, lineOf, hash := kind.key, kind.line, kind.hash
+	var ch changes
+	i, n := 0, min(len(items), len(t.rows))
+	for ; i < n; i++ {
+		k, r := keyOf(items[i]), &t.rows[i]
+		if k != r.key {
+			break
+		}
+		if line := lineOf(items[i]); !bytes.Equal(r.line, line) {
+			r.line = line
+			ch.write(hash(k), r.seq, line, kind.times(items[i]))
+		}
+	}
+	if i < len(t.rows) {
+		// The slow path: look the rest of the known rows up by key.
+		rest := make(map[K]row[K], len(t.rows)-i)
+		for _, r := range t.rows[i:] {
+			rest[r.key] = r
+		}
+		var last int64
+		if i > 0 {
+			last = t.rows[i-1].seq
+		}
+		// A new item at the position of a row that goes takes that row's
+		// seq (see above). Which rows go is worked out at the first
+		// renamed item: a write that only deletes or appends never pays
+		// for it.
+		old := t.rows[i:] // old[p] is read before the append of item p overwrites it
+		var (
+			keep      map[K]bool
+			keptAfter []bool // keptAfter[q]: a row after old[q] stays
+		)
+		inPlace := func(p int, it T, last int64) bool {
+			if p >= len(old) || old[p].seq <= last || !kind.renamed(old[p], it) {
+				return false
+			}
+			if keep == nil {
+				keep = make(map[K]bool, len(items)-i)
+				for _, it := range items[i:] {
+					keep[keyOf(it)] = true
+				}
+				keptAfter = make([]bool, len(old))
+				for q := len(old) - 2; q >= p; q-- { // old[:p] is overwritten already
+					keptAfter[q] = keptAfter[q+1] || keep[old[q+1].key]
+				}
+			}
+			return !keep[old[p].key] && (kind.renamedLast || keptAfter[p])
+		}
+		t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
+		for p, it := range items[i:] {
+			k, line := keyOf(it), lineOf(it)
+			r, ok := rest[k]
+			delete(rest, k)
+			switch {
+			case ok && r.seq > last && bytes.Equal(r.line, line):
+			case ok && r.seq > last:
+				r.line = line
+				ch.write(hash(k), r.seq, line, kind.times(it))
+			case !ok && inPlace(p, it, last):
+				// In the place of a row that goes: the seq stays in
+				// order, and rows after it keep theirs.
+				r = row[K]{key: k, seq: old[p].seq, line: line}
+				ch.write(hash(k), r.seq, line, kind.times(it))
+			default:
+				if ok {
+					ch.removed = append(ch.removed, r.seq)
+				}
+				r = row[K]{key: k, seq: *next, line: line}
+				*next++
+				ch.write(hash(k), r.seq, line, kind.times(it))
+			}
+			last = r.seq
+			t.rows = append(t.rows, r)
+		}
+		for k, r := range rest {
+			ch.gone = append(ch.gone, hash(k))
+			ch.removed = append(ch.removed, r.seq)
+		}
+		return ch
+	}
+	for _, it := range items[i:] {
+		k, line := keyOf(it), lineOf(it)
+		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line})
+		ch.write(hash(k), *next, line, kind.times(it))
+		*next++
+	}
+	return ch
+}
+
+// queueChanges queues at most three statements for one table, however many
+// rows changed: arrays travel as parameters. Written rows carry the
+// revision rev, and removed ones are remembered under it, so another Store
+// can read only what changed since its revision.
+func queueChanges(b *pgx.Batch, table string, kind byte, memory, rev int64, ch changes) {
+	if len(ch.gone) > 0 {
+		b.Queue("DELETE FROM "+table+" WHERE memory_id = $1 AND key = ANY($2::bytea[])", memory, ch.gone)
+	}
+	if len(ch.removed) > 0 {
+		b.Queue(`INSERT INTO memory_removed (memory_id, rev, kind, seq) SELECT $1, $2, $3, unnest($4::bigint[])`,
+			memory, rev, string(kind), ch.removed)
+	}
+	if len(ch.keys) == 0 {
+		return
+	}
+	if kind == 'e' {
+		b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line, rev, created_at, updated_at)
+			SELECT $1, u.key, u.seq, u.line, $5, u.created_at, u.updated_at
+			FROM unnest($2::bytea[], $3::bigint[], $4::bytea[], $6::timestamptz[], $7::timestamptz[]) AS u(key, seq, line, created_at, updated_at)
+			ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line, rev = excluded.rev,
+				created_at = excluded.created_at, updated_at = excluded.updated_at`,
+			memory, ch.keys, ch.seqs, ch.lines, rev, ch.created, ch.updated)
+		return
+	}
+	b.Queue("INSERT INTO "+table+` (memory_id, key, seq, line, rev, created_at)
+		SELECT $1, u.key, u.seq, u.line, $5, u.created_at FROM unnest($2::bytea[], $3::bigint[], $4::bytea[], $6::timestamptz[]) AS u(key, seq, line, created_at)
+		ON CONFLICT (memory_id, key) DO UPDATE SET seq = excluded.seq, line = excluded.line, rev = excluded.rev, created_at = excluded.created_at`,
+		memory, ch.keys, ch.seqs, ch.lines, rev, ch.created)
+}
+
+// rowKind is how syncTable handles one kind of line.
+type rowKind[K comparable, T any] struct {
+	key  func(T) K
+	line func(T) []byte
+	hash func(K) []byte
+	// times are the row's time columns: created, updated.
+	times func(T) [2]graph.Time
+	// renamed reports whether item is the row old with another key: all
+	// else equal, and, for a relation, an end kept.
+	renamed func(old row[K], item T) bool
+	// renamedLast: a renamed item keeps its row's seq even with no row
+	// after it that stays. An entity does, so that catching up renames it
+	// and its relations follow; a relation needs not (a new seq at the
+	// end costs nothing), and must not, as deleting an entity and
+	// relating another to its neighbour in one write would look like it.
+	renamedLast bool
+}
+
+var (
+	entityRows = rowKind[string, *graph.Entity]{entityKey, entityLine, hashEntity, entityTimes, func(old row[string], e *graph.Entity) bool {
+		// The same entity but for its name and the time of its last
+		// change, which a rename sets.
+		was := &graph.Entity{Name: old.key, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
+			Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
+		if bytes.Equal(jsonl.AppendEntity(nil, was), old.line) {
+			return true
+		}
+		f := jsonl.Decode(old.line)
+		if ents := f.Graph.Entities(); len(ents) == 1 {
+			o := ents[0]
+			return o.Name == old.key && o.EntityType == e.EntityType && slices.Equal(o.Observations, e.Observations) &&
+				bytes.Equal(o.Extra, e.Extra) && o.Created == e.Created && graph.SameTimes(o.ObservedAt, e.ObservedAt)
+		}
+		return false
+	}, true}
+	relationRows = rowKind[relationKey, *graph.Relation]{relationKeyOf, relationLine, hashRelation, relationTimes, func(old row[relationKey], r *graph.Relation) bool {
+		k := old.key
+		kept := r.From == k.from || r.To == k.to || (k.from == k.to && r.From == r.To)
+		return kept && bytes.Equal(jsonl.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}), old.line)
+	}, false}
+)
+
+func entityTimes(e *graph.Entity) [2]graph.Time     { return [2]graph.Time{e.Created, e.Updated} }
+func relationTimes(r *graph.Relation) [2]graph.Time { return [2]graph.Time{r.Created, r.Created} }
+
+func entityKey(e *graph.Entity) string { return e.Name }
+
+func relationKeyOf(r *graph.Relation) relationKey {
+	return relationKey{r.From, r.To, r.RelationType}
+}
+
+// entityLine returns e's memory-file line, cached on the entity until it
+// changes, as the file store caches it.
+func entityLine(e *graph.Entity) []byte {
+	if l := e.EncodedLine(); l != nil {
+		return l
+	}
+	l := jsonl.AppendEntity(nil, e)
+	e.SetEncodedLine(l)
+	return l
+}
+
+func relationLine(r *graph.Relation) []byte {
+	if l := r.EncodedLine(); l != nil {
+		return l
+	}
+	l := jsonl.AppendRelation(nil, r)
+	r.SetEncodedLine(l)
+	return l
+}
+
+func hashEntity(name string) []byte {
+	h := sha256.Sum256([]byte(name))
+	return h[:]
+}
+
+// hashRelation hashes the triple with each part's length first, so no two
+// triples share an encoding.
+func hashRelation(k relationKey) []byte {
+	b := make([]byte, 0, 3*binary.MaxVarintLen64+len(k.from)+len(k.to)+len(k.relationType))
+	for _, s := range [3]string{k.from, k.to, k.relationType} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	h := sha256.Sum256(b)
+	return h[:]
+}
