@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the README's install commands for a clone, as written, in a copy of
+# Runs the install commands for a clone (docs/install.md, "From a clone"),
+# as written, in a copy of
 # this checkout at DIR (a git clone of HEAD with the working tree's changes
 # on top), then drives what they built as an MCP client would: the binary
 # of "The two commands", and the launcher the npm tarballs installed
@@ -33,11 +34,11 @@ dir=$(cd "$dir" && pwd)
   tar -C "$repo" --null -T - -cf - | tar -C "$dir" -xf -
 git -C "$dir" reset -q
 
-# blocks HEADING prints the ```sh blocks of the README section with that
-# heading (up to the next heading of the same or a higher level), each
+# blocks FILE HEADING prints the ```sh blocks of FILE's section (FILE
+# relative to the copy) with that heading (up to the next heading of the same or a higher level), each
 # followed by a NUL.
 blocks() {
-  awk -v want="$1" '
+  awk -v want="$2" '
     /^#+ / {
       level = index($0, " ") - 1
       if (substr($0, level + 2) == want) { on = 1; top = level; next }
@@ -46,7 +47,7 @@ blocks() {
     on && /^```sh$/ { inblock = 1; next }
     inblock && /^```$/ { inblock = 0; printf "%c", 0; next }
     inblock { print }
-  ' "$dir/README.md"
+  ' "$dir/$1"
 }
 
 # npm as a user's, but with no registry: a global prefix, a cache and a
@@ -63,12 +64,12 @@ unset MEMORY_FILE_PATH NODE_OPTIONS
 n=0
 while IFS= read -r -d '' block; do
   n=$((n + 1))
-  echo "--- README, From a clone, block $n:"
+  echo "--- docs/install.md, From a clone, block $n:"
   echo "$block"
   (cd "$dir" && bash -euo pipefail -c "$block")
-done < <(blocks "From a clone")
+done < <(blocks docs/install.md "From a clone")
 if [ "$n" -lt 3 ]; then
-  echo "found $n sh blocks under the README's \"From a clone\", want the binary, the npm packages and the archives" >&2
+  echo "found $n sh blocks under docs/install.md's \"From a clone\", want the binary, the npm packages and the archives" >&2
   exit 1
 fi
 
@@ -97,7 +98,7 @@ JSONRPC
 
 # The README's command that runs the server, and the globally installed
 # launcher.
-run=$(blocks "The two commands" | tr '\0' '\n' | grep -m1 'go build')
+run=$(blocks README.md "The two commands" | tr '\0' '\n' | grep -m1 'go build')
 if [ -z "$run" ]; then
   echo "the README's \"The two commands\" has no go build command" >&2
   exit 1

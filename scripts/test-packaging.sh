@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the npm packages and the release archives with the README's
+# Builds the npm packages and the release archives with docs/install.md's
 # commands for a clone (scripts/readme-from-a-clone.sh, which also runs the
 # server they install), then tests them as a user gets them
 # (packaging/*_test.go): the archives' checksums, platforms, licence and
@@ -21,7 +21,7 @@ VERSION=$(release_version)
 export VERSION
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The README's commands for a clone build the packages and archives, in a
+# The commands for a clone (docs/install.md) build the packages and archives, in a
 # copy of this checkout, and the server they install answers; the tests
 # below then check what those commands made.
 scripts/readme-from-a-clone.sh "$work/clone"
