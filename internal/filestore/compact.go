@@ -306,10 +306,10 @@ func (s *Store) Close() error {
 	if !s.opts.Journal {
 		return nil
 	}
+	// Nothing to fold in: no lock to wait for. (A path under a file has
+	// no journal either: statJournal counts it as absent.)
 	if j, err := s.statJournal(); err != nil || !j.exists() {
-		// Nothing to fold in; a journal that cannot even be looked at
-		// (a path under a file) was never written by this Store.
-		return nil
+		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeLockWait)
 	defer cancel()
