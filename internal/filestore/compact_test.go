@@ -67,6 +67,9 @@ func TestFailingCompactionIsLoggedOncePerOutage(t *testing.T) {
 	if n := count("compacting " + path + ": "); n != 2 {
 		t.Errorf("two outages logged %d failures, want 2:\n%s", n, strings.Join(log, "\n"))
 	}
+	// The end of an outage is logged once its compaction has returned,
+	// just after the journal is gone: wait for it.
+	waitFor(func() bool { return count("works again") >= 2 })
 	if n := count("works again"); n != 2 {
 		t.Errorf("two outages logged their end %d times, want 2", n)
 	}
