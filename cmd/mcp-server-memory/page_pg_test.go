@@ -90,10 +90,11 @@ func TestPageOnDatabaseBinary(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("creating an entity through the page: %d %v", status, answer)
 	}
-	db.View(func(g *graph.Graph) {
+	db.View(context.Background(), func(g *graph.Graph) error {
 		if g.Entity(name) == nil {
 			t.Errorf("the entity created through the page is not in the database")
 		}
+		return nil
 	})
 	pageAndMCPHearEachOther(t, base, base+"/mcp", token, heard)
 	if _, err := os.Stat(unused); err == nil {
@@ -150,10 +151,11 @@ func TestUICommandOnDatabase(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("adding an observation: %d %v", status, answer)
 	}
-	db.View(func(g *graph.Graph) {
+	db.View(context.Background(), func(g *graph.Graph) error {
 		if e := g.Entity("Москва"); e == nil || !slices.Contains(e.Observations, "Основана в 1147 году") {
 			t.Errorf("the observation added through the page is not in the database: %v", e)
 		}
+		return nil
 	})
 
 	ui.stop(t, syscall.SIGINT)
@@ -191,13 +193,13 @@ func TestServeDatabaseMemoryByName(t *testing.T) {
 		t.Errorf("the log shows the password:\n%s", stderr.String())
 	}
 	var found bool
-	if err := openDatabaseMemory(t, url, name).View(func(g *graph.Graph) { found = g.Entity("Named") != nil }); err != nil {
+	if err := openDatabaseMemory(t, url, name).View(context.Background(), func(g *graph.Graph) error { found = g.Entity("Named") != nil; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !found {
 		t.Errorf("memory %s does not hold what the server wrote", name)
 	}
-	if err := openDatabaseMemory(t, url, "default").View(func(g *graph.Graph) { found = g.Entity("Named") != nil }); err != nil {
+	if err := openDatabaseMemory(t, url, "default").View(context.Background(), func(g *graph.Graph) error { found = g.Entity("Named") != nil; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if found {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,7 +67,7 @@ func runCheck(c *context_, args []string) error {
 	problems := jsonl.Decode(data).Problems
 	findings, duplicates := problemFindings(problems, *fix)
 	var dangling []graph.Relation
-	if err := s.View(func(g *graph.Graph) { dangling = g.DanglingRelations() }); err != nil {
+	if err := s.View(context.Background(), func(g *graph.Graph) error { dangling = g.DanglingRelations(); return nil }); err != nil {
 		return err
 	}
 	var sideEffects []Finding
@@ -345,10 +346,10 @@ func describeRelation(r graph.Relation) string {
 // missingEnds says which end of a dangling relation is missing; it is told
 // from the relation alone by looking the names up again.
 func missingEnds(r graph.Relation, s interface {
-	View(func(*graph.Graph)) error
+	View(context.Context, func(*graph.Graph) error) error
 }) string {
 	var from, to bool
-	s.View(func(g *graph.Graph) { from, to = g.Entity(r.From) == nil, g.Entity(r.To) == nil })
+	s.View(context.Background(), func(g *graph.Graph) error { from, to = g.Entity(r.From) == nil, g.Entity(r.To) == nil; return nil })
 	switch {
 	case from && to:
 		return "neither entity exists"

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/xml"
 	"flag"
@@ -105,9 +106,10 @@ func runExport(c *context_, args []string) error {
 	counted := &countingWriter{w: out}
 	w := bufio.NewWriterSize(counted, 256<<10)
 	var entities, relations int
-	if err := s.View(func(g *graph.Graph) {
+	if err := s.View(context.Background(), func(g *graph.Graph) error {
 		entities, relations = g.Len()
 		export(w, g)
+		return nil
 	}); err != nil {
 		return err
 	}

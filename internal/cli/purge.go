@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -31,7 +32,7 @@ func runPurge(c *context_, m *memory, recs []history.Record, name string, yes bo
 		c.printf("This removes every change naming %s from the history of %s, for good: %s (%d of them whole).\n",
 			oneLine(name), m.where, plural(records, "record", "records"), whole)
 		var inMemory bool
-		if err := m.View(func(g *graph.Graph) { inMemory = g.Entity(name) != nil }); err != nil {
+		if err := m.View(context.Background(), func(g *graph.Graph) error { inMemory = g.Entity(name) != nil; return nil }); err != nil {
 			return err
 		}
 		if inMemory {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -110,7 +111,7 @@ func runStats(c *context_, args []string) error {
 		st.Memory = s.where
 	}
 	now := graph.TimeOf(time.Now())
-	err = s.View(func(g *graph.Graph) {
+	err = s.View(context.Background(), func(g *graph.Graph) error {
 		entityTypes := make(map[string]int)
 		for _, e := range g.Entities() {
 			st.Observations += len(e.Observations)
@@ -126,6 +127,7 @@ func runStats(c *context_, args []string) error {
 		st.Entities, st.Relations = g.Len()
 		st.EntityTypes, st.RelationTypes = byCount(entityTypes), byCount(relationTypes)
 		st.Learned = g.Timeline(now, graph.RecentDays)
+		return nil
 	})
 	if err != nil {
 		return err
@@ -320,7 +322,7 @@ func runSearch(c *context_, args []string) error {
 	// first.
 	var snap graph.Snapshot
 	exact := 0 // the leading entities that contain the whole query
-	if err := s.View(func(g *graph.Graph) {
+	if err := s.View(context.Background(), func(g *graph.Graph) error {
 		found := g.SearchRanked(query, graph.DefaultSearchLimit)
 		exact = found.Exact
 		for _, h := range found.Hits {
@@ -329,6 +331,7 @@ func runSearch(c *context_, args []string) error {
 		for _, r := range found.Relations {
 			snap.Relations = append(snap.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType})
 		}
+		return nil
 	}); err != nil {
 		return err
 	}
@@ -472,7 +475,7 @@ func runShow(c *context_, args []string) error {
 	defer s.close()
 	sh := showing{at: when{now: graph.TimeOf(time.Now()), exact: *exact}, seenRel: map[*graph.Relation]bool{},
 		out: shown{Entities: []shownEntity{}, Relations: []shownRelation{}, NotFound: []string{}}}
-	if err := s.View(func(g *graph.Graph) { sh.entities(g, names) }); err != nil {
+	if err := s.View(context.Background(), func(g *graph.Graph) error { sh.entities(g, names); return nil }); err != nil {
 		return err
 	}
 	if c.json {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,7 +110,7 @@ func chooseUndone(recs []history.Record, args []string, since time.Time, where s
 // recorded.
 func (u *undoRun) preview() (effect []graph.Change, conflicts []string, err error) {
 	now := graph.TimeOf(time.Now())
-	if err := u.m.View(func(g *graph.Graph) { effect, conflicts = history.Preview(g, u.recs, now) }); err != nil {
+	if err := u.m.View(context.Background(), func(g *graph.Graph) error { effect, conflicts = history.Preview(g, u.recs, now); return nil }); err != nil {
 		return nil, nil, err
 	}
 	if u.c.json {

@@ -49,7 +49,7 @@ func benchmarkSave(b *testing.B, timed, journal bool) {
 			s := Open(path, Options{Logf: b.Logf, Journal: journal})
 			b.Cleanup(func() { s.Close() })
 			name := tg.Entities[n/2].Name
-			if err := s.View(func(*graph.Graph) {}); err != nil {
+			if err := s.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
 				b.Fatal(err)
 			}
 			fi, _ := os.Stat(path)

@@ -108,7 +108,7 @@ func namesOf(g *graph.Graph) []string {
 func sortedNames(t *testing.T, s *Store) string {
 	t.Helper()
 	var names []string
-	if err := s.View(func(g *graph.Graph) { names = namesOf(g) }); err != nil {
+	if err := s.View(context.Background(), func(g *graph.Graph) error { names = namesOf(g); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return fmt.Sprint(names)

@@ -70,7 +70,7 @@ func TestHistoryModel(t *testing.T) {
 			if changed {
 				model = append(model, tool)
 				before = was
-				s.View(func(g *graph.Graph) { last = contentOf(g) })
+				s.View(context.Background(), func(g *graph.Graph) error { last = contentOf(g); return nil })
 			}
 		case what < 70: // undo the newest write, or one at random
 			recs, err := s.History(history.Filter{})
@@ -130,7 +130,7 @@ func TestHistoryModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			model = append(model, tool)
-			trimmer.View(func(g *graph.Graph) { before, last = last, contentOf(g) })
+			trimmer.View(context.Background(), func(g *graph.Graph) error { before, last = last, contentOf(g); return nil })
 			fi, err := os.Stat(path + history.Suffix)
 			if err != nil {
 				t.Fatal(err)

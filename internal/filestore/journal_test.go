@@ -234,17 +234,19 @@ func TestJournalModel(t *testing.T) {
 			want := m.String()
 			fresh := journalStore(path)
 			var wantBytes string
-			fresh.View(func(g *graph.Graph) {
+			fresh.View(context.Background(), func(g *graph.Graph) error {
 				if got := modelOf(g).String(); got != want {
 					t.Fatalf("run %d step %d: a fresh reader sees\n%s\nwant\n%s", run, step, got, want)
 				}
 				wantBytes = fileBytes(t, g)
+				return nil
 			})
 			for i, s := range stores {
-				if err := s.View(func(g *graph.Graph) {
+				if err := s.View(context.Background(), func(g *graph.Graph) error {
 					if got := fileBytes(t, g); got != wantBytes {
 						t.Fatalf("run %d step %d: store %d sees\n%s\nwant\n%s", run, step, i, got, wantBytes)
 					}
+					return nil
 				}); err != nil {
 					t.Fatal(err)
 				}
@@ -342,7 +344,7 @@ func TestJournalKeepsTimes(t *testing.T) {
 		return nil
 	})
 	var want string
-	if err := s.View(func(g *graph.Graph) { want = timesOf(g) }); err != nil {
+	if err := s.View(context.Background(), func(g *graph.Graph) error { want = timesOf(g); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(want, "New 1796030100/1796200000 [1796119200]") {
@@ -350,7 +352,7 @@ func TestJournalKeepsTimes(t *testing.T) {
 	}
 	other := journalStore(path)
 	var got string
-	if err := other.View(func(g *graph.Graph) { got = timesOf(g) }); err != nil {
+	if err := other.View(context.Background(), func(g *graph.Graph) error { got = timesOf(g); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got != want {

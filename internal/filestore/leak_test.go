@@ -60,7 +60,7 @@ func TestManyWritesKeepTheHeapFlat(t *testing.T) {
 	// A fresh Store loading the same file: what the graph itself costs.
 	before := heapInUse()
 	fresh := quietStore(path)
-	if err := fresh.View(func(*graph.Graph) {}); err != nil {
+	if err := fresh.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	freshLoad := heapInUse() - before

@@ -137,7 +137,7 @@ func TestBadPathsAreExplained(t *testing.T) {
 			if err := create(s, "B"); err == nil || err.Error() != check.Error() {
 				t.Errorf("a write failed with %q, want %q", err, check)
 			}
-			err := s.View(func(*graph.Graph) {})
+			err := s.View(context.Background(), func(*graph.Graph) error { return nil })
 			if c.readWorks && err != nil {
 				t.Errorf("a read failed: %v", err)
 			}

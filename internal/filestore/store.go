@@ -229,8 +229,9 @@ func (s *Store) statFile() (stamp, error) {
 }
 
 // View runs fn on the latest saved graph, reloading the file first if it
-// changed. fn must not modify the graph or keep it after returning.
-func (s *Store) View(fn func(*graph.Graph)) error {
+// changed, and returns fn's error. fn must not modify the graph or keep it
+// after returning. ctx is not looked at: reading a file is not cancelled.
+func (s *Store) View(ctx context.Context, fn func(*graph.Graph) error) error {
 	st, err := s.statFile()
 	if err != nil {
 		return s.explain(err)
@@ -242,8 +243,7 @@ func (s *Store) View(fn func(*graph.Graph)) error {
 	s.mu.RLock()
 	if s.current(st, j) {
 		defer s.mu.RUnlock()
-		fn(s.g)
-		return nil
+		return fn(s.g)
 	}
 	s.mu.RUnlock()
 
@@ -252,8 +252,7 @@ func (s *Store) View(fn func(*graph.Graph)) error {
 	if err := s.refreshLocked(); err != nil {
 		return s.explain(err)
 	}
-	fn(s.g)
-	return nil
+	return fn(s.g)
 }
 
 // Update runs the mutation fn as a read-modify-write under the memory file's

@@ -34,10 +34,11 @@ func create(s *Store, names ...string) error {
 func entityNames(t *testing.T, s *Store) []string {
 	t.Helper()
 	var out []string
-	if err := s.View(func(g *graph.Graph) {
+	if err := s.View(context.Background(), func(g *graph.Graph) error {
 		for _, e := range g.Entities() {
 			out = append(out, e.Name)
 		}
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,10 @@ import (
 // commands and the stores' contract suite use, defined once here beside the
 // graph it holds.
 type Store interface {
-	// View runs fn on the latest committed graph; fn must not keep or
-	// modify it.
-	View(fn func(*Graph)) error
+	// View runs fn on the latest committed graph and returns fn's error,
+	// or the store's when it could not read the graph (fn did not run);
+	// ctx bounds the reading. fn must not keep or modify the graph.
+	View(ctx context.Context, fn func(*Graph) error) error
 	// Update runs fn on the latest graph as one all-or-nothing write under
 	// the memory's lock, saves the graph if fn changed it, and reports
 	// whether it did; when fn fails nothing is saved and its error is
@@ -42,10 +43,11 @@ const indexStepLen = 64
 func BuildIndexes(ctx context.Context, s Store) (entities int, built bool) {
 	for ctx.Err() == nil {
 		done := false
-		err := s.View(func(g *Graph) {
+		err := s.View(ctx, func(g *Graph) error {
 			if done = g.IndexStep(indexStepLen); done {
 				entities = len(g.entities)
 			}
+			return nil
 		})
 		if err != nil || done {
 			return entities, done

@@ -141,10 +141,11 @@ func TestNamedPageInPostgreSQL(t *testing.T) {
 		t.Errorf("the reader's edit: %d %s", resp.StatusCode, body)
 	}
 	var names []string
-	if err := other.View(func(g *graph.Graph) {
+	if err := other.View(context.Background(), func(g *graph.Graph) error {
 		for _, e := range g.Entities() {
 			names = append(names, e.Name)
 		}
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -57,12 +57,13 @@ func benchIndex(b *testing.B, n int) (*Index, *memStore) {
 	store.g.CreateEntities(ents)
 	ix := OpenStorage(FileStorage(filepath.Join(b.TempDir(), "v")), NewClient("http://127.0.0.1:1", "m", ""), Options{})
 	v := quantise([]float32{1, 2, 3, 4, 5, 6, 7, 8})
-	store.View(func(g *graph.Graph) {
+	store.View(context.Background(), func(g *graph.Graph) error {
 		for _, e := range g.Entities() {
 			for _, t := range texts(e) {
 				ix.vectors[keyOf("m", t)] = v
 			}
 		}
+		return nil
 	})
 	ix.vectors[keyOf("m", "entity 0 (thing): again")] = v
 	if err := ix.pass(context.Background(), store); err != nil {

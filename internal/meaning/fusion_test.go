@@ -48,11 +48,12 @@ func TestFusionWeighsWhatEachKnows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		store.View(func(g *graph.Graph) {
+		store.View(context.Background(), func(g *graph.Graph) error {
 			got := names(ix.Search(g, c.question, q, 5))
 			if len(got) == 0 || got[0] != c.want {
 				t.Errorf("%q: %v, want %s first", c.question, got, c.want)
 			}
+			return nil
 		})
 	}
 }
@@ -72,9 +73,10 @@ func TestMeaningHasAFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store.View(func(g *graph.Graph) {
+	store.View(context.Background(), func(g *graph.Graph) error {
 		if got := names(ix.Search(g, "hobby", q, 10)); !slices.Equal(got, []string{"Hobby shop", "Alice"}) {
 			t.Errorf("hobby: %v, want Hobby shop (by words) and Alice (by meaning) only", got)
 		}
+		return nil
 	})
 }

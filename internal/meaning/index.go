@@ -374,13 +374,13 @@ func (ix *Index) look(store graph.Store, model string) error {
 		gone        []string
 		id, version uint64
 	)
-	err := store.View(func(g *graph.Graph) {
+	err := store.View(context.Background(), func(g *graph.Graph) error {
 		id, version = g.ID(), g.Version()
 		since := ix.version
 		if id != ix.graph {
 			since = 0
 		} else if version == ix.version {
-			return
+			return nil
 		}
 		// ix.entities is written by this goroutine only: reading it here
 		// needs no lock.
@@ -403,6 +403,7 @@ func (ix *Index) look(store graph.Store, model string) error {
 				}
 			}
 		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -614,7 +615,7 @@ func (ix *Index) embed(ctx context.Context, model string, batch []job) error {
 // Count reports how many of the texts of the graph view gives have a
 // vector by model in st, for a command that shows it without running an
 // Index. view is called once, after st is read.
-func Count(st Storage, model string, view func(func(*graph.Graph)) error) (have, want int, err error) {
+func Count(st Storage, model string, view func(context.Context, func(*graph.Graph) error) error) (have, want int, err error) {
 	recs, err := st.Load(context.Background(), model)
 	if err != nil {
 		return 0, 0, err
@@ -623,7 +624,7 @@ func Count(st Storage, model string, view func(func(*graph.Graph)) error) (have,
 	for _, r := range recs {
 		vs[r.Key] = true
 	}
-	err = view(func(g *graph.Graph) {
+	err = view(context.Background(), func(g *graph.Graph) error {
 		seen := make(map[key]bool)
 		for _, e := range g.Entities() {
 			for _, t := range texts(e) {
@@ -638,6 +639,7 @@ func Count(st Storage, model string, view func(func(*graph.Graph)) error) (have,
 				}
 			}
 		}
+		return nil
 	})
 	return have, want, err
 }

@@ -31,11 +31,10 @@ func newStore(t *testing.T, ents ...graph.Entity) *memStore {
 	return s
 }
 
-func (s *memStore) View(fn func(*graph.Graph)) error {
+func (s *memStore) View(_ context.Context, fn func(*graph.Graph) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	fn(s.g)
-	return nil
+	return fn(s.g)
 }
 func (s *memStore) Update(_ context.Context, fn func(*graph.Graph) error) (bool, error) {
 	s.mu.Lock()
@@ -150,7 +149,7 @@ func TestSearchFindsByMeaning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store.View(func(g *graph.Graph) {
+	store.View(context.Background(), func(g *graph.Graph) error {
 		words := g.SearchRanked("hobby", 2)
 		if len(words.Hits) != 1 || words.Hits[0].Entity.Name != "Hobby shop" {
 			t.Fatalf("word ranking alone: %v", words.Selection().Entities)
@@ -162,6 +161,7 @@ func TestSearchFindsByMeaning(t *testing.T) {
 		if h := r.Hits[1]; h.Word != nil || len(h.Closest) != 2 || h.Closest[0] != 1 {
 			t.Errorf("Alice's closest observations %v, want the photography one (1) first", h.Closest)
 		}
+		return nil
 	})
 	// Alice's keys are those the look kept, until she changes: then her
 	// texts are hashed again, the new one, without a vector yet, last.
@@ -174,7 +174,7 @@ func TestSearchFindsByMeaning(t *testing.T) {
 			})
 		}
 		before := ix.hashed.Load()
-		store.View(func(g *graph.Graph) {
+		store.View(context.Background(), func(g *graph.Graph) error {
 			r := ix.Search(g, "hobby", q, 2)
 			want := []int{1, 0} // photography, Lisbon
 			if change {
@@ -183,6 +183,7 @@ func TestSearchFindsByMeaning(t *testing.T) {
 			if h := r.Hits[1]; h.Entity.Name != "Alice" || !slices.Equal(h.Closest, want) {
 				t.Errorf("changed %t: Alice's closest observations %v, want %v", change, h.Closest, want)
 			}
+			return nil
 		})
 		want := int64(0)
 		if change {

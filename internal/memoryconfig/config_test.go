@@ -161,10 +161,11 @@ func write(t *testing.T, store graph.Store, name string) {
 func names(t *testing.T, store graph.Store) []string {
 	t.Helper()
 	var out []string
-	if err := store.View(func(g *graph.Graph) {
+	if err := store.View(context.Background(), func(g *graph.Graph) error {
 		for _, e := range g.Entities() {
 			out = append(out, e.Name)
 		}
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 
@@ -37,7 +38,7 @@ func benchMemory(b *testing.B, n int) (a, other *pgstore.Store, name string) {
 		b.Fatal(err)
 	}
 	for _, s := range []*pgstore.Store{a, other} {
-		if err := s.View(func(*graph.Graph) {}); err != nil {
+		if err := s.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -95,10 +96,11 @@ func BenchmarkView(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			s, _, name := benchMemory(b, n)
 			for b.Loop() {
-				if err := s.View(func(g *graph.Graph) {
+				if err := s.View(context.Background(), func(g *graph.Graph) error {
 					if g.Entity(name) == nil {
 						b.Fatal("entity missing")
 					}
+					return nil
 				}); err != nil {
 					b.Fatal(err)
 				}
@@ -119,7 +121,7 @@ func BenchmarkViewAfterOtherWrite(b *testing.B) {
 				i++
 				addObservation(b, other, name, i)
 				b.StartTimer()
-				if err := s.View(func(*graph.Graph) {}); err != nil {
+				if err := s.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -143,7 +145,7 @@ func BenchmarkFirstView(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := fresh.View(func(*graph.Graph) {}); err != nil {
+				if err := fresh.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -164,7 +166,7 @@ func BenchmarkRename(b *testing.B) {
 				if _, err := a.Update(ctx, func(g *graph.Graph) error { _, err := g.Rename(from, to); return err }); err != nil {
 					b.Fatal(err)
 				}
-				if err := other.View(func(*graph.Graph) {}); err != nil {
+				if err := other.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 				from, to = to, from

@@ -98,15 +98,10 @@ func (s *Store) findRow(ctx context.Context) (int64, error) {
 // memory's revision and reads the memory again only if it moved. fn must
 // not modify the graph or keep it after returning. A memory that has no
 // row yet reads as empty, and the read creates nothing. View's queries are
-// bounded by Options.QueryTimeout.
-func (s *Store) View(fn func(*graph.Graph)) error {
-	ctx, cancel := context.WithTimeout(context.Background(), s.db.opts.QueryTimeout)
+// bounded by ctx and by Options.QueryTimeout; it returns fn's error.
+func (s *Store) View(ctx context.Context, fn func(*graph.Graph) error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.db.opts.QueryTimeout)
 	defer cancel()
-	return s.ViewContext(ctx, fn)
-}
-
-// ViewContext is View bounded by ctx.
-func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
 	id, err := s.lookup(ctx)
 	if err != nil {
 		return s.failCtx(ctx, "reading", err)
@@ -118,8 +113,7 @@ func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
 	if id == 0 || errors.Is(err, pgx.ErrNoRows) {
 		// No row, or the row a first write of this Store is creating and
 		// has not committed yet: the memory is empty.
-		fn(graph.New())
-		return nil
+		return fn(graph.New())
 	}
 	if err != nil {
 		return s.failCtx(ctx, "reading", err)
@@ -127,8 +121,7 @@ func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
 	s.mu.RLock()
 	if s.loaded && s.cur.rev >= rev {
 		defer s.mu.RUnlock()
-		fn(s.cur.g)
-		return nil
+		return fn(s.cur.g)
 	}
 	s.mu.RUnlock()
 
@@ -152,8 +145,7 @@ func (s *Store) ViewContext(ctx context.Context, fn func(*graph.Graph)) error {
 		s.mu.Lock()
 		if s.installLocked(base, c) {
 			defer s.mu.Unlock()
-			fn(s.cur.g)
-			return nil
+			return fn(s.cur.g)
 		}
 		s.mu.Unlock()
 	}

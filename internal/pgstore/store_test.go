@@ -28,7 +28,7 @@ var ctx = context.Background()
 func dump(t *testing.T, s *pgstore.Store) string {
 	t.Helper()
 	var out string
-	if err := s.View(func(g *graph.Graph) { out = storetest.Dump(g) }); err != nil {
+	if err := s.View(context.Background(), func(g *graph.Graph) error { out = storetest.Dump(g); return nil }); err != nil {
 		t.Fatalf("View: %v", err)
 	}
 	return out
@@ -127,7 +127,7 @@ func TestConcurrentReplicas(t *testing.T) {
 	for i, s := range []*pgstore.Store{a, b, open(t)} {
 		var gotEnts, gotRels []string
 		var order []string
-		if err := s.View(func(g *graph.Graph) {
+		if err := s.View(context.Background(), func(g *graph.Graph) error {
 			for _, e := range g.Entities() {
 				if e.Name != "hub" {
 					gotEnts = append(gotEnts, fmt.Sprintf("%s %v", e.Name, e.Observations))
@@ -137,6 +137,7 @@ func TestConcurrentReplicas(t *testing.T) {
 			for _, r := range g.Relations() {
 				gotRels = append(gotRels, fmt.Sprintf("%s>%s:%s", r.From, r.To, r.RelationType))
 			}
+			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +222,7 @@ func TestConnectionLoss(t *testing.T) {
 	var fails int
 	for range 5 {
 		var got string
-		if err := s.View(func(g *graph.Graph) { got = storetest.Dump(g) }); err != nil {
+		if err := s.View(context.Background(), func(g *graph.Graph) error { got = storetest.Dump(g); return nil }); err != nil {
 			fails++
 			continue
 		}

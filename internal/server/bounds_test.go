@@ -22,13 +22,13 @@ type gatedStore struct {
 	entered, gate chan struct{}
 }
 
-func (g gatedStore) View(fn func(*graph.Graph)) error {
+func (g gatedStore) View(ctx context.Context, fn func(*graph.Graph) error) error {
 	select {
 	case g.entered <- struct{}{}:
 	default:
 	}
 	<-g.gate
-	return g.Store.View(fn)
+	return g.Store.View(ctx, fn)
 }
 
 func newGatedServer(t *testing.T, b Bounds) (*Server, gatedStore) {

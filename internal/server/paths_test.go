@@ -63,7 +63,7 @@ func (e dbError) Redacted() string { return "the database failed" }
 var errUnreachable = fmt.Errorf("reading memory %q in PostgreSQL: %w", "default",
 	dbError{errors.New("failed to connect to `user=memory database=team`: 10.9.8.7:5433 (db.internal): dial error: connection refused")})
 
-func (brokenDatabase) View(func(*graph.Graph)) error { return errUnreachable }
+func (brokenDatabase) View(context.Context, func(*graph.Graph) error) error { return errUnreachable }
 func (brokenDatabase) Update(context.Context, func(*graph.Graph) error) (bool, error) {
 	return false, errUnreachable
 }

@@ -279,9 +279,9 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	return nil
 }
 
-func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var text string
-	if err := s.store.View(func(g *graph.Graph) { text = answer.Graph(g) }); err != nil {
+	if err := s.store.View(ctx, func(g *graph.Graph) error { text = answer.Graph(g); return nil }); err != nil {
 		return nil, errInternal(s.clientError(req, err))
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{

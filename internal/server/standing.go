@@ -197,9 +197,9 @@ func (s *Server) addStandingResource() {
 	}, s.readStanding)
 }
 
-func (s *Server) readStanding(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) readStanding(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	var text string
-	if err := s.store.View(func(g *graph.Graph) { text = standingText(s.standing.facts(g)) }); err != nil {
+	if err := s.store.View(ctx, func(g *graph.Graph) error { text = standingText(s.standing.facts(g)); return nil }); err != nil {
 		return nil, errInternal(s.clientError(req, err))
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: StandingURI, MIMEType: "text/plain", Text: text}}}, nil

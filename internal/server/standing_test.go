@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -18,7 +19,7 @@ func BenchmarkStanding(b *testing.B) {
 			s, q, _ := serverOnGraph(b, n, 60000)
 			b.Run("note", func(b *testing.B) {
 				for b.Loop() {
-					if err := s.store.View(func(g *graph.Graph) { standingNote(standingFacts(g), maxStandingNote) }); err != nil {
+					if err := s.store.View(context.Background(), func(g *graph.Graph) error { standingNote(standingFacts(g), maxStandingNote); return nil }); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -394,23 +394,18 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 // held, and the part the cursor points to is encoded before it is let go,
 // so nothing is copied first.
 func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
-	var (
-		p   answer.Result
-		err error
-	)
-	verr := s.store.View(func(g *graph.Graph) {
-		var ans *answer.Answer
-		if ans, err = build(g); err != nil {
-			return
+	var p answer.Result
+	err := s.store.View(ctx, func(g *graph.Graph) error {
+		ans, err := build(g)
+		if err != nil {
+			return err
 		}
 		s.withStanding(g, ans, s.limit(ctx))
 		if p, err = ans.Page(s.limit(ctx), cursor); err != nil {
-			err = fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
+			return fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}
+		return nil
 	})
-	if verr != nil {
-		return nil, verr
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,9 @@ func (w *watch) poke() {
 	}
 }
 
-func (p *part) View(fn func(*graph.Graph)) error { return p.shared.store.View(fn) }
+func (p *part) View(ctx context.Context, fn func(*graph.Graph) error) error {
+	return p.shared.store.View(ctx, fn)
+}
 
 // History reads the shared store's history (history.Reader); a store that
 // keeps none has none.

@@ -83,10 +83,11 @@ func TestPartsHearEachOther(t *testing.T) {
 		t.Errorf("%d more reports to the server and %d to the page: a part heard its own write or a write that changed nothing", n, m)
 	}
 	var names []string
-	page.View(func(g *graph.Graph) {
+	page.View(context.Background(), func(g *graph.Graph) error {
 		for _, e := range g.Entities() {
 			names = append(names, e.Name)
 		}
+		return nil
 	})
 	if len(names) != 3 {
 		t.Errorf("the memory holds %q", names)

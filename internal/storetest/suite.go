@@ -81,7 +81,7 @@ func Dump(g *graph.Graph) string {
 func dump(t *testing.T, s graph.Store) string {
 	t.Helper()
 	var out string
-	if err := s.View(func(g *graph.Graph) { out = Dump(g) }); err != nil {
+	if err := s.View(context.Background(), func(g *graph.Graph) error { out = Dump(g); return nil }); err != nil {
 		t.Fatalf("View: %v", err)
 	}
 	return out
@@ -477,7 +477,7 @@ func testConcurrentInstances(t *testing.T, open Memory) {
 		t.Error(err)
 	}
 	for _, s := range []graph.Store{stores[0], stores[1], open(t)} {
-		if err := s.View(func(g *graph.Graph) {
+		if err := s.View(context.Background(), func(g *graph.Graph) error {
 			if n, _ := g.Len(); n != writers {
 				t.Errorf("%d entities, want %d", n, writers)
 			}
@@ -487,6 +487,7 @@ func testConcurrentInstances(t *testing.T, open Memory) {
 					t.Errorf("writer %d: %+v, want %d observations", w, e, writes)
 				}
 			}
+			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +532,7 @@ func testSearch(t *testing.T, open Memory) {
 	for i, st := range []graph.Store{s, open(t)} {
 		for _, query := range queries {
 			var got string
-			if err := st.View(func(g *graph.Graph) { got = render(g.SearchRanked(query, 0).Selection().Snapshot()) }); err != nil {
+			if err := st.View(context.Background(), func(g *graph.Graph) error { got = render(g.SearchRanked(query, 0).Selection().Snapshot()); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			w := render(want.SearchRanked(query, 0).Selection().Snapshot())

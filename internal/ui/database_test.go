@@ -56,10 +56,11 @@ func where(t *testing.T, s *pgstore.Store) string {
 func observations(t *testing.T, s *pgstore.Store, entity string) []string {
 	t.Helper()
 	var obs []string
-	if err := s.View(func(g *graph.Graph) {
+	if err := s.View(context.Background(), func(g *graph.Graph) error {
 		if e := g.Entity(entity); e != nil {
 			obs = slices.Clone(e.Observations)
 		}
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -110,11 +111,12 @@ func TestPageOnDatabaseInChromium(t *testing.T) {
 	do(t, ctx, "type the new name", append(typeInto("#renameForm input", "Москва (столица)"), click("#renameForm button"))...)
 	waitFor(t, ctx, "the new name", `document.querySelector("#ename").textContent === "Москва (столица)"`)
 	var visited bool
-	replica.View(func(g *graph.Graph) {
+	replica.View(context.Background(), func(g *graph.Graph) error {
 		out, _ := g.RelationsOf("Alice")
 		for _, r := range out {
 			visited = visited || r.To == "Москва (столица)" && r.RelationType == "visited"
 		}
+		return nil
 	})
 	if !visited {
 		t.Errorf("the relation did not follow the rename in the database")

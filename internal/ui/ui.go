@@ -276,7 +276,7 @@ func sameOrigin(r *http.Request, needOrigin bool) error {
 func (h *Handler) view(w http.ResponseWriter, answer func(*graph.Graph) (any, int)) {
 	var v any
 	status := 0
-	if err := h.store.View(func(g *graph.Graph) { v, status = answer(g) }); err != nil {
+	if err := h.store.View(context.Background(), func(g *graph.Graph) error { v, status = answer(g); return nil }); err != nil {
 		h.opts.Logf("the page could not read the memory: %v", err)
 		writeError(w, http.StatusInternalServerError, h.hide.Error(err))
 		return
