@@ -84,7 +84,7 @@ func TestPageOnDatabaseBinary(t *testing.T) {
 	name, heard := "page-"+pgtest.MemoryName(t), "page-"+pgtest.MemoryName(t)
 	db := openDatabaseMemory(t, url, "default")
 	t.Cleanup(func() {
-		db.Update(context.Background(), func(g *graph.Graph) error { g.DeleteEntities([]string{name, heard}); return nil })
+		db.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error { g.DeleteEntities([]string{name, heard}); return nil }})
 	})
 	status, answer, _ := pageCall(t, "POST", base+"/api/edit", `{"op":"createEntity","entity":"`+name+`","entityType":"test"}`, "Authorization", "Bearer "+token)
 	if status != http.StatusOK {

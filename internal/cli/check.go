@@ -14,7 +14,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -137,7 +136,7 @@ func repair(s *filestore.Store, duplicates bool, findings []Finding, merged map[
 	ctx, stop := interruptible()
 	defer stop()
 	var before []byte
-	_, err = s.Update(history.WithAuthor(ctx, history.Author{Tool: "check"}), func(g *graph.Graph) error {
+	_, err = s.Update(ctx, graph.Write{Tool: "check", Apply: func(g *graph.Graph) error {
 		// Under the lock the file may have changed since it was checked:
 		// repair what it holds now.
 		before, _ = os.ReadFile(s.Path())
@@ -146,7 +145,7 @@ func repair(s *filestore.Store, duplicates bool, findings []Finding, merged map[
 			g.Rewrite()
 		}
 		return nil
-	})
+	}})
 	if err != nil {
 		return nil, nil, err
 	}

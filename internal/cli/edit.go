@@ -3,10 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 var cmdRename = &command{
@@ -103,5 +101,5 @@ func (c *context_) update(tool string, fn func(*graph.Graph) error) (bool, error
 	defer s.close()
 	ctx, stop := interruptible()
 	defer stop()
-	return s.Update(history.WithAuthor(ctx, history.Author{Tool: tool}), graph.Timed(time.Now, fn))
+	return s.Update(ctx, graph.Write{Tool: tool, Apply: fn})
 }

@@ -10,10 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -52,10 +50,10 @@ func runImport(c *context_, args []string) error {
 	ctx, stop := interruptible()
 	defer stop()
 	var res graph.ImportResult
-	_, err = s.Update(history.WithAuthor(ctx, history.Author{Tool: "import"}), graph.Timed(time.Now, func(g *graph.Graph) (err error) {
+	_, err = s.Update(ctx, graph.Write{Tool: "import", Apply: func(g *graph.Graph) (err error) {
 		res, err = g.Import(src)
 		return err
-	}))
+	}})
 	var nf *graph.NotFoundError
 	if errors.As(err, &nf) {
 		return fmt.Errorf("%s: a relation names %q, which is neither in the file nor in the memory; nothing was imported", args[0], nf.Name)

@@ -251,10 +251,10 @@ func (u *undoRun) apply() error {
 	var conflicts []string
 	ctx, stop := interruptible()
 	defer stop()
-	changed, err := u.m.Update(history.WithAuthor(ctx, history.Author{Tool: "undo"}), graph.Timed(time.Now, func(g *graph.Graph) error {
+	changed, err := u.m.Update(ctx, graph.Write{Tool: "undo", Apply: func(g *graph.Graph) error {
 		conflicts = history.Undo(g, u.recs)
 		return nil
-	}))
+	}})
 	if err != nil {
 		return err
 	}

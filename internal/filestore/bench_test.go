@@ -57,10 +57,10 @@ func benchmarkSave(b *testing.B, timed, journal bool) {
 			i := 0
 			for b.Loop() {
 				i++
-				_, err := s.Update(context.Background(), graph.Timed(time.Now, func(g *graph.Graph) error {
+				_, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 					_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: name, Contents: []string{fmt.Sprint("benchmark observation ", i)}}})
 					return err
-				}))
+				}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -39,10 +39,10 @@ func replaceAsForeign(t *testing.T, path, name string) {
 
 func createEntity(t *testing.T, s *Store, name string) {
 	t.Helper()
-	if _, err := s.Update(context.Background(), func(g *graph.Graph) error {
+	if _, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t", Observations: []string{}}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -48,9 +48,7 @@ func TestHistoryModel(t *testing.T) {
 	var model []string // the writes' tools, oldest first
 	before := ""       // the content before the newest write
 	last := ""         // the content after it
-	ctx := func(tool string) context.Context {
-		return history.WithAuthor(context.Background(), history.Author{Tool: tool, Client: "model"})
-	}
+	ctx := context.Background()
 	for step := range steps {
 		i := r.IntN(len(stores))
 		s := stores[i]
@@ -59,11 +57,11 @@ func TestHistoryModel(t *testing.T) {
 		switch {
 		case what < 55: // a write
 			var was string
-			changed, err := s.Update(ctx(tool), func(g *graph.Graph) error {
+			changed, err := s.Update(ctx, graph.Write{Tool: tool, Client: "model", Apply: func(g *graph.Graph) error {
 				was = contentOf(g)
 				randomWrite(r, g, modelOf(g))
 				return nil
-			})
+			}})
 			if err != nil {
 				t.Fatalf("step %d: write: %v", step, err)
 			}
@@ -86,14 +84,14 @@ func TestHistoryModel(t *testing.T) {
 				pick = recs[r.IntN(len(recs))]
 			}
 			var now string
-			changed, err := s.Update(ctx(tool), func(g *graph.Graph) error {
+			changed, err := s.Update(ctx, graph.Write{Tool: tool, Client: "model", Apply: func(g *graph.Graph) error {
 				if newest && contentOf(g) != last {
 					t.Fatalf("step %d: the memory is not what the newest write left", step)
 				}
 				history.Undo(g, []history.Record{pick})
 				now = contentOf(g)
 				return nil
-			})
+			}})
 			if err != nil {
 				t.Fatalf("step %d: undo: %v", step, err)
 			}
@@ -119,14 +117,14 @@ func TestHistoryModel(t *testing.T) {
 			if err := trimmer.Compact(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := trimmer.Update(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
+			if _, err := trimmer.Update(context.Background(), graph.Write{Apply: func(*graph.Graph) error { return nil }}); err != nil {
 				t.Fatal(err)
 			}
 			// The trim happens when a compaction moves records; make one.
-			if _, err := trimmer.Update(ctx(tool), func(g *graph.Graph) error {
+			if _, err := trimmer.Update(ctx, graph.Write{Tool: tool, Client: "model", Apply: func(g *graph.Graph) error {
 				g.CreateEntities([]graph.Entity{{Name: tool, EntityType: "trim"}})
 				return nil
-			}); err != nil {
+			}}); err != nil {
 				t.Fatal(err)
 			}
 			model = append(model, tool)

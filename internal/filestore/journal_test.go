@@ -189,11 +189,11 @@ func TestJournalModel(t *testing.T) {
 			switch {
 			case what < 70: // a write
 				var next *model
-				_, err := s.Update(context.Background(), func(g *graph.Graph) error {
+				_, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 					next = modelOf(g)
 					randomWrite(r, g, next)
 					return nil
-				})
+				}})
 				if err != nil {
 					t.Fatalf("run %d step %d: write: %v", run, step, err)
 				}
@@ -288,10 +288,11 @@ func TestJournaledWriteIsReadAndCompactedAtClose(t *testing.T) {
 	before := `{"type":"entity","name":"A","entityType":"t","observations":[],"color":"blue"}` + "\n" + "not json\n"
 	os.WriteFile(path, []byte(before), 0o644)
 	s := journalStore(path)
-	if _, err := s.Update(context.Background(), func(g *graph.Graph) error {
+	if _, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
+		g.SetNow(0) // a write at an unknown time: the file below holds no times
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "A", Contents: []string{"x"}}})
 		return err
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != before {
@@ -326,7 +327,11 @@ func TestJournalKeepsTimes(t *testing.T) {
 	s := journalStore(path)
 	at := func(sec int64, fn func(g *graph.Graph) error) {
 		t.Helper()
-		if _, err := s.Update(context.Background(), graph.Timed(func() time.Time { return time.Unix(sec, 0) }, fn)); err != nil {
+		// The write sets its own time over the one the store gives it.
+		if _, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
+			g.SetNow(graph.TimeOf(time.Unix(sec, 0)))
+			return fn(g)
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -410,10 +415,10 @@ func TestJournalCompactsWhenIdleAndWhenBig(t *testing.T) {
 		defer s.Close()
 		big := strings.Repeat("x", 64<<10)
 		for i := range 5 {
-			if _, err := s.Update(context.Background(), func(g *graph.Graph) error {
+			if _, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 				g.CreateEntities([]graph.Entity{{Name: fmt.Sprint(i), EntityType: "t", Observations: []string{big}}})
 				return nil
-			}); err != nil {
+			}}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -38,14 +38,14 @@ func TestManyWritesKeepTheHeapFlat(t *testing.T) {
 	const runaway = 64 << 20
 	const writes = 600
 	for i := range writes {
-		_, err := s.Update(ctx, func(g *graph.Graph) error {
+		_, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			if i%2 == 0 {
 				g.CreateEntities([]graph.Entity{{Name: fmt.Sprintf("entity %d", i), EntityType: "thing", Observations: []string{"first"}}})
 				return nil
 			}
 			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: fmt.Sprintf("entity %d", i-1), Contents: []string{fmt.Sprintf("observation %d", i)}}})
 			return err
-		})
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}

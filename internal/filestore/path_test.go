@@ -169,7 +169,7 @@ func TestGoodPathsPassTheCheck(t *testing.T) {
 	s := quietStore(filepath.Join(root, "memory.jsonl"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.Update(ctx, func(*graph.Graph) error { return nil }); !errors.Is(err, context.Canceled) {
+	if _, err := s.Update(ctx, graph.Write{Apply: func(*graph.Graph) error { return nil }}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled write: %v", err)
 	}
 }
@@ -236,10 +236,10 @@ func TestResolvePathFollowsLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Open(path, Options{})
-	if _, err := s.Update(context.Background(), func(g *graph.Graph) error {
+	if _, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "A", EntityType: "t"}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(dangling); err != nil || fi.Mode()&os.ModeSymlink == 0 {

@@ -255,25 +255,25 @@ func (s *Store) View(ctx context.Context, fn func(*graph.Graph) error) error {
 	return fn(s.g)
 }
 
-// Update runs the mutation fn as a read-modify-write under the memory file's
+// Update runs the write w as a read-modify-write under the memory file's
 // lock: it reloads the file and the journal if another process changed
-// them, runs fn, and, if fn changed the graph, which it reports, makes the
-// change durable: with Options.Journal, by appending what the write tools
-// changed to the journal; otherwise, or for any other change, by saving the
-// whole graph. fn must validate before it
-// changes anything: when it returns an error nothing is saved. Update returns
-// fn's error, a lock error (errors.Is ErrLockTimeout after the lock timeout),
-// or a save error, after which the file is as it was.
-func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error) {
+// them, runs w.Apply at the time it reads then (history.Apply), and, if
+// that changed the graph, which it reports, makes the change durable:
+// with Options.Journal, by appending the write's record to the journal;
+// otherwise, or for a change the record does not describe, by saving the
+// whole graph. w.Apply must validate before it changes anything: when it
+// returns an error nothing is saved. Update returns that error, a lock
+// error (errors.Is ErrLockTimeout after the lock timeout), or a save
+// error, after which the file is as it was.
+func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	// The lock lives beside the file, so a first write needs the directory.
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return false, s.explain(fmt.Errorf("creating the directory of the memory file: %w", err))
 	}
-	author := history.AuthorOf(ctx)
 	err = s.underLock(ctx, func(lock *Lock) error {
-		changed, err = s.updateLocked(lock, author, fn)
+		changed, err = s.updateLocked(lock, w)
 		return err
 	})
 	return changed, err
@@ -285,22 +285,20 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 // the record does not wholly describe (Rewrite), every write of a Store
 // without Options.Journal, and every write while the journal does not
 // take appends, then saves the whole file at once.
-func (s *Store) updateLocked(lock *Lock, author history.Author, fn func(*graph.Graph) error) (changed bool, err error) {
-	s.g.TrackChanges()
-	before := s.g.Version()
-	err = fn(s.g)
-	changes, complete := s.g.TakeChanges()
-	if err != nil || s.g.Version() == before {
-		return false, err
-	}
-	prev := s.journal
-	if len(changes) > 0 {
-		now := time.Now()
+func (s *Store) updateLocked(lock *Lock, w graph.Write) (changed bool, err error) {
+	rec, changed, complete, err := history.Apply(s.g, w, time.Now(), func() string {
 		if s.journal.end == 0 {
 			// A new journal: the last record is the history's.
 			s.lastID = max(s.lastID, history.LastID(s.HistoryPath()))
 		}
-		rec := history.Record{ID: history.NewID(now, s.lastID), Time: now.UTC().Truncate(time.Second), Tool: author.Tool, Client: author.Client, Changes: changes}
+		return s.lastID
+	})
+	if !changed {
+		return false, err
+	}
+	prev := s.journal
+	changes := rec.Changes
+	if len(changes) > 0 {
 		if err := s.appendLocked(lock, &rec); err != nil {
 			s.g = nil
 			return false, s.explain(err)

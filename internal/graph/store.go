@@ -15,17 +15,31 @@ type Store interface {
 	// or the store's when it could not read the graph (fn did not run);
 	// ctx bounds the reading. fn must not keep or modify the graph.
 	View(ctx context.Context, fn func(*Graph) error) error
-	// Update runs fn on the latest graph as one all-or-nothing write under
-	// the memory's lock, saves the graph if fn changed it, and reports
-	// whether it did; when fn fails nothing is saved and its error is
-	// returned. An error whose Timeout method reports true (both stores'
-	// lock timeouts) means another writer held the lock too long: nothing
-	// was changed, and trying again later may work.
-	Update(ctx context.Context, fn func(*Graph) error) (changed bool, err error)
+	// Update runs w.Apply on the latest graph as one all-or-nothing write
+	// under the memory's lock, saves the graph if it changed, and reports
+	// whether it did; when w.Apply fails nothing is saved and its error is
+	// returned. The store reads the clock once, under the lock: that
+	// instant stamps the facts the write adds and its history record,
+	// which names w's author. An error whose Timeout method reports true
+	// (both stores' lock timeouts) means another writer held the lock too
+	// long: nothing was changed, and trying again later may work.
+	Update(ctx context.Context, w Write) (changed bool, err error)
 	// Watch calls onChange, until ctx ends, after another instance (another
 	// process, another replica) changed the memory; changes close together
 	// may be reported once. It does not report the instance's own writes.
 	Watch(ctx context.Context, interval time.Duration, onChange func())
+}
+
+// Write is one write to a memory: who makes it and what it does. The
+// server, the page and the commands each describe their writes this way,
+// and the store does the rest (the time, the history record).
+type Write struct {
+	// Tool is the tool or command writing (create_entities, import, undo,
+	// page); Client the MCP client's name, a token's label, or "".
+	Tool, Client string
+	// Apply makes the change. It must validate before it changes
+	// anything: when it returns an error nothing is saved.
+	Apply func(*Graph) error
 }
 
 // indexStepLen is how many entities a step of BuildIndexes indexes: about

@@ -43,9 +43,9 @@ func (t Time) RFC3339() string {
 
 // SetNow sets the time the following writes record: a new entity's or
 // relation's creation, an observation's, an entity's last change. The
-// tools, commands and page call it with the present time at the start of
-// each write, and set it back to zero after; zero records unknown, which is
-// what a graph nobody told the time records.
+// stores call it with the present time at the start of each write
+// (history.Apply), and set it back to zero after; zero records unknown,
+// which is what a graph nobody told the time records.
 func (g *Graph) SetNow(t Time) { g.now = t }
 
 // Now returns the time set by SetNow.
@@ -98,20 +98,6 @@ func SameTimes(a, b []Time) bool {
 		}
 	}
 	return true
-}
-
-// Timed wraps a write so that it records the time now returns when it runs
-// (under the store's lock, so a write that waited records when it
-// happened), in UTC to the second: the one way the tools, the commands and
-// the page pass the time of a write in.
-//
-//	store.Update(ctx, graph.Timed(time.Now, fn))
-func Timed(now func() time.Time, fn func(*Graph) error) func(*Graph) error {
-	return func(g *Graph) error {
-		g.SetNow(TimeOf(now()))
-		defer g.SetNow(0)
-		return fn(g)
-	}
 }
 
 // Window is a span of time, both ends included; a zero end is open. What

@@ -4,12 +4,11 @@
 // by its journal (a journal record is the write's history record, moved to
 // the history when the journal is compacted); the PostgreSQL store in a
 // table. This package holds what both share: the record and its line
-// format, the author a write carries in its context, filters, the inverse
+// format, the step that turns a write into its record (Apply), filters, the inverse
 // of a write (undo) and the bounds.
 package history
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
@@ -23,27 +22,6 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
-
-// Author is who made a write: the tool or command (create_entities,
-// import, undo, page) and the client (the MCP client's name, a token's
-// label, or "").
-type Author struct {
-	Tool   string
-	Client string
-}
-
-type authorKey struct{}
-
-// WithAuthor returns ctx carrying the author of the writes made with it.
-func WithAuthor(ctx context.Context, a Author) context.Context {
-	return context.WithValue(ctx, authorKey{}, a)
-}
-
-// AuthorOf returns the author ctx carries, or the zero Author.
-func AuthorOf(ctx context.Context) Author {
-	a, _ := ctx.Value(authorKey{}).(Author)
-	return a
-}
 
 // Record is one write, as the history keeps it.
 type Record struct {

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,9 +83,5 @@ func TestRecentWrites(t *testing.T) {
 	pd, err := RecentWrites(fileReader(path), graph.TimeOf(now), 3)
 	if err != nil || len(pd.Counts) != 3 || pd.Counts[0] != 0 || pd.Counts[1] != 1 || pd.Counts[2] != 2 {
 		t.Errorf("per day %v, %v; want [0 1 2]", pd.Counts, err)
-	}
-	ctx := WithAuthor(context.Background(), Author{Tool: "t", Client: "c"})
-	if a := AuthorOf(ctx); a.Tool != "t" || a.Client != "c" || AuthorOf(context.Background()) != (Author{}) {
-		t.Errorf("author %+v", a)
 	}
 }

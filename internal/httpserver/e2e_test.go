@@ -250,10 +250,10 @@ func TestSubscriptions(t *testing.T) {
 				}
 			})
 			expectNotified(t, n, "another process's write", func(i int) {
-				_, err := other.Update(context.Background(), func(g *graph.Graph) error {
+				_, err := other.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 					g.CreateEntities([]graph.Entity{{Name: fmt.Sprintf("via-file-%s-%d", version, i), EntityType: "test", Observations: []string{}}})
 					return nil
-				})
+				}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -126,10 +126,10 @@ func TestNamedPageInPostgreSQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.Update(ctx, func(g *graph.Graph) error {
+	if _, err := other.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "by-replica", EntityType: "t", Observations: []string{}}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	heard("another replica's write")

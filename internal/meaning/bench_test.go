@@ -86,14 +86,14 @@ func BenchmarkPassAfterAWrite(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				b.StopTimer()
-				store.Update(ctx, func(g *graph.Graph) error {
+				store.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 					if i%2 == 0 {
 						_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "entity 0", Contents: []string{"again"}}})
 						return err
 					}
 					g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "entity 0", Observations: []string{"again"}}})
 					return nil
-				})
+				}})
 				b.StartTimer()
 				if err := ix.pass(ctx, store); err != nil {
 					b.Fatal(err)

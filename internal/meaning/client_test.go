@@ -149,10 +149,10 @@ func TestModelDimensionChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	stub.SetDims(512)
-	store.Update(context.Background(), func(g *graph.Graph) error {
+	store.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{"plays chess"}}})
 		return err
-	})
+	}})
 	err = ix.pass(context.Background(), store)
 	if err == nil || !strings.Contains(err.Error(), "512 dimensions") || !strings.Contains(err.Error(), "have 256") {
 		t.Fatalf("a pass after the change: %v, want the change refused", err)

@@ -36,10 +36,10 @@ func (s *memStore) View(_ context.Context, fn func(*graph.Graph) error) error {
 	defer s.mu.RUnlock()
 	return fn(s.g)
 }
-func (s *memStore) Update(_ context.Context, fn func(*graph.Graph) error) (bool, error) {
+func (s *memStore) Update(_ context.Context, w graph.Write) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return true, fn(s.g)
+	return true, w.Apply(s.g)
 }
 func (s *memStore) Watch(context.Context, time.Duration, func()) {}
 
@@ -167,11 +167,11 @@ func TestSearchFindsByMeaning(t *testing.T) {
 	// texts are hashed again, the new one, without a vector yet, last.
 	for _, change := range []bool{false, true} {
 		if change {
-			store.Update(context.Background(), func(g *graph.Graph) error {
+			store.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 				g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "Alice", Observations: []string{"lives in Lisbon"}}})
 				_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{"owns a bakery"}}})
 				return err
-			})
+			}})
 		}
 		before := ix.hashed.Load()
 		store.View(context.Background(), func(g *graph.Graph) error {
@@ -248,10 +248,10 @@ func TestWritesEmbedOnlyWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(stub.Texts("m"))
-	store.Update(context.Background(), func(g *graph.Graph) error {
+	store.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{"plays chess"}}})
 		return err
-	})
+	}})
 	if err := ix.pass(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +504,7 @@ func TestPassLooksAtWhatChanged(t *testing.T) {
 	step := func(what string, wantHashed int64, write func(g *graph.Graph) error) {
 		t.Helper()
 		if write != nil {
-			if _, err := store.Update(ctx, write); err != nil {
+			if _, err := store.Update(ctx, graph.Write{Apply: write}); err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
 		}
@@ -614,11 +614,11 @@ func TestLackingStaysBounded(t *testing.T) {
 	ix := open(t, filepath.Join(t.TempDir(), "v"), stub, "m")
 	ctx := context.Background()
 	for i := range 3000 {
-		store.Update(ctx, func(g *graph.Graph) error {
+		store.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "Bob", Observations: []string{fmt.Sprint(i - 1)}}})
 			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{fmt.Sprint(i)}}})
 			return err
-		})
+		}})
 		if err := ix.look(store, "m"); err != nil {
 			t.Fatal(err)
 		}

@@ -175,10 +175,10 @@ func TestFailedAppendCutsTheTail(t *testing.T) {
 	if n := l.count("kept in memory only"); n != 1 {
 		t.Errorf("log:\n%s\nwant the failure once", l.String())
 	}
-	store.Update(context.Background(), func(g *graph.Graph) error {
+	store.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{"plays chess"}}})
 		return err
-	})
+	}})
 	if err := ix.pass(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}

@@ -148,10 +148,10 @@ func TestMalformedValues(t *testing.T) {
 // write creates entity name in store.
 func write(t *testing.T, store graph.Store, name string) {
 	t.Helper()
-	_, err := store.Update(context.Background(), func(g *graph.Graph) error {
+	_, err := store.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t", Observations: []string{}}})
 		return nil
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,10 +47,10 @@ func benchMemory(b *testing.B, n int) (a, other *pgstore.Store, name string) {
 }
 
 func addObservation(b *testing.B, s *pgstore.Store, name string, i int) {
-	_, err := s.Update(ctx, func(g *graph.Graph) error {
+	_, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: name, Contents: []string{fmt.Sprint("benchmark observation ", i)}}})
 		return err
-	})
+	}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func BenchmarkRename(b *testing.B) {
 			a, other, name := benchMemory(b, n)
 			from, to := name, name+" (renamed)"
 			for b.Loop() {
-				if _, err := a.Update(ctx, func(g *graph.Graph) error { _, err := g.Rename(from, to); return err }); err != nil {
+				if _, err := a.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error { _, err := g.Rename(from, to); return err }}); err != nil {
 					b.Fatal(err)
 				}
 				if err := other.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {

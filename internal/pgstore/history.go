@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
@@ -18,23 +17,20 @@ const historyTrimEvery = 100
 // record (and, every historyTrimEvery revisions, the trim), between a
 // SAVEPOINT and its RELEASE, so that a history that cannot be written
 // never fails the write (sendBatch). It returns the index of the SAVEPOINT
-// in the batch (-1: none) and the record's id.
-func (s *Store) queueHistory(ctx context.Context, b *pgx.Batch, rev int64, changes []graph.Change) (int, string) {
+// in the batch (-1: none).
+func (s *Store) queueHistory(b *pgx.Batch, rev int64, rec *history.Record) int {
 	lim := *s.db.opts.History
 	trim := rev%historyTrimEvery == 0
-	if (lim.Off() || len(changes) == 0) && !trim {
-		return -1, ""
+	if (lim.Off() || len(rec.Changes) == 0) && !trim {
+		return -1
 	}
-	at, id := b.Len(), ""
+	at := b.Len()
 	b.Queue("SAVEPOINT history")
 	memory := s.id.Load()
-	if !lim.Off() && len(changes) > 0 {
-		now := time.Now()
-		author := history.AuthorOf(ctx)
-		id = history.NewID(now, s.lastID)
-		text := history.AppendChanges(nil, changes)
+	if !lim.Off() && len(rec.Changes) > 0 {
+		text := history.AppendChanges(nil, rec.Changes)
 		b.Queue("INSERT INTO memory_history (memory_id, id, time, tool, client, changes, size) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-			memory, id, now.UTC().Truncate(time.Second), author.Tool, author.Client, string(text), len(text))
+			memory, rec.ID, rec.Time, rec.Tool, rec.Client, string(text), len(text))
 		if int64(len(text)) > lim.MaxBytes {
 			s.db.opts.Logf("memory %q: %v", s.name, &history.OverBoundError{Size: int64(len(text)), Bound: lim.MaxBytes})
 		}
@@ -55,7 +51,7 @@ func (s *Store) queueHistory(ctx context.Context, b *pgx.Batch, rev int64, chang
 		}
 	}
 	b.Queue("RELEASE SAVEPOINT history")
-	return at, id
+	return at
 }
 
 // sendBatch sends the write's batch. A statement after the SAVEPOINT at

@@ -25,10 +25,10 @@ func TestHistoryFailureKeepsTheWrite(t *testing.T) {
 		defer mu.Unlock()
 		logged = append(logged, fmt.Sprintf(f, a...))
 	}})
-	if _, err := s.Update(ctx, func(g *graph.Graph) error {
+	if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "first"}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	// Refuse every new history row of the test's tool.
@@ -36,12 +36,12 @@ func TestHistoryFailureKeepsTheWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { admin(t).Exec(context.Background(), "ALTER TABLE memory_history DROP CONSTRAINT refuse_test") })
-	refused := history.WithAuthor(ctx, history.Author{Tool: "refused"})
+	refused := ctx
 	for _, n := range []string{"second", "third"} {
-		if _, err := s.Update(refused, func(g *graph.Graph) error {
+		if _, err := s.Update(refused, graph.Write{Tool: "refused", Apply: func(g *graph.Graph) error {
 			g.CreateEntities([]graph.Entity{{Name: n}})
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatalf("write %s: %v", n, err)
 		}
 	}
@@ -66,10 +66,10 @@ func TestHistoryTrim(t *testing.T) {
 	lim := history.Limits{MaxAge: time.Hour, MaxBytes: 4000}
 	s := pgtest.Open(t, url, name, pgstore.Options{History: &lim})
 	for i := range 150 {
-		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+		if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			g.CreateEntities([]graph.Entity{{Name: fmt.Sprint("e", i), EntityType: "t", Observations: []string{strings.Repeat("x", 40)}}})
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,10 +87,10 @@ func TestHistoryTrim(t *testing.T) {
 	}
 	off := pgtest.Open(t, url, name, pgstore.Options{History: &history.Limits{}})
 	for i := range 50 {
-		if _, err := off.Update(ctx, func(g *graph.Graph) error {
+		if _, err := off.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			g.CreateEntities([]graph.Entity{{Name: fmt.Sprint("f", i), EntityType: "t"}})
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,17 +117,17 @@ func TestHistoryTrimKeepsTheNewest(t *testing.T) {
 		if i == 99 {
 			// The 100th write, when the table is trimmed: a deletion of
 			// more than the bound.
-			if _, err := s.Update(ctx, func(g *graph.Graph) error { g.DeleteEntities(names); return nil }); err != nil {
+			if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error { g.DeleteEntities(names); return nil }}); err != nil {
 				t.Fatal(err)
 			}
 			break
 		}
 		name := fmt.Sprint("e", i, strings.Repeat("y", 60))
 		names = append(names, name)
-		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+		if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t", Observations: []string{obs}}})
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,16 +147,16 @@ func TestHistoryTrimKeepsTheNewest(t *testing.T) {
 func TestHistoryMaxBytes(t *testing.T) {
 	s := pgtest.Open(t, pgtest.URL(t), pgtest.MemoryName(t), pgstore.Options{})
 	for _, e := range []graph.Entity{{Name: "Big", Observations: []string{strings.Repeat("x", 5000)}}, {Name: "Small"}} {
-		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+		if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			g.CreateEntities([]graph.Entity{e})
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+		if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			g.DeleteEntities([]string{e.Name})
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -73,7 +73,7 @@ func TestRandomWrites(t *testing.T) {
 	rename := func(g *graph.Graph) { g.Rename(name(), name()) }
 	for step := range 300 {
 		w := stores[r.IntN(2)]
-		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+		if _, err := w.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			if r.IntN(6) == 0 {
 				rename(g)
 				return nil
@@ -82,7 +82,7 @@ func TestRandomWrites(t *testing.T) {
 				ops[r.IntN(len(ops))](g)
 			}
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 		want := dump(t, w)
@@ -115,23 +115,23 @@ func TestCatchUpAfterPruning(t *testing.T) {
 	w, behind := open(t), open(t)
 	create := func(names ...string) {
 		t.Helper()
-		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+		if _, err := w.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			for _, n := range names {
 				g.CreateEntities([]graph.Entity{{Name: n, EntityType: "t", Observations: []string{}}})
 			}
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	create("a", "b")
 	dump(t, behind)
 	for i := range 10 {
-		if _, err := w.Update(ctx, func(g *graph.Graph) error {
+		if _, err := w.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			g.DeleteEntities([]string{"a"})
 			g.CreateEntities([]graph.Entity{{Name: "a", EntityType: fmt.Sprint(i), Observations: []string{}}})
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,7 +157,7 @@ func TestCatchUpAfterPruning(t *testing.T) {
 func TestRenameAndMergeKeepTheRest(t *testing.T) {
 	open := openMemory(t)
 	a, b := open(t), open(t)
-	if _, err := a.Update(ctx, func(g *graph.Graph) error {
+	if _, err := a.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		var ents []graph.Entity
 		for i := range 50 {
 			ents = append(ents, graph.Entity{Name: fmt.Sprint("e", i), EntityType: "t", Observations: []string{fmt.Sprint("o", i)}})
@@ -169,7 +169,7 @@ func TestRenameAndMergeKeepTheRest(t *testing.T) {
 		}
 		_, err := g.CreateRelations(rels)
 		return err
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	dump(t, b)
@@ -183,7 +183,7 @@ func TestRenameAndMergeKeepTheRest(t *testing.T) {
 		}
 		return n
 	}
-	if _, err := a.Update(ctx, func(g *graph.Graph) error { _, err := g.Rename("e10", "ten"); return err }); err != nil {
+	if _, err := a.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error { _, err := g.Rename("e10", "ten"); return err }}); err != nil {
 		t.Fatal(err)
 	}
 	if n := rows(); n != 3 {
@@ -200,7 +200,7 @@ func TestRenameAndMergeKeepTheRest(t *testing.T) {
 		t.Fatalf("after the rename the database holds\n%s\nwant\n%s", got, want)
 	}
 
-	if _, err := a.Update(ctx, func(g *graph.Graph) error { _, err := g.Merge("e20", "ten"); return err }); err != nil {
+	if _, err := a.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error { _, err := g.Merge("e20", "ten"); return err }}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := dump(t, b), dump(t, a); got != want {

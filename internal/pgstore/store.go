@@ -11,11 +11,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -209,18 +211,20 @@ func (s *Store) installLocked(base *state, c catchUp) bool {
 	return true
 }
 
-// Update runs the mutation fn in one transaction: it locks the memory's
-// row, reads the memory again if another writer moved its revision, runs
-// fn, and writes what fn changed, which it reports. fn must validate before
-// it changes anything: when it returns an error nothing is written and the
-// error is returned as it is. Other errors: ErrLockTimeout, or a database
-// error after which nothing was written (the transaction rolled back), or
-// whose commit was cut off (the error says so). The whole write, its wait
-// for an earlier write of this Store included, is bounded by
-// Options.WriteTimeout; a write that runs out of time fails with ErrTimeout
-// and says whether it may have been saved. The first write that changes a
-// memory with no row creates the row, in the same transaction.
-func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (changed bool, err error) {
+// Update runs the write w in one transaction: it locks the memory's row,
+// reads the memory again if another writer moved its revision, runs
+// w.Apply at the time it reads then (history.Apply), and writes what
+// changed, which it reports, with the write's history record. w.Apply
+// must validate before it changes anything: when it returns an error
+// nothing is written and the error is returned as it is. Other errors:
+// ErrLockTimeout, or a database error after which nothing was written (the
+// transaction rolled back), or whose commit was cut off (the error says
+// so). The whole write, its wait for an earlier write of this Store
+// included, is bounded by Options.WriteTimeout; a write that runs out of
+// time fails with ErrTimeout and says whether it may have been saved. The
+// first write that changes a memory with no row creates the row, in the
+// same transaction.
+func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.db.opts.WriteTimeout)
 	defer cancel()
 	select {
@@ -229,109 +233,170 @@ func (s *Store) Update(ctx context.Context, fn func(*graph.Graph) error) (change
 	case <-ctx.Done():
 		return false, s.fail("writing", ctx.Err())
 	}
-	id, err := s.lookup(ctx)
+	wt, err := s.beginWrite(ctx)
 	if err != nil {
-		return false, s.failCtx(ctx, "writing", err)
+		return false, err
 	}
-	tx, err := s.db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if err != nil {
-		return false, s.failCtx(ctx, "writing", err)
-	}
-	committed := false
 	defer func() {
-		if !committed {
-			// Bounded too: a database that hangs must not hold the write.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.db.opts.QueryTimeout)
-			defer cancel()
-			tx.Rollback(rctx)
+		if !wt.committed {
+			s.abandonWrite(ctx, wt)
 		}
 	}()
-	if id == 0 {
-		// The memory's first write: its row, which a rollback takes away
-		// again. Another replica creating it at once makes this wait for
-		// that one's commit, and then use its row.
-		if _, err := tx.Exec(ctx, "INSERT INTO memories (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", s.name); err != nil {
-			return false, s.failCtx(ctx, "writing", err)
-		}
-		if err := tx.QueryRow(ctx, "SELECT id FROM memories WHERE name = $1", s.name).Scan(&id); err != nil {
-			return false, s.failCtx(ctx, "writing", err)
-		}
-		s.id.Store(id)
-		defer func() {
-			if !committed {
-				s.id.CompareAndSwap(id, 0) // lookup finds it, if another replica made it
-			}
-		}()
-	}
-
-	var rev, next int64
-	err = tx.QueryRow(ctx, "SELECT revision, next_seq FROM memories WHERE id = $1 FOR UPDATE", id).Scan(&rev, &next)
+	rev, next, err := s.lockRow(ctx, wt)
 	if err != nil {
-		return false, s.failCtx(ctx, "writing", err)
+		return false, err
 	}
-	// Under the row lock every other writer waits, so reading in this
-	// transaction (read committed) gives exactly revision rev.
-	s.mu.RLock()
-	base, from := s.cur, s.revLocked()
-	s.mu.RUnlock()
-	var c catchUp
-	if from != rev {
-		if c, err = s.catchUp(ctx, tx, from); err != nil {
-			return false, s.failCtx(ctx, "writing", err)
-		}
+	if err := s.catchUpLocking(ctx, wt.tx, rev); err != nil {
+		return false, err
 	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	if from != rev && !s.installLocked(base, c) {
-		if c, err = s.catchUp(ctx, tx, -1); err != nil {
-			return false, s.failCtx(ctx, "writing", err)
-		}
-		s.installLocked(nil, c)
-	}
 	g := s.cur.g
 	before := g.Version()
-	g.TrackChanges()
-	err = fn(g)
-	changes, _ := g.TakeChanges()
+	rec, changed, _, err := history.Apply(g, w, time.Now(), func() string { return s.lastID })
 	if err != nil {
 		if g.Version() != before {
-			s.loaded = false // fn broke its contract; forget what it did
+			s.loaded = false // w.Apply broke its contract; forget what it did
 		}
 		return false, err
 	}
-	if g.Version() == before {
+	if !changed {
 		return false, nil // and a row just created is rolled back
 	}
 	// From here on the graph is ahead of the database until COMMIT.
 	s.loaded = false
-	b := &pgx.Batch{}
 	rev++
-	queueChanges(b, "memory_entities", 'e', s.id.Load(), rev, syncTable(&s.cur.ents, g.Entities(), entityRows, &next))
-	queueChanges(b, "memory_relations", 'r', s.id.Load(), rev, syncTable(&s.cur.rels, g.Relations(), relationRows, &next))
-	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", s.id.Load(), rev, next)
-	if rev%removedPruneEvery == 0 && rev > removedKept {
-		b.Queue("DELETE FROM memory_removed WHERE memory_id = $1 AND rev <= $2", s.id.Load(), rev-removedKept)
-		b.Queue("UPDATE memories SET removed_since = greatest(removed_since, $2) WHERE id = $1", s.id.Load(), rev-removedKept)
-	}
-	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{s.id.Load(), rev, s.origin}.String())
-	histAt, histID := s.queueHistory(ctx, b, rev, changes)
-	if err := s.sendBatch(ctx, tx, b, histAt); err != nil {
+	b, histAt := s.queueWrite(g, rev, next, &rec)
+	if err := s.commitWrite(ctx, wt, b, histAt); err != nil {
 		return false, err
 	}
-	if err := tx.Commit(ctx); err != nil {
+	s.cur.rev, s.loaded = rev, true
+	s.lastOwn.Store(rev)
+	if rec.ID != "" && !s.db.opts.History.Off() {
+		s.lastID = rec.ID
+	}
+	return true, nil
+}
+
+// writeTx is a write's transaction.
+type writeTx struct {
+	tx pgx.Tx
+	id int64 // the memory's row
+	// created: this transaction inserted the row, which a rollback takes
+	// away again.
+	created   bool
+	committed bool
+}
+
+// beginWrite begins a write's transaction, inserting the memory's row if
+// it has none yet. Another replica creating it at once makes this wait
+// for that one's commit, and then use its row.
+func (s *Store) beginWrite(ctx context.Context) (*writeTx, error) {
+	id, err := s.lookup(ctx)
+	if err != nil {
+		return nil, s.failCtx(ctx, "writing", err)
+	}
+	tx, err := s.db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return nil, s.failCtx(ctx, "writing", err)
+	}
+	wt := &writeTx{tx: tx, id: id}
+	if id != 0 {
+		return wt, nil
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO memories (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", s.name); err != nil {
+		s.abandonWrite(ctx, wt)
+		return nil, s.failCtx(ctx, "writing", err)
+	}
+	if err := tx.QueryRow(ctx, "SELECT id FROM memories WHERE name = $1", s.name).Scan(&wt.id); err != nil {
+		s.abandonWrite(ctx, wt)
+		return nil, s.failCtx(ctx, "writing", err)
+	}
+	s.id.Store(wt.id)
+	wt.created = true
+	return wt, nil
+}
+
+// abandonWrite rolls a write's transaction back, bounded too: a database
+// that hangs must not hold the write.
+func (s *Store) abandonWrite(ctx context.Context, wt *writeTx) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.db.opts.QueryTimeout)
+	defer cancel()
+	wt.tx.Rollback(rctx)
+	if wt.created {
+		s.id.CompareAndSwap(wt.id, 0) // lookup finds it, if another replica made it
+	}
+}
+
+// lockRow locks the memory's row, so every other writer waits, and
+// returns its revision and next sequence number.
+func (s *Store) lockRow(ctx context.Context, wt *writeTx) (rev, next int64, err error) {
+	err = wt.tx.QueryRow(ctx, "SELECT revision, next_seq FROM memories WHERE id = $1 FOR UPDATE", wt.id).Scan(&rev, &next)
+	if err != nil {
+		return 0, 0, s.failCtx(ctx, "writing", err)
+	}
+	return rev, next, nil
+}
+
+// catchUpLocking brings the graph held to revision rev, reading in tx
+// (under the row lock, read committed gives exactly rev), and returns with
+// s.mu locked, unless it fails. The changes are read before s.mu is taken,
+// so readers go on meanwhile; if they no longer apply, the whole memory is
+// read with s.mu held.
+func (s *Store) catchUpLocking(ctx context.Context, tx pgx.Tx, rev int64) error {
+	s.mu.RLock()
+	base, from := s.cur, s.revLocked()
+	s.mu.RUnlock()
+	var c catchUp
+	var err error
+	if from != rev {
+		if c, err = s.catchUp(ctx, tx, from); err != nil {
+			return s.failCtx(ctx, "writing", err)
+		}
+	}
+	s.mu.Lock()
+	if from != rev && !s.installLocked(base, c) {
+		if c, err = s.catchUp(ctx, tx, -1); err != nil {
+			s.mu.Unlock()
+			return s.failCtx(ctx, "writing", err)
+		}
+		s.installLocked(nil, c)
+	}
+	return nil
+}
+
+// queueWrite queues the statements that bring the database to g as
+// revision rev: the rows that changed, the revision, the pruning of old
+// removals, the notice to the other replicas and the history record rec.
+// It returns the batch and where the history's statements start (-1:
+// none).
+func (s *Store) queueWrite(g *graph.Graph, rev, next int64, rec *history.Record) (*pgx.Batch, int) {
+	b := &pgx.Batch{}
+	id := s.id.Load()
+	queueChanges(b, "memory_entities", 'e', id, rev, syncTable(&s.cur.ents, g.Entities(), entityRows, &next))
+	queueChanges(b, "memory_relations", 'r', id, rev, syncTable(&s.cur.rels, g.Relations(), relationRows, &next))
+	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", id, rev, next)
+	if rev%removedPruneEvery == 0 && rev > removedKept {
+		b.Queue("DELETE FROM memory_removed WHERE memory_id = $1 AND rev <= $2", id, rev-removedKept)
+		b.Queue("UPDATE memories SET removed_since = greatest(removed_since, $2) WHERE id = $1", id, rev-removedKept)
+	}
+	b.Queue("SELECT pg_notify($1, $2)", notifyChannel, notice{id, rev, s.origin}.String())
+	return b, s.queueHistory(b, rev, rec)
+}
+
+// commitWrite sends the batch and commits.
+func (s *Store) commitWrite(ctx context.Context, wt *writeTx, b *pgx.Batch, histAt int) error {
+	if err := s.sendBatch(ctx, wt.tx, b, histAt); err != nil {
+		return err
+	}
+	if err := wt.tx.Commit(ctx); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// Not ErrTimeout, whose Timeout says nothing was written.
 			err = fmt.Errorf("%v (limit %v)", ErrTimeout, s.db.opts.WriteTimeout)
 		}
-		return false, fmt.Errorf("committing memory %q to PostgreSQL: %w (whether the change was saved is unknown; read the memory to see)", s.name, databaseError{err})
+		return fmt.Errorf("committing memory %q to PostgreSQL: %w (whether the change was saved is unknown; read the memory to see)", s.name, databaseError{err})
 	}
-	committed = true
-	s.cur.rev, s.loaded = rev, true
-	s.lastOwn.Store(rev)
-	if histID != "" {
-		s.lastID = histID
-	}
-	return true, nil
+	wt.committed = true
+	return nil
 }
 
 func (s *Store) failCtx(ctx context.Context, doing string, err error) error {

@@ -57,10 +57,10 @@ func TestConcurrentReplicas(t *testing.T) {
 	watched := make(chan struct{})
 	go func() { defer close(watched); a.Watch(wctx, 50*time.Millisecond, func() { heard.Add(1) }) }()
 	defer func() { cancel(); <-watched }()
-	if _, err := a.Update(ctx, func(g *graph.Graph) error {
+	if _, err := a.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "hub", EntityType: "hub", Observations: []string{}}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -79,7 +79,7 @@ func TestConcurrentReplicas(t *testing.T) {
 				s := [2]*pgstore.Store{a, b}[(w+i)%2]
 				k := i - i%4
 				name := fmt.Sprintf("w%d-e%02d", w, k)
-				_, err := s.Update(ctx, func(g *graph.Graph) error {
+				_, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 					switch i % 4 {
 					case 0:
 						g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t", Observations: []string{fmt.Sprint("o", i)}}})
@@ -97,7 +97,7 @@ func TestConcurrentReplicas(t *testing.T) {
 						}
 					}
 					return nil
-				})
+				}})
 				if err != nil {
 					errs <- fmt.Errorf("writer %d write %d: %w", w, i, err)
 				}
@@ -165,7 +165,7 @@ func TestConcurrentReplicas(t *testing.T) {
 	}
 	t.Logf("%d writes; the watch on the first store fired %d times", writers*writes+1, heard.Load())
 	before := heard.Load()
-	if _, err := b.Update(ctx, func(g *graph.Graph) error { g.DeleteEntities([]string{"hub"}); return nil }); err != nil {
+	if _, err := b.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error { g.DeleteEntities([]string{"hub"}); return nil }}); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); heard.Load() == before; time.Sleep(10 * time.Millisecond) {
@@ -187,10 +187,10 @@ func TestConnectionLoss(t *testing.T) {
 	open := openMemory(t)
 	s := open(t)
 	c := admin(t)
-	_, err := s.Update(ctx, func(g *graph.Graph) error {
+	_, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "kept", EntityType: "t", Observations: []string{"before"}}})
 		return nil
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,11 +198,11 @@ func TestConnectionLoss(t *testing.T) {
 
 	// The connection dies in the middle of a write: the write fails,
 	// nothing of it lands, and the store does not show it.
-	_, err = s.Update(ctx, func(g *graph.Graph) error {
+	_, err = s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "lost", EntityType: "t", Observations: []string{}}})
 		terminate(t, c)
 		return nil
-	})
+	}})
 	if err == nil || !strings.Contains(err.Error(), `writing memory "test-`) || !strings.Contains(err.Error(), "nothing was written") ||
 		!strings.Contains(err.Error(), "the next call connects again") {
 		t.Fatalf("a write whose connection died: %v", err)
@@ -234,10 +234,10 @@ func TestConnectionLoss(t *testing.T) {
 	if fails > 1 {
 		t.Errorf("%d calls failed after the connections died; the pool should reconnect", fails)
 	}
-	if _, err := s.Update(ctx, func(g *graph.Graph) error {
+	if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "kept", Contents: []string{"after"}}})
 		return err
-	}); err != nil {
+	}}); err != nil {
 		t.Fatalf("a write after reconnecting: %v", err)
 	}
 	if got := dump(t, open(t)); !strings.Contains(got, `["before" "after"]`) || strings.Contains(got, "lost") {
@@ -250,10 +250,10 @@ func TestConnectionLoss(t *testing.T) {
 func TestMutationThatChangesThenFails(t *testing.T) {
 	s := openMemory(t)(t)
 	refused := errors.New("refused")
-	_, err := s.Update(ctx, func(g *graph.Graph) error {
+	_, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "half", EntityType: "t", Observations: []string{}}})
 		return refused
-	})
+	}})
 	if !errors.Is(err, refused) {
 		t.Fatalf("err %v", err)
 	}
@@ -278,10 +278,10 @@ func TestLockTimeout(t *testing.T) {
 	if _, err := tx.Exec(ctx, "SELECT 1 FROM memories WHERE name = $1 FOR UPDATE", name); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Update(ctx, func(g *graph.Graph) error {
+	_, err = s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "late", EntityType: "t", Observations: []string{}}})
 		return nil
-	})
+	}})
 	if !errors.Is(err, pgstore.ErrLockTimeout) {
 		t.Fatalf("a write behind a held lock: %v; want ErrLockTimeout", err)
 	}
@@ -326,13 +326,13 @@ func TestTimeColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := graph.TimeOf(time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC))
-	if _, err := s.Update(ctx, func(g *graph.Graph) error {
+	if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.SetNow(at)
 		defer g.SetNow(0)
 		g.CreateEntities([]graph.Entity{{Name: "New", EntityType: "t", Observations: []string{"n"}}})
 		_, err := g.CreateRelations([]graph.Relation{{From: "New", To: "Timed", RelationType: "r"}})
 		return err
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	c := admin(t)
@@ -410,10 +410,10 @@ func TestImportExportRoundTrip(t *testing.T) {
 	}
 	// The imported memory is a memory like any other: a write lands after
 	// the relations' lines, and the unreadable lines stay last.
-	if _, err := s.Update(ctx, func(g *graph.Graph) error {
+	if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "after import", EntityType: "t", Observations: []string{}}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	f := jsonl.Decode(bytes.Clone(want))
@@ -470,10 +470,10 @@ func TestMemoriesAreSeparateAndNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s1.Update(ctx, func(g *graph.Graph) error {
+	if _, err := s1.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "only in one", EntityType: "t", Observations: []string{}}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := dump(t, s2); got != "" {
@@ -575,13 +575,13 @@ func TestWatchAfterConnectionLoss(t *testing.T) {
 	a, b := open(t), open(t)
 	heard := watchCount(t, a, 300*time.Millisecond)
 	write := func(obs string) error {
-		_, err := b.Update(ctx, func(g *graph.Graph) error {
+		_, err := b.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			if g.Entity("x") == nil {
 				g.CreateEntities([]graph.Entity{{Name: "x", EntityType: "t", Observations: []string{}}})
 			}
 			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "x", Contents: []string{obs}}})
 			return err
-		})
+		}})
 		return err
 	}
 	for i := 0; heard.Load() == 0; i++ {
@@ -642,10 +642,10 @@ func TestWatchesShareAConnection(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitFor(t, fmt.Sprintf("watch %d hears a write", i), func() bool {
-			other.Update(ctx, func(g *graph.Graph) error {
+			other.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 				g.CreateEntities([]graph.Entity{{Name: fmt.Sprint(time.Now().UnixNano()), EntityType: "t", Observations: []string{}}})
 				return nil
-			})
+			}})
 			time.Sleep(20 * time.Millisecond)
 			return counts[i].Load() > 0
 		})
@@ -691,7 +691,7 @@ func TestFirstWriteCreatesTheRow(t *testing.T) {
 	if got := dump(t, s); got != "" || s.Exists() || hasRow() {
 		t.Fatalf("a memory nobody wrote: %q, Exists %v, row %v", got, s.Exists(), hasRow())
 	}
-	if _, err := s.Update(ctx, func(g *graph.Graph) error { g.DeleteEntities([]string{"nobody"}); return nil }); err != nil {
+	if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error { g.DeleteEntities([]string{"nobody"}); return nil }}); err != nil {
 		t.Fatal(err)
 	}
 	if s.Exists() || hasRow() {
@@ -711,10 +711,10 @@ func TestFirstWriteCreatesTheRow(t *testing.T) {
 		default:
 		}
 	})
-	if _, err := s.Update(ctx, func(g *graph.Graph) error {
+	if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "first", EntityType: "t", Observations: []string{}}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	if !s.Exists() || !hasRow() {
@@ -744,10 +744,10 @@ func TestWriteTimeout(t *testing.T) {
 	if _, err := tx.Exec(ctx, "SELECT 1 FROM memories WHERE name = $1 FOR UPDATE", name); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Update(ctx, func(g *graph.Graph) error {
+	_, err = s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "late", EntityType: "t", Observations: []string{}}})
 		return nil
-	})
+	}})
 	if !errors.Is(err, pgstore.ErrTimeout) || !strings.Contains(err.Error(), "nothing was written") {
 		t.Fatalf("a write past its deadline: %v; want ErrTimeout saying nothing was written", err)
 	}

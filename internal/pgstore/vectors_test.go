@@ -45,7 +45,7 @@ func addPeople(t *testing.T, s *pgstore.Store, from, to int) {
 	for i := from; i < to; i++ {
 		ents = append(ents, graph.Entity{Name: fmt.Sprintf("person %d", i), EntityType: "person", Observations: []string{fmt.Sprintf("likes number %d", i)}})
 	}
-	if _, err := s.Update(ctx, func(g *graph.Graph) error { g.CreateEntities(ents); return nil }); err != nil {
+	if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error { g.CreateEntities(ents); return nil }}); err != nil {
 		t.Fatal(err)
 	}
 }

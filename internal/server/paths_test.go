@@ -64,7 +64,7 @@ var errUnreachable = fmt.Errorf("reading memory %q in PostgreSQL: %w", "default"
 	dbError{errors.New("failed to connect to `user=memory database=team`: 10.9.8.7:5433 (db.internal): dial error: connection refused")})
 
 func (brokenDatabase) View(context.Context, func(*graph.Graph) error) error { return errUnreachable }
-func (brokenDatabase) Update(context.Context, func(*graph.Graph) error) (bool, error) {
+func (brokenDatabase) Update(context.Context, graph.Write) (bool, error) {
 	return false, errUnreachable
 }
 func (brokenDatabase) Watch(ctx context.Context, _ time.Duration, _ func()) { <-ctx.Done() }

@@ -270,10 +270,10 @@ func TestWatchNotifies(t *testing.T) {
 	other := filestore.Open(file, filestore.Options{})
 	deadline := time.After(10 * time.Second)
 	for i := 0; ; i++ {
-		if _, err := other.Update(ctx, func(g *graph.Graph) error {
+		if _, err := other.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
 			g.CreateEntities([]graph.Entity{{Name: fmt.Sprintf("B%d", i), EntityType: "t"}})
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 		select {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 func boolPtr(b bool) *bool { return &b }
@@ -65,7 +63,7 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 			return toolError(fmt.Errorf("this token may only read memory %s", s.memoryName())), nil
 		}
 		if write {
-			ctx = history.WithAuthor(ctx, history.Author{Tool: t.Name, Client: clientName(req)})
+			ctx = context.WithValue(ctx, authorKey{}, graph.Write{Tool: t.Name, Client: clientName(req)})
 		}
 		var args In
 		if err := decodeArguments(req.Params.Arguments, in, &args); err != nil {
@@ -412,10 +410,16 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 	return toolResult(p), nil
 }
 
+// authorKey is the context key of a write tool's call: a graph.Write
+// naming the tool and the client, which update completes with the change.
+type authorKey struct{}
+
 // update runs a mutation under the file lock and tells subscribers when it
 // changed the graph.
 func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error {
-	changed, err := s.store.Update(ctx, graph.Timed(time.Now, fn))
+	w, _ := ctx.Value(authorKey{}).(graph.Write)
+	w.Apply = fn
+	changed, err := s.store.Update(ctx, w)
 	var nf *graph.NotFoundError
 	if err != nil && !errors.As(err, &nf) {
 		s.logf("write failed: %v", err)

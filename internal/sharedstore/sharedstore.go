@@ -65,8 +65,8 @@ func (p *part) History(f history.Filter) ([]history.Record, error) {
 
 // Update writes through the store, and when it changed the memory, tells
 // the Watches of the other parts.
-func (p *part) Update(ctx context.Context, fn func(*graph.Graph) error) (bool, error) {
-	changed, err := p.shared.store.Update(ctx, fn)
+func (p *part) Update(ctx context.Context, w graph.Write) (bool, error) {
+	changed, err := p.shared.store.Update(ctx, w)
 	if changed {
 		p.shared.mu.Lock()
 		for w := range p.shared.watches {

@@ -16,10 +16,10 @@ const interval = 20 * time.Millisecond
 
 func create(t *testing.T, s graph.Store, name string) {
 	t.Helper()
-	changed, err := s.Update(context.Background(), func(g *graph.Graph) error {
+	changed, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t"}})
 		return nil
-	})
+	}})
 	if err != nil || !changed {
 		t.Fatalf("creating %s: changed %v, %v", name, changed, err)
 	}
@@ -68,7 +68,7 @@ func TestPartsHearEachOther(t *testing.T) {
 	heard(t, "the server's write, on the page", pageCalls)
 	create(t, page, "on the page")
 	heard(t, "the page's write, by the server", serverCalls)
-	if changed, err := page.Update(context.Background(), func(*graph.Graph) error { return nil }); changed || err != nil {
+	if changed, err := page.Update(context.Background(), graph.Write{Apply: func(*graph.Graph) error { return nil }}); changed || err != nil {
 		t.Fatalf("an update that changes nothing: %v %v", changed, err)
 	}
 	// Another server (which journals its writes: a save, as a command
@@ -99,11 +99,11 @@ func TestPartsHearEachOther(t *testing.T) {
 func TestPartsReadTheHistory(t *testing.T) {
 	shared := sharedstore.New(filestore.Open(filepath.Join(t.TempDir(), "memory.jsonl"), filestore.Options{}))
 	server, page := shared.Part(), shared.Part()
-	ctx := history.WithAuthor(context.Background(), history.Author{Tool: "create_entities", Client: "c"})
-	if _, err := server.Update(ctx, func(g *graph.Graph) error {
+	ctx := context.Background()
+	if _, err := server.Update(ctx, graph.Write{Tool: "create_entities", Client: "c", Apply: func(g *graph.Graph) error {
 		g.CreateEntities([]graph.Entity{{Name: "A", EntityType: "t"}})
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := page.(history.Reader).History(history.Filter{Entity: "A"})

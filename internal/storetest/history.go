@@ -101,8 +101,8 @@ func testHistory(t *testing.T, open Memory) {
 	}
 	write := func(s graph.Store, tool, client string, fn func(*graph.Graph)) {
 		t.Helper()
-		ctx := history.WithAuthor(context.Background(), history.Author{Tool: tool, Client: client})
-		if _, err := s.Update(ctx, func(g *graph.Graph) error { fn(g); return nil }); err != nil {
+		ctx := context.Background()
+		if _, err := s.Update(ctx, graph.Write{Tool: tool, Client: client, Apply: func(g *graph.Graph) error { fn(g); return nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,26 +142,59 @@ func testHistory(t *testing.T, open Memory) {
 	}
 }
 
+// testOneClock: the store reads the clock once per write: the facts a
+// write adds and its history record carry the same instant, and the
+// record names the write's author, with nothing set by the caller but the
+// Write.
+func testOneClock(t *testing.T, open Memory) {
+	s := open(t)
+	for i := range 3 {
+		name := fmt.Sprint("E", i)
+		_, err := s.Update(context.Background(), graph.Write{Tool: "create_entities", Client: "c", Apply: func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t", Observations: []string{"o"}}})
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := s.(history.Reader).History(history.Filter{Limit: 1})
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("history: %d records, %v", len(recs), err)
+		}
+		var e graph.Entity
+		if err := s.View(context.Background(), func(g *graph.Graph) error { e = *g.Entity(name); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		r := recs[0]
+		if at := graph.TimeOf(r.Time); e.Created == 0 || e.Created != at || e.ObservationTime(0) != at || e.Updated != at {
+			t.Errorf("write %d: entity created %v, observed %v, updated %v; its record says %v", i, e.Created, e.ObservationTime(0), e.Updated, at)
+		}
+		if r.Tool != "create_entities" || r.Client != "c" {
+			t.Errorf("record by %s/%s", r.Tool, r.Client)
+		}
+	}
+}
+
 // testHistoryLimit: a read with a limit, or of one id, returns what the
 // whole read returns cut to the newest records, with the other filters
 // too, where the records asked for are far back.
 func testHistoryLimit(t *testing.T, open Memory) {
 	s := open(t)
 	r := s.(history.Reader)
-	ctx := history.WithAuthor(context.Background(), history.Author{Tool: "t", Client: "c"})
+	ctx := context.Background()
 	for i := range 130 {
-		if _, err := s.Update(ctx, func(g *graph.Graph) error {
+		if _, err := s.Update(ctx, graph.Write{Tool: "t", Client: "c", Apply: func(g *graph.Graph) error {
 			g.CreateEntities([]graph.Entity{{Name: fmt.Sprintf("N%03d", i), EntityType: "t"}})
 			if i < 6 {
 				g.CreateEntities([]graph.Entity{{Name: "E", EntityType: "t"}})
 				g.AddObservations([]graph.ObservationAddition{{EntityName: "E", Contents: []string{fmt.Sprint(i)}}})
 			}
 			return nil
-		}); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.Update(ctx, func(g *graph.Graph) error { g.DeleteEntities([]string{"N000"}); return nil }); err != nil {
+	if _, err := s.Update(ctx, graph.Write{Tool: "t", Client: "c", Apply: func(g *graph.Graph) error { g.DeleteEntities([]string{"N000"}); return nil }}); err != nil {
 		t.Fatal(err)
 	}
 	all, err := r.History(history.Filter{})

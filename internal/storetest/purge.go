@@ -18,7 +18,7 @@ func testHistoryPurge(t *testing.T, open Memory) {
 	if !ok {
 		t.Fatalf("%T cannot purge its history", a)
 	}
-	ctx := history.WithAuthor(context.Background(), history.Author{Tool: "test"})
+	ctx := context.Background()
 	for _, fn := range []func(g *graph.Graph){
 		func(g *graph.Graph) {
 			g.CreateEntities([]graph.Entity{{Name: "Secret", EntityType: "t", Observations: []string{"pin 1234"}}, {Name: "B", EntityType: "t"}})
@@ -28,7 +28,7 @@ func testHistoryPurge(t *testing.T, open Memory) {
 		},
 		func(g *graph.Graph) { g.DeleteEntities([]string{"Secret"}) },
 	} {
-		if _, err := b.Update(ctx, func(g *graph.Graph) error { fn(g); return nil }); err != nil {
+		if _, err := b.Update(ctx, graph.Write{Tool: "test", Apply: func(g *graph.Graph) error { fn(g); return nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}

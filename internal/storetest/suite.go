@@ -45,6 +45,7 @@ func Run(t *testing.T, newMemory NewMemory) {
 		{"ConcurrentInstances", testConcurrentInstances},
 		{"Times", testTimes},
 		{"History", testHistory},
+		{"OneClock", testOneClock},
 		{"HistoryLimit", testHistoryLimit},
 		{"HistoryPurge", testHistoryPurge},
 	}
@@ -87,10 +88,15 @@ func dump(t *testing.T, s graph.Store) string {
 	return out
 }
 
-// update runs fn under Update and fails the test on a store error.
+// update runs fn under Update and fails the test on a store error. fn
+// writes at an unknown time (it sets aside the time the store gives it),
+// so that the dumps say no times; updateAt writes at a given one.
 func update(t *testing.T, s graph.Store, fn func(g *graph.Graph) error) bool {
 	t.Helper()
-	changed, err := s.Update(context.Background(), fn)
+	changed, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
+		g.SetNow(0)
+		return fn(g)
+	}})
 	if err != nil {
 		t.Fatalf("Update: %v", err)
 	}
@@ -167,10 +173,10 @@ func testCreateRelations(t *testing.T, open Memory) {
 	s := open(t)
 	seed(t, s)
 	before := dump(t, s)
-	changed, err := s.Update(context.Background(), func(g *graph.Graph) error {
+	changed, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		_, err := g.CreateRelations([]graph.Relation{rel("Bob", "Alice", "knows"), rel("Alice", "Nobody", "knows")})
 		return err
-	})
+	}})
 	var nf *graph.NotFoundError
 	if changed || !errors.As(err, &nf) || err.Error() != "Entity with name Nobody not found" {
 		t.Fatalf("a relation to a missing entity: changed %v, err %v", changed, err)
@@ -193,10 +199,10 @@ func testAddObservations(t *testing.T, open Memory) {
 	s := open(t)
 	seed(t, s)
 	before := dump(t, s)
-	changed, err := s.Update(context.Background(), func(g *graph.Graph) error {
+	changed, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{"new"}}, {EntityName: "Zed", Contents: []string{"x"}}})
 		return err
-	})
+	}})
 	if changed || err == nil || err.Error() != "Entity with name Zed not found" {
 		t.Fatalf("adding to a missing entity: changed %v, err %v", changed, err)
 	}
@@ -287,7 +293,7 @@ func testFailedCallWritesNothing(t *testing.T, open Memory) {
 	seed(t, s)
 	before := dump(t, s)
 	refused := errors.New("refused")
-	changed, err := s.Update(context.Background(), func(g *graph.Graph) error { return refused })
+	changed, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error { return refused }})
 	if changed || !errors.Is(err, refused) {
 		t.Fatalf("a failing mutation: changed %v, err %v; want fn's error", changed, err)
 	}
@@ -457,14 +463,14 @@ func testConcurrentInstances(t *testing.T, open Memory) {
 			defer wg.Done()
 			for i := range writes {
 				s := stores[(w+i)%len(stores)]
-				_, err := s.Update(context.Background(), func(g *graph.Graph) error {
+				_, err := s.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 					name := fmt.Sprintf("w%d", w)
 					if g.Entity(name) == nil {
 						g.CreateEntities([]graph.Entity{ent(name, "writer")})
 					}
 					_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: name, Contents: []string{fmt.Sprint(i)}}})
 					return err
-				})
+				}})
 				if err != nil {
 					errs <- err
 				}

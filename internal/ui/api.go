@@ -291,12 +291,11 @@ func (h *Handler) edit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	author := history.Author{Tool: "page"}
+	write := graph.Write{Tool: "page", Apply: apply}
 	if h.opts.Client != nil {
-		author.Client = h.opts.Client(r)
+		write.Client = h.opts.Client(r)
 	}
-	ctx := history.WithAuthor(r.Context(), author)
-	changed, err := h.store.Update(ctx, graph.Timed(time.Now, apply))
+	changed, err := h.store.Update(r.Context(), write)
 	if err != nil {
 		status, prefix := http.StatusConflict, "Nothing was changed: "
 		var nf *graph.NotFoundError

@@ -438,10 +438,10 @@ func writeFromAnotherProcess(t *testing.T, path, entity, observation string) {
 func TestMain(m *testing.M) {
 	if path := os.Getenv("UI_TEST_WRITE"); path != "" {
 		store := filestore.Open(path, filestore.Options{})
-		_, err := store.Update(context.Background(), func(g *graph.Graph) error {
+		_, err := store.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: os.Getenv("UI_TEST_ENTITY"), Contents: []string{os.Getenv("UI_TEST_OBSERVATION")}}})
 			return err
-		})
+		}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

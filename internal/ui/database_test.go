@@ -98,10 +98,10 @@ func TestPageOnDatabaseInChromium(t *testing.T) {
 	}
 
 	// A write through another replica appears without a reload.
-	if _, err := replica.Update(context.Background(), func(g *graph.Graph) error {
+	if _, err := replica.Update(context.Background(), graph.Write{Apply: func(g *graph.Graph) error {
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Москва", Contents: []string{"Добавлено другой репликой"}}})
 		return err
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the other replica's observation", textHas("#obs", "Добавлено другой репликой"))
@@ -144,11 +144,11 @@ func TestDatabaseEditWaitsForTheLock(t *testing.T) {
 
 	holding, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		_, err := replica.Update(context.Background(), func(*graph.Graph) error {
+		_, err := replica.Update(context.Background(), graph.Write{Apply: func(*graph.Graph) error {
 			close(holding)
 			<-release
 			return nil
-		})
+		}})
 		done <- err
 	}()
 	<-holding

@@ -57,11 +57,11 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 	}
 
 	// An assistant deletes Alice, and her relations go with her.
-	actx := history.WithAuthor(context.Background(), history.Author{Tool: "delete_entities", Client: "Claude Desktop"})
-	if _, err := other.Update(actx, graph.Timed(time.Now, func(g *graph.Graph) error {
+	actx := context.Background()
+	if _, err := other.Update(actx, graph.Write{Tool: "delete_entities", Client: "Claude Desktop", Apply: func(g *graph.Graph) error {
 		g.DeleteEntities([]string{"Alice"})
 		return nil
-	})); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "Alice gone from the page", `location.hash === "" && !document.querySelector("#homeView").hidden`)
@@ -108,10 +108,10 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 
 	// A long history shows its newest changes and where the others are.
 	for i := range entityHistoryLimit {
-		if _, err := other.Update(actx, graph.Timed(time.Now, func(g *graph.Graph) error {
+		if _, err := other.Update(actx, graph.Write{Tool: "delete_entities", Client: "Claude Desktop", Apply: func(g *graph.Graph) error {
 			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{fmt.Sprint("fact ", i)}}})
 			return err
-		})); err != nil {
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestRecentlyDeletedIsCompact(t *testing.T) {
 	defer other.Close()
 	write := func(tool, client string, f func(g *graph.Graph) error) {
 		t.Helper()
-		if _, err := other.Update(history.WithAuthor(context.Background(), history.Author{Tool: tool, Client: client}), graph.Timed(time.Now, f)); err != nil {
+		if _, err := other.Update(context.Background(), graph.Write{Tool: tool, Client: client, Apply: f}); err != nil {
 			t.Fatal(err)
 		}
 	}

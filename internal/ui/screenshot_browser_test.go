@@ -3,13 +3,11 @@ package ui
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/history"
 )
 
 const showcaseMemory = `{"type":"entity","name":"Alice","entityType":"person","observations":["Works at Acme as a data engineer","Moved to 東京 in 2023","Learning Russian on weekends","Prefers tea over coffee"]}
@@ -44,11 +42,11 @@ func TestScreenshot(t *testing.T) {
 	// Facts an assistant learned lately, with their times, in the history.
 	other := filestore.Open(path, filestore.Options{Logf: t.Logf})
 	defer other.Close()
-	actx := history.WithAuthor(context.Background(), history.Author{Tool: "add_observations", Client: "Claude Desktop"})
-	if _, err := other.Update(actx, graph.Timed(time.Now, func(g *graph.Graph) error {
+	actx := context.Background()
+	if _, err := other.Update(actx, graph.Write{Tool: "add_observations", Client: "Claude Desktop", Apply: func(g *graph.Graph) error {
 		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Alice", Contents: []string{"Started a pottery class on Thursdays"}}})
 		return err
-	})); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, "open Alice", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"#e=Alice"))
