@@ -162,6 +162,32 @@ func TestToolsInEveryGeneration(t *testing.T) {
 	}
 }
 
+// TestOwnWriteNotifiesOnce: over stdio, a client subscribed to the graph
+// hears of its own write once: the store's Watch reports it, and nothing
+// else does (the poll that then finds the file changed knows it is the
+// server's own).
+func TestOwnWriteNotifiesOnce(t *testing.T) {
+	updates := make(chan string, 10)
+	cs, acks := connectWatchingAcks(t, filepath.Join(t.TempDir(), "memory.jsonl"), "2025-11-25", &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updates <- req.Params.URI },
+	})
+	subscribe(t, cs, "2025-11-25", acks)
+	for _, name := range []string{"A", "B"} {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "create_entities", Arguments: map[string]any{
+			"entities": []map[string]any{{"name": name, "entityType": "t", "observations": []string{}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitUpdate(t, updates)
+		// Ten polls of the watch (100 ms apart, serverCmd).
+		select {
+		case u := <-updates:
+			t.Errorf("write %s: a second notification (%s)", name, u)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 // subscribe asks for updates of the knowledge graph. In 2026-07-28 the
 // subscription is a subscriptions/listen stream that stays open, so it runs
 // in the background until the session closes.

@@ -16,7 +16,6 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
-	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
 )
 
@@ -201,13 +200,12 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 	}}
 }
 
-// httpMemory is a memory's MCP server and web page, which share its store,
-// each hearing the other's writes. name is the memory's name ("" for the
+// httpMemory is a memory's MCP server and web page, which share its store:
+// its Watch reports every write, so each hears the other's. name is the memory's name ("" for the
 // one memory), where how its page names it, hide its file (none in a
 // database), whose directories error messages to clients leave out, and
 // byMeaning its search by meaning (nil: by words only).
 func (o options) httpMemory(logger *log.Logger, store graph.Store, name, where string, hide []string, byMeaning *meaning.Index) httpserver.Memory {
-	shared := sharedstore.New(store)
 	opts := o.serverOptions(logger, name, hide)
 	opts.Meaning = byMeaning
 	page := ui.Options{MayEdit: httpserver.MayEdit, Client: httpserver.Client, WatchInterval: o.env.WatchInterval, Logf: logger.Printf, HidePaths: hide}
@@ -218,8 +216,8 @@ func (o options) httpMemory(logger *log.Logger, store graph.Store, name, where s
 		}
 	}
 	return httpserver.Memory{
-		Server: server.New(shared.Part(), opts),
-		Page:   ui.NewHandler(shared.Part(), where, page),
+		Server: server.New(store, opts),
+		Page:   ui.NewHandler(store, where, page),
 	}
 }
 

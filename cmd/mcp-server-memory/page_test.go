@@ -54,8 +54,7 @@ func pageCall(t *testing.T, method, target, body string, header ...string) (int,
 // TestPageAndMCPHearEachOther: under --http the MCP server and the web page
 // share the memory, so each hears the other's writes: an assistant's write
 // appears on the open page, and an edit on the page reaches the MCP
-// clients' subscriptions. (The store reports only other processes' writes;
-// see internal/sharedstore.)
+// clients' subscriptions: the store's Watch reports every write.
 func TestPageAndMCPHearEachOther(t *testing.T) {
 	const token = "page-token-0123456789abcdef"
 	cmd := exec.Command(binary, "--http", "127.0.0.1:0")

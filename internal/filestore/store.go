@@ -54,7 +54,8 @@ type Store struct {
 	path string
 	opts Options
 
-	writeMu sync.Mutex // one writer of this process at a time
+	writeMu sync.Mutex    // one writer of this process at a time
+	written graph.Written // this Store's writes, for its Watches
 
 	mu         sync.RWMutex // guards the fields below
 	g          *graph.Graph // nil: g must be read from the file first
@@ -276,6 +277,9 @@ func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err er
 		changed, err = s.updateLocked(lock, w)
 		return err
 	})
+	if changed {
+		s.written.Done()
+	}
 	return changed, err
 }
 

@@ -5,14 +5,16 @@ import (
 	"time"
 )
 
-// Watch polls the memory file and its journal every interval until ctx
-// ends and calls onChange when another process changed the memory: it
-// wrote. This Store's own writes, and another process's compaction, which
-// rewrites the file with what this Store already holds, are no change.
-// Polling a stat is cheap, portable, needs no dependency, and sees renames
-// over the file that directory watchers report inconsistently across
-// platforms.
+// Watch calls onChange, until ctx ends, after each write of this Store
+// (as soon as it is saved), and after another process changed the memory,
+// which it finds by polling the memory file and its journal every
+// interval. Another process's compaction, which rewrites the file with
+// what this Store already holds, is no change. Polling a stat is cheap,
+// portable, needs no dependency, and sees renames over the file that
+// directory watchers report inconsistently across platforms.
 func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func()) {
+	own, stop := s.written.Listen()
+	defer stop()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	// What the memory holds now is what later changes are told against.
@@ -25,6 +27,9 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 		select {
 		case <-ctx.Done():
 			return
+		case <-own:
+			onChange()
+			continue
 		case <-t.C:
 		}
 		st, err := s.watchStamp()

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -24,9 +25,11 @@ type Store interface {
 	// (both stores' lock timeouts) means another writer held the lock too
 	// long: nothing was changed, and trying again later may work.
 	Update(ctx context.Context, w Write) (changed bool, err error)
-	// Watch calls onChange, until ctx ends, after another instance (another
-	// process, another replica) changed the memory; changes close together
-	// may be reported once. It does not report the instance's own writes.
+	// Watch calls onChange, until ctx ends, after the memory changed: by a
+	// write of this instance (reported as soon as it is saved) or of
+	// another (another process, another replica; reported within about
+	// interval). Changes close together may be reported once; onChange
+	// runs on Watch's goroutine, never two at once.
 	Watch(ctx context.Context, interval time.Duration, onChange func())
 }
 
@@ -40,6 +43,44 @@ type Write struct {
 	// Apply makes the change. It must validate before it changes
 	// anything: when it returns an error nothing is saved.
 	Apply func(*Graph) error
+}
+
+// Written tells a store's Watches of the store's own writes: Update calls
+// Done after each write that changed the memory, and each Watch waits on
+// a channel of Listen's. Its zero value is ready to use.
+type Written struct {
+	mu    sync.Mutex
+	chans map[chan struct{}]bool
+}
+
+// Listen returns a channel that receives a value after each write Done
+// reports (writes close together may give one), and the func that stops
+// it.
+func (w *Written) Listen() (<-chan struct{}, func()) {
+	c := make(chan struct{}, 1)
+	w.mu.Lock()
+	if w.chans == nil {
+		w.chans = make(map[chan struct{}]bool)
+	}
+	w.chans[c] = true
+	w.mu.Unlock()
+	return c, func() {
+		w.mu.Lock()
+		delete(w.chans, c)
+		w.mu.Unlock()
+	}
+}
+
+// Done reports a write that changed the memory to every listener.
+func (w *Written) Done() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for c := range w.chans {
+		select {
+		case c <- struct{}{}:
+		default: // one is already pending
+		}
+	}
 }
 
 // indexStepLen is how many entities a step of BuildIndexes indexes: about

@@ -166,9 +166,9 @@ type Page interface {
 }
 
 // Memory is one named memory: its MCP server and, when it has one, its web
-// page. Page learns the grant of each request from MayEdit; the two should
-// share the memory's store (internal/sharedstore), so that each hears the
-// other's writes.
+// page. Page learns the grant of each request from MayEdit; the two share
+// the memory's store, whose Watch reports every write, so that each hears
+// the other's.
 type Memory struct {
 	Server *server.Server
 	Page   Page

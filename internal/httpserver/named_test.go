@@ -22,7 +22,6 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
-	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 	"github.com/kgmemory/mcp-server-memory/internal/ui"
@@ -62,10 +61,9 @@ func startNamed(t *testing.T, tokens string) *namedServer {
 // memoryOf is memory name on store as the binary serves it: its MCP server
 // and its web page sharing the store.
 func memoryOf(store graph.Store, name string, logf func(string, ...any)) httpserver.Memory {
-	shared := sharedstore.New(store)
 	return httpserver.Memory{
-		Server: server.New(shared.Part(), server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: logf}),
-		Page:   ui.NewHandler(shared.Part(), "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: watchEvery, Logf: logf}),
+		Server: server.New(store, server.Options{Version: "test", Memory: name, WatchInterval: watchEvery, Logf: logf}),
+		Page:   ui.NewHandler(store, "memory "+name, ui.Options{MayEdit: httpserver.MayEdit, WatchInterval: watchEvery, Logf: logf}),
 	}
 }
 

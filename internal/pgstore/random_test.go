@@ -74,6 +74,11 @@ func TestRandomWrites(t *testing.T) {
 	for step := range 300 {
 		w := stores[r.IntN(2)]
 		if _, err := w.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
+			// At an unknown time: a relation deleted and created again in
+			// one write, with a new time, does not fit a delta (delta.go),
+			// and the readers would read the memory whole, which the test
+			// counts.
+			g.SetNow(0)
 			if r.IntN(6) == 0 {
 				rename(g)
 				return nil

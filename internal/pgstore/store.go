@@ -30,7 +30,8 @@ type Store struct {
 	origin string       // names this Store's writes in notifications
 	ownsDB bool
 
-	lastOwn atomic.Int64 // the revision of this Store's last write
+	lastOwn atomic.Int64  // the revision of this Store's last write
+	written graph.Written // this Store's writes, for its Watches
 
 	wholeReads, deltaReads atomic.Int64 // how the Store caught up, for tests
 
@@ -271,6 +272,7 @@ func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err er
 	}
 	s.cur.rev, s.loaded = rev, true
 	s.lastOwn.Store(rev)
+	s.written.Done()
 	if rec.ID != "" && !s.db.opts.History.Off() {
 		s.lastID = rec.ID
 	}

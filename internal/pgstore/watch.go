@@ -28,10 +28,10 @@ func parseNotice(s string) (n notice, ok bool) {
 	return n, err == nil
 }
 
-// Watch calls onChange, until ctx ends, after another Store (another
-// replica or process) commits a change to this memory; this Store's own
-// writes are not reported. Changes that come quickly one after another may
-// be reported once.
+// Watch calls onChange, until ctx ends, after this Store commits a change
+// to this memory (as soon as it commits) or another Store (another replica
+// or process) does. Changes that come quickly one after another may be
+// reported once.
 //
 // Every Watch of a DB shares one listening connection. When it fails, the
 // DB logs, waits interval (that of the Watch that started it) and connects
@@ -42,6 +42,8 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	if interval <= 0 {
 		interval = time.Second
 	}
+	own, stop := s.written.Listen()
+	defer stop()
 	seen := int64(-1) // the latest revision known; -1: none
 	var waited *watcher
 	if !s.Exists() {
@@ -51,8 +53,7 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 		}
 		// Another replica created the memory, or wrote after this Store's
 		// own first write: a change to report. (A foreign write followed
-		// by one of this Store's own goes unreported here, but the parts
-		// of a shared store hear that own write, which carries it.)
+		// by one of this Store's own is reported with that own write.)
 		if own := s.lastOwn.Load(); own == 0 || seen > own {
 			onChange()
 		}
@@ -81,6 +82,9 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 		select {
 		case <-ctx.Done():
 			return
+		case <-own:
+			onChange()
+			continue
 		case <-w.wake:
 		}
 		changed := w.foreign.Swap(false)

@@ -139,9 +139,11 @@ func (s *Server) CancelToolCalls() { s.stopCalls() }
 
 func (s *Server) logf(format string, args ...any) { s.opts.Logf(format, args...) }
 
-// Watch tells subscribers when another process changes the memory file,
-// and runs search by meaning's background embedding (Options.Meaning),
-// until ctx ends.
+// Watch tells subscribers, and search by meaning, when the memory changes
+// (a write of this server, of the page beside it, or of another process:
+// the store's Watch reports them all), and runs search by meaning's
+// background embedding (Options.Meaning), until ctx ends. Without it
+// (Options.WatchInterval negative) subscribers hear nothing.
 func (s *Server) Watch(ctx context.Context) {
 	if ix := s.opts.Meaning; ix != nil {
 		go func() {

@@ -229,7 +229,11 @@ func TestWithoutCacheHintsMarshal(t *testing.T) {
 }
 
 func TestSubscriptionNotifies(t *testing.T) {
-	s, _ := newTestServer(t)
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	s := New(filestore.Open(file, filestore.Options{}), Options{Version: "test", WatchInterval: time.Hour, Logf: t.Logf})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go s.Watch(ctx)
 	updates := make(chan string, 10)
 	cs := connect(t, s, handshakeVersion, updates)
 	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "memory://nope"}); err == nil {
@@ -238,14 +242,33 @@ func TestSubscriptionNotifies(t *testing.T) {
 	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: answer.ResourceURI}); err != nil {
 		t.Fatal(err)
 	}
-	call(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": "A", "entityType": "t", "observations": []string{}}}})
+	// Watch starts in the background: write until it hears a write (a
+	// new name each time, so that each write changes the memory).
+	heard := false
+	for i := 0; i < 20 && !heard; i++ {
+		call(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": fmt.Sprint("A", i), "entityType": "t", "observations": []string{}}}})
+		select {
+		case uri := <-updates:
+			heard = true
+			if uri != answer.ResourceURI {
+				t.Errorf("updated %q", uri)
+			}
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	if !heard {
+		t.Fatal("no resources/updated after a write")
+	}
+	// One write, one notification: Watch is the one path (the poll, an
+	// hour apart here, is not what reported it).
+	call(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": "B", "entityType": "t", "observations": []string{}}}})
+	if uri := <-updates; uri != answer.ResourceURI {
+		t.Errorf("updated %q", uri)
+	}
 	select {
 	case uri := <-updates:
-		if uri != answer.ResourceURI {
-			t.Errorf("updated %q", uri)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no resources/updated after a write")
+		t.Errorf("a second resources/updated (%s) for one write", uri)
+	case <-time.After(300 * time.Millisecond):
 	}
 	if err := cs.Unsubscribe(context.Background(), &mcp.UnsubscribeParams{URI: answer.ResourceURI}); err != nil {
 		t.Fatal(err)

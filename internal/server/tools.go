@@ -414,21 +414,15 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 // naming the tool and the client, which update completes with the change.
 type authorKey struct{}
 
-// update runs a mutation under the file lock and tells subscribers when it
-// changed the graph.
+// update runs a mutation as one write of the store. Subscribers hear of
+// it from the store's Watch (Server.Watch), as of any other write.
 func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error {
 	w, _ := ctx.Value(authorKey{}).(graph.Write)
 	w.Apply = fn
-	changed, err := s.store.Update(ctx, w)
+	_, err := s.store.Update(ctx, w)
 	var nf *graph.NotFoundError
 	if err != nil && !errors.As(err, &nf) {
 		s.logf("write failed: %v", err)
-	}
-	if changed {
-		if s.opts.Meaning != nil {
-			s.opts.Meaning.Changed()
-		}
-		s.graphChanged(ctx)
 	}
 	return err
 }

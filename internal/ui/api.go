@@ -152,8 +152,7 @@ func readHome(r history.Reader, now graph.Time, mayEdit bool) (homeHistory, erro
 }
 
 // historyOf returns the history of the memory in store, or nil when it
-// keeps none: the store's own, or that of the store it wraps
-// (sharedstore's parts under --http).
+// keeps none.
 func historyOf(store graph.Store) history.Reader {
 	r, _ := store.(history.Reader)
 	return r

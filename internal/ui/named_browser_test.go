@@ -18,7 +18,6 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 	"github.com/kgmemory/mcp-server-memory/internal/server"
-	"github.com/kgmemory/mcp-server-memory/internal/sharedstore"
 	"github.com/kgmemory/mcp-server-memory/internal/testserver"
 )
 
@@ -46,10 +45,10 @@ func serveTeam(t *testing.T, memory string) (base, path string) {
 		t.Fatal(err)
 	}
 	open := func(_ context.Context, name string) (httpserver.Memory, error) {
-		shared := sharedstore.New(filestore.Open(filepath.Join(dir, name+".jsonl"), filestore.Options{Logf: t.Logf}))
+		store := filestore.Open(filepath.Join(dir, name+".jsonl"), filestore.Options{Logf: t.Logf})
 		return httpserver.Memory{
-			Server: server.New(shared.Part(), server.Options{Version: "test", Memory: name, WatchInterval: 100 * time.Millisecond, Logf: t.Logf}),
-			Page:   NewHandler(shared.Part(), "memory "+name, Options{MayEdit: httpserver.MayEdit, WatchInterval: 100 * time.Millisecond, Logf: t.Logf}),
+			Server: server.New(store, server.Options{Version: "test", Memory: name, WatchInterval: 100 * time.Millisecond, Logf: t.Logf}),
+			Page:   NewHandler(store, "memory "+name, Options{MayEdit: httpserver.MayEdit, WatchInterval: 100 * time.Millisecond, Logf: t.Logf}),
 		}, nil
 	}
 	hs, err := httpserver.New(nil, httpserver.Config{Addr: "127.0.0.1:0", Tokens: tokens, Memories: open, Logf: t.Logf})
