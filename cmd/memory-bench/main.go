@@ -73,8 +73,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -137,242 +135,242 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("memory-bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
-	sizesFlag := fs.String("sizes", "1000,10000", "graph sizes N (entities) to run, comma-separated; k and M suffixes allowed (1k, 1M)")
-	cmdFlag := fs.String("cmd", "", "server command to measure, run with sh -c (default: go build ./cmd/mcp-server-memory and run it)")
-	vsFlag := fs.String("vs", "", "second server command to compare against, e.g. 'npx -y @modelcontextprotocol/server-memory@2026.8.31'")
-	iters := fs.Int("iters", 30, "measured calls per tool at most")
-	minIters := fs.Int("min-iters", 5, "measured calls per tool at least, even past --budget")
-	budget := fs.Duration("budget", 20*time.Second, "stop measuring a tool once --min-iters calls are done and this much time has passed")
-	warmups := fs.Int("warmups", 2, "unmeasured warm-up calls per tool")
-	starts := fs.Int("starts", 3, "process starts to time (start to first answer) per server and size")
-	callTimeout := fs.Duration("call-timeout", 5*time.Minute, "a single tool call taking longer fails")
-	seed := fs.Uint64("seed", 1, "random seed for the generated graph and workload")
-	protocol := fs.String("protocol", "2025-06-18", "MCP protocol version the client asks for in initialize (with --client ts: the TypeScript SDK's latest unless given)")
-	clientFlag := fs.String("client", "go", "the MCP client that times the calls: 'go' (the go-sdk's) or 'ts' (the TypeScript SDK's, @modelcontextprotocol/sdk in Node.js, installed with npm on first use)")
-	jsonOut := fs.Bool("json", false, "write machine-readable results to stdout (the table goes to stderr)")
-	writeGraph := fs.String("write-graph", "", "write the generated graph of the first size to this file and exit (to profile a server by hand)")
-	skip := fs.String("skip", "", "comma-separated substrings of tool rows not to run, e.g. 'read_graph,common' for huge graphs whose full answers no client could take")
-	writes := fs.Int("writes", 10000, "after the tools, make this many one-entity writes and compare the server's RSS with a fresh server's on the file they left (0: skip)")
-	markdown := fs.Bool("markdown", false, "print a README-ready markdown section (to stdout, or stderr with --json)")
-	vsLoad := fs.String("vs-load", "file", "how the --vs server gets the generated graph: 'file' (a copy at MEMORY_FILE_PATH) or 'tools' (a fresh HOME, loaded through its own create_entities and create_relations; see above)")
-	postgresFlag := fs.String("postgres", "", "also run the server with its memory in PostgreSQL, beside the file, and print PostgreSQL/file ratios: 'auto' starts a private throwaway cluster, or a postgres:// URL of a server where the benchmark may create and drop databases (a new database per run, dropped after); --cmd, if set, must take MEMORY_DATABASE_URL as this server does")
-	embeddingsFlag := fs.String("embeddings", "", "also run the server with search by meaning on, beside it off, and print on/off ratios: 'stub' starts the project's stand-in endpoint (hashed words, no model) in this process, or the base URL of an OpenAI-compatible API (with --embeddings-model; a key as the server reads it); each run's vectors are computed before it by the server's embed command")
-	embeddingsModel := fs.String("embeddings-model", "", "the model with --embeddings URL")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "memory-bench: unexpected argument %q (flags only; see --help)\n", fs.Arg(0))
-		return 2
-	}
-	sizes, err := parseSizes(*sizesFlag)
+	o, err := parseOptions(args, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "memory-bench: --sizes: %v\n", err)
-		return 2
-	}
-	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 {
-		fmt.Fprintln(stderr, "memory-bench: --iters, --min-iters and --starts must be at least 1, --warmups and --writes at least 0")
-		return 2
-	}
-	if *clientFlag != "go" && *clientFlag != "ts" {
-		fmt.Fprintf(stderr, "memory-bench: --client: %q is neither 'go' nor 'ts'\n", *clientFlag)
-		return 2
-	}
-	if *vsLoad != "file" && *vsLoad != "tools" {
-		fmt.Fprintf(stderr, "memory-bench: --vs-load: %q is neither 'file' nor 'tools'\n", *vsLoad)
-		return 2
-	}
-	if *vsLoad == "tools" && *vsFlag == "" {
-		fmt.Fprintln(stderr, "memory-bench: --vs-load tools needs --vs, the server to load")
-		return 2
-	}
-	postgres := ""
-	if *postgresFlag != "" {
-		if *vsFlag != "" {
-			fmt.Fprintln(stderr, "memory-bench: --postgres and --vs both name the second server; run them one at a time")
-			return 2
-		}
-		if postgres, err = parsePostgresFlag(*postgresFlag); err != nil {
-			fmt.Fprintf(stderr, "memory-bench: --postgres: %v\n", err)
-			return 2
-		}
-		args = redactArgs(args, *postgresFlag, redactURL(postgres)) // for the report
-	}
-	if *embeddingsFlag != "" {
-		switch {
-		case *vsFlag != "" || *postgresFlag != "":
-			fmt.Fprintln(stderr, "memory-bench: --embeddings, --vs and --postgres each name the second server; run them one at a time")
-			return 2
-		case *embeddingsFlag == embeddingsStub && *embeddingsModel != "":
-			fmt.Fprintln(stderr, "memory-bench: --embeddings stub serves its own model; --embeddings-model is for a URL")
-			return 2
-		case *embeddingsFlag != embeddingsStub && *embeddingsModel == "":
-			fmt.Fprintln(stderr, "memory-bench: --embeddings URL needs --embeddings-model NAME")
-			return 2
-		}
-	}
-	if *writeGraph != "" {
-		g, _ := testgraph.Generate(sizes[0], *seed)
-		if err := writeGraphFile(*writeGraph, g); err != nil {
+		if err.Error() != "" {
 			fmt.Fprintf(stderr, "memory-bench: %v\n", err)
-			return 1
 		}
+		return 2
+	}
+	if o == nil { // --help
 		return 0
 	}
-	settings := runSettings{
-		iters:       *iters,
-		minIters:    min(*minIters, *iters),
-		budget:      *budget,
-		warmups:     *warmups,
-		callTimeout: *callTimeout,
-		starts:      *starts,
-		writes:      *writes,
-		client:      clientOptions{protocol: *protocol},
+	if o.writeGraph != "" {
+		return exitStatus(stderr, writeFirstGraph(o))
 	}
-	for _, sk := range strings.Split(*skip, ",") {
-		if sk = strings.TrimSpace(sk); sk != "" {
-			settings.skip = append(settings.skip, sk)
-		}
-	}
-
-	tableOut, markdownOut := stdout, stdout
-	if *jsonOut || *markdown {
-		tableOut = stderr
-	}
-	if *jsonOut {
-		markdownOut = stderr
-	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "memory-bench: "+format+"\n", a...) }
-
-	tmp, err := os.MkdirTemp("", "memory-bench-")
+	b, err := newBench(o, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "memory-bench: %v\n", err)
-		return 1
+		return exitStatus(stderr, err)
 	}
-	defer os.RemoveAll(tmp)
-
-	// PostgreSQL first: a wrong URL should not wait for the build.
-	var pg *pgBackend
-	if postgres != "" {
-		if postgres == postgresAuto {
-			progress("PostgreSQL: starting a private cluster")
-		}
-		if pg, err = openPostgres(ctx, postgres); err != nil {
-			fmt.Fprintf(stderr, "memory-bench: --postgres: %v\n", err)
-			return 1
-		}
-		defer pg.close()
-		progress("PostgreSQL: %s", pg.where)
+	defer b.close()
+	if err := b.prepare(ctx); err != nil {
+		return exitStatus(stderr, err)
 	}
-
-	if *clientFlag == "ts" {
-		sdk, err := installTSClient(ctx, progress)
-		if err != nil {
-			fmt.Fprintf(stderr, "memory-bench: --client ts: %v\n", err)
-			return 1
-		}
-		settings.client.ts = &sdk
-		settings.client.protocol = sdk.protocol
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "protocol" {
-				settings.client.protocol, settings.client.askProtocol = *protocol, *protocol
-			}
-		})
-		progress("client: %s, in %s", settings.client.describe(), sdk.dir)
+	rep := b.newReport()
+	if err := b.preRunAll(ctx); err != nil {
+		return exitStatus(stderr, err)
 	}
-
-	ours := *cmdFlag
-	oursBuilt := ""
-	if ours == "" {
-		progress("building %s", serverproc.OurServerPackage)
-		bin, err := serverproc.BuildOurServer(ctx, tmp)
-		if err != nil {
-			fmt.Fprintf(stderr, "memory-bench: %v\n", err)
-			return 1
-		}
-		ours = serverproc.ShellQuote(bin)
-		oursBuilt = "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin)
-	}
-	servers := []*benchServer{{label: "ours", command: ours, built: oursBuilt, backend: fileBackend{}}}
-	if *vsFlag != "" {
-		var backend memoryBackend = fileBackend{}
-		if *vsLoad == "tools" {
-			backend = toolsBackend{command: *vsFlag, client: settings.client, timeout: settings.callTimeout}
-		}
-		servers = append(servers, &benchServer{label: "theirs", command: *vsFlag, backend: backend})
-	}
-	if pg != nil {
-		servers[0].label = "file"
-		servers = append(servers, &benchServer{label: "postgres", command: ours, built: oursBuilt, backend: pg, where: pg.where})
-	}
-	if *embeddingsFlag != "" {
-		b := meaningBackend{command: ours, url: *embeddingsFlag, model: *embeddingsModel}
-		if b.url == embeddingsStub {
-			stub := startStub()
-			defer stub.Close()
-			b.url, b.model = stub.BaseURL(), stubModel
-			progress("search by meaning: the stand-in endpoint at %s", b.url)
-		}
-		servers[0].label = "off"
-		servers = append(servers, &benchServer{label: "on", command: ours, built: oursBuilt, backend: b})
-	}
-
-	rep := &report{
-		Machine:     describeMachine(),
-		CommandLine: serverproc.CommandLine("go run ./cmd/memory-bench", append([]string{os.Args[0]}, args...)),
-		Seed:        *seed,
-		Settings:    settings,
-		Servers:     servers,
-	}
-
-	// Pay one-time costs (npx's download and install, cold caches) before
-	// anything is timed.
-	for _, s := range servers {
-		progress("pre-run %s: %s", s.label, s.command)
-		d, err := preRun(ctx, s.command, s.backend, tmp, settings.client)
-		if err != nil {
-			fmt.Fprintf(stderr, "memory-bench: pre-run of %s (%s) failed: %v\n", s.label, s.command, err)
-			return 1
-		}
-		s.preRun = d
-		progress("pre-run %s: first handshake after %s (not counted)", s.label, fmtDuration(d))
-	}
-
-	for _, n := range sizes {
-		if ctx.Err() != nil {
-			break
-		}
-		sz, err := runSize(ctx, n, *seed, tmp, servers, settings, progress)
-		if err != nil {
-			fmt.Fprintf(stderr, "memory-bench: N=%d: %v\n", n, err)
-			return 1
-		}
-		rep.Sizes = append(rep.Sizes, sz)
-		rep.writeTable(tableOut, sz)
+	tableOut, markdownOut := o.outputs(stdout, stderr)
+	if err := b.runSizes(ctx, rep, tableOut); err != nil {
+		return exitStatus(stderr, err)
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "memory-bench: interrupted")
 		return 130
 	}
-	if *jsonOut {
+	if o.jsonOut {
 		if err := rep.writeJSON(stdout); err != nil {
-			fmt.Fprintf(stderr, "memory-bench: writing JSON: %v\n", err)
-			return 1
+			return exitStatus(stderr, fmt.Errorf("writing JSON: %w", err))
 		}
 	}
-	if *markdown {
+	if o.markdown {
 		rep.writeMarkdown(markdownOut)
 	}
 	return 0
+}
+
+// exitStatus reports err, if any, and turns it into the exit status.
+func exitStatus(stderr io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "memory-bench: %v\n", err)
+	return 1
+}
+
+// outputs says where the text table and the markdown go: stdout unless
+// --json or --markdown take it.
+func (o *options) outputs(stdout, stderr io.Writer) (table, markdown io.Writer) {
+	table, markdown = stdout, stdout
+	if o.jsonOut || o.markdown {
+		table = stderr
+	}
+	if o.jsonOut {
+		markdown = stderr
+	}
+	return table, markdown
+}
+
+// writeFirstGraph is --write-graph: the graph of the first size, to a file.
+func writeFirstGraph(o *options) error {
+	g, _ := testgraph.Generate(o.sizes[0], o.seed)
+	return writeGraphFile(o.writeGraph, g)
+}
+
+// bench is one benchmark run: its servers, its scratch directory and what
+// to undo at the end.
+type bench struct {
+	o        *options
+	settings runSettings
+	tmp      string
+	servers  []*benchServer
+	progress func(format string, a ...any)
+	undo     []func() // in reverse order at close
+}
+
+func newBench(o *options, stderr io.Writer) (*bench, error) {
+	tmp, err := os.MkdirTemp("", "memory-bench-")
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{o: o, settings: o.settings, tmp: tmp}
+	b.progress = func(format string, a ...any) { fmt.Fprintf(stderr, "memory-bench: "+format+"\n", a...) }
+	b.undo = append(b.undo, func() { os.RemoveAll(tmp) })
+	return b, nil
+}
+
+func (b *bench) close() {
+	for _, f := range slices.Backward(b.undo) {
+		f()
+	}
+}
+
+// prepare readies everything the servers need, cheapest check first, and
+// lists the servers: PostgreSQL (a wrong URL should not wait for the
+// build), the TypeScript client, our server's build, then the second
+// server of --vs, --postgres or --embeddings.
+func (b *bench) prepare(ctx context.Context) error {
+	pg, err := b.openPostgres(ctx)
+	if err != nil {
+		return err
+	}
+	if err := b.installClient(ctx); err != nil {
+		return err
+	}
+	ours, oursBuilt, err := b.ourServer(ctx)
+	if err != nil {
+		return err
+	}
+	b.servers = []*benchServer{{label: "ours", command: ours, built: oursBuilt, backend: fileBackend{}}}
+	switch {
+	case b.o.vs != "":
+		var backend memoryBackend = fileBackend{}
+		if b.o.vsLoad == "tools" {
+			backend = toolsBackend{command: b.o.vs, client: b.settings.client, timeout: b.settings.callTimeout}
+		}
+		b.servers = append(b.servers, &benchServer{label: "theirs", command: b.o.vs, backend: backend})
+	case pg != nil:
+		b.servers[0].label = "file"
+		b.servers = append(b.servers, &benchServer{label: "postgres", command: ours, built: oursBuilt, backend: pg, where: pg.where})
+	case b.o.embeddings != "":
+		b.servers[0].label = "off"
+		b.servers = append(b.servers, &benchServer{label: "on", command: ours, built: oursBuilt, backend: b.meaningBackend(ours)})
+	}
+	return nil
+}
+
+// openPostgres opens --postgres, if given.
+func (b *bench) openPostgres(ctx context.Context) (*pgBackend, error) {
+	if b.o.postgres == "" {
+		return nil, nil
+	}
+	if b.o.postgres == postgresAuto {
+		b.progress("PostgreSQL: starting a private cluster")
+	}
+	pg, err := openPostgres(ctx, b.o.postgres)
+	if err != nil {
+		return nil, fmt.Errorf("--postgres: %w", err)
+	}
+	b.undo = append(b.undo, pg.close)
+	b.progress("PostgreSQL: %s", pg.where)
+	return pg, nil
+}
+
+// installClient installs the TypeScript SDK's client for --client ts.
+func (b *bench) installClient(ctx context.Context) error {
+	if b.o.client != "ts" {
+		return nil
+	}
+	sdk, err := installTSClient(ctx, b.progress)
+	if err != nil {
+		return fmt.Errorf("--client ts: %w", err)
+	}
+	c := &b.settings.client
+	c.ts = &sdk
+	c.protocol = sdk.protocol
+	if b.o.protocolSet {
+		c.protocol, c.askProtocol = b.o.protocol, b.o.protocol
+	}
+	b.progress("client: %s, in %s", c.describe(), sdk.dir)
+	return nil
+}
+
+// ourServer is --cmd, or else our server built into the scratch directory
+// (and what was built).
+func (b *bench) ourServer(ctx context.Context) (command, built string, err error) {
+	if b.o.cmd != "" {
+		return b.o.cmd, "", nil
+	}
+	b.progress("building %s", serverproc.OurServerPackage)
+	bin, err := serverproc.BuildOurServer(ctx, b.tmp)
+	if err != nil {
+		return "", "", err
+	}
+	return serverproc.ShellQuote(bin), "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin), nil
+}
+
+// meaningBackend is our server with search by meaning on, through
+// --embeddings: the stand-in endpoint, started here, or a URL.
+func (b *bench) meaningBackend(ours string) meaningBackend {
+	mb := meaningBackend{command: ours, url: b.o.embeddings, model: b.o.embeddingsModel}
+	if mb.url == embeddingsStub {
+		stub := startStub()
+		b.undo = append(b.undo, stub.Close)
+		mb.url, mb.model = stub.BaseURL(), stubModel
+		b.progress("search by meaning: the stand-in endpoint at %s", mb.url)
+	}
+	return mb
+}
+
+func (b *bench) newReport() *report {
+	return &report{
+		Machine:     describeMachine(),
+		CommandLine: serverproc.CommandLine("go run ./cmd/memory-bench", append([]string{os.Args[0]}, b.o.reportArgs...)),
+		Seed:        b.o.seed,
+		Settings:    b.settings,
+		Servers:     b.servers,
+	}
+}
+
+// preRunAll pays one-time costs (npx's download and install, cold caches)
+// before anything is timed.
+func (b *bench) preRunAll(ctx context.Context) error {
+	for _, s := range b.servers {
+		b.progress("pre-run %s: %s", s.label, s.command)
+		d, err := preRun(ctx, s.command, s.backend, b.tmp, b.settings.client)
+		if err != nil {
+			return fmt.Errorf("pre-run of %s (%s) failed: %w", s.label, s.command, err)
+		}
+		s.preRun = d
+		b.progress("pre-run %s: first handshake after %s (not counted)", s.label, fmtDuration(d))
+	}
+	return nil
+}
+
+// runSizes runs every size in turn, printing each one's table when done.
+func (b *bench) runSizes(ctx context.Context, rep *report, tableOut io.Writer) error {
+	for _, n := range b.o.sizes {
+		if ctx.Err() != nil {
+			break
+		}
+		sz, err := runSize(ctx, n, b.o.seed, b.tmp, b.servers, b.settings, b.progress)
+		if err != nil {
+			return fmt.Errorf("N=%d: %w", n, err)
+		}
+		rep.Sizes = append(rep.Sizes, sz)
+		rep.writeTable(tableOut, sz)
+	}
+	return nil
 }
 
 // runSize generates the graph of n entities and runs every server on it,
