@@ -411,7 +411,8 @@ func runSize(ctx context.Context, n int, seed uint64, tmp string, servers []*ben
 }
 
 // runServer measures one server on one graph: s.starts timed starts (the
-// last one is the session the tools are measured in), then every tool.
+// last one is the session the tools are measured in), then every tool,
+// then the writes.
 func runServer(ctx context.Context, srv *benchServer, graphFile, dir string, g *testgraph.Graph, q testgraph.Queries, seed uint64, s runSettings, progress func(string, ...any)) (*RunResult, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -425,7 +426,6 @@ func runServer(ctx context.Context, srv *benchServer, graphFile, dir string, g *
 	if mem.describe != "" {
 		progress("  %s", mem.describe)
 	}
-	command := srv.command
 	res := &RunResult{LoadBefore: loadAverage(), Store: "file", MemoryNote: mem.describe}
 	defer func() { res.LoadAfter = loadAverage() }()
 	var backends *backendMemory
@@ -437,68 +437,90 @@ func runServer(ctx context.Context, srv *benchServer, graphFile, dir string, g *
 			res.Backends = &peak
 		}()
 	}
-	w := newWorkload(g, q, seed)
-
-	// startOnce starts the server and times it up to the first successful
-	// tools/call answer. The calls only read, so every start sees the
-	// same file.
-	startOnce := func() (*serverProcess, error) {
-		p, err := startServer(ctx, command, mem.env, s.client)
-		if err != nil {
-			return nil, err
-		}
-		if _, _, err := p.call(ctx, s.callTimeout, "open_nodes", map[string]any{"names": w.pickNames(3)}); err != nil {
-			p.close()
-			return nil, fmt.Errorf("first open_nodes: %w", err)
-		}
-		res.StartSamples = append(res.StartSamples, time.Since(p.started))
-		return p, nil
-	}
-	for range s.starts - 1 {
-		p, err := startOnce()
-		if err != nil {
-			res.Error = err.Error()
-			return res, nil
-		}
-		p.close()
-	}
-	p, err := startOnce()
+	m := &serverRun{ctx: ctx, command: srv.command, mem: mem, w: newWorkload(g, q, seed), s: s, res: res, progress: progress}
+	p, err := m.timeStarts()
 	if err != nil {
 		res.Error = err.Error()
 		return res, nil
 	}
-	res.Start = summarize(res.StartSamples)
-	progress("  start to first answer: %s (median of %d)", fmtDuration(res.Start.P50), res.Start.Count)
-
-	for _, tc := range w.cases() {
-		if ctx.Err() != nil {
-			break
-		}
-		if slices.ContainsFunc(s.skip, func(sk string) bool { return strings.Contains(tc.label, sk) }) {
-			continue
-		}
-		tr := measure(ctx, p, tc, s)
-		res.Tools = append(res.Tools, tr)
-		status := fmt.Sprintf("p50 %s (last byte %s) over %d calls", fmtDuration(tr.Latency.P50), fmtDuration(tr.Wire.P50), tr.Latency.Count)
-		if tr.Errors > 0 {
-			status += fmt.Sprintf(", %d errors: %s", tr.Errors, serverproc.FirstLine(tr.FirstError))
-		}
-		progress("  %-48s %s", tc.label, status)
-		if !p.alive() {
-			res.Error = "server exited during the run" + p.stderrNote()
-			break
-		}
-	}
-	if s.writes > 0 && ctx.Err() == nil && p.alive() {
-		progress("  %d one-entity writes, then a fresh server on the memory they left", s.writes)
-		res.Writes = measureWrites(ctx, p, command, mem, s.writes, s)
-		progress("  RSS after %d writes: %s MB; a fresh server on that memory: %s MB", s.writes, fmtMB(res.Writes.RSSKB), fmtMB(res.Writes.FreshRSSKB))
-	}
+	m.measureTools(p)
+	m.measureWrites(p)
 	if backends != nil {
 		backends.sampleNow()
 	}
 	res.Memory = p.close()
 	return res, nil
+}
+
+// serverRun is one server's run on one graph, as runServer takes it step
+// by step.
+type serverRun struct {
+	ctx      context.Context
+	command  string
+	mem      *memoryCopy
+	w        *workload
+	s        runSettings
+	res      *RunResult
+	progress func(string, ...any)
+}
+
+// timeStarts starts the server s.starts times, each timed up to the first
+// successful tools/call answer, and returns the last process, still
+// running. The calls only read, so every start sees the same memory.
+func (m *serverRun) timeStarts() (*serverProcess, error) {
+	for i := 1; ; i++ {
+		p, err := startServer(m.ctx, m.command, m.mem.env, m.s.client)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := p.call(m.ctx, m.s.callTimeout, "open_nodes", map[string]any{"names": m.w.pickNames(3)}); err != nil {
+			p.close()
+			return nil, fmt.Errorf("first open_nodes: %w", err)
+		}
+		m.res.StartSamples = append(m.res.StartSamples, time.Since(p.started))
+		if i == m.s.starts {
+			m.res.Start = summarize(m.res.StartSamples)
+			m.progress("  start to first answer: %s (median of %d)", fmtDuration(m.res.Start.P50), m.res.Start.Count)
+			return p, nil
+		}
+		p.close()
+	}
+}
+
+// measureTools measures every tool case not skipped, in order, until the
+// server exits or the run is interrupted.
+func (m *serverRun) measureTools(p *serverProcess) {
+	for _, tc := range m.w.cases() {
+		if m.ctx.Err() != nil {
+			break
+		}
+		if slices.ContainsFunc(m.s.skip, func(sk string) bool { return strings.Contains(tc.label, sk) }) {
+			continue
+		}
+		tr := measure(m.ctx, p, tc, m.s)
+		m.res.Tools = append(m.res.Tools, tr)
+		status := fmt.Sprintf("p50 %s (last byte %s) over %d calls", fmtDuration(tr.Latency.P50), fmtDuration(tr.Wire.P50), tr.Latency.Count)
+		if tr.Errors > 0 {
+			status += fmt.Sprintf(", %d errors: %s", tr.Errors, serverproc.FirstLine(tr.FirstError))
+		}
+		m.progress("  %-48s %s", tc.label, status)
+		if !p.alive() {
+			m.res.Error = "server exited during the run" + p.stderrNote()
+			break
+		}
+	}
+}
+
+// measureWrites makes the --writes one-entity writes and compares the
+// server's RSS with a fresh server's on the memory they left.
+func (m *serverRun) measureWrites(p *serverProcess) {
+	n := m.s.writes
+	if n == 0 || m.ctx.Err() != nil || !p.alive() {
+		return
+	}
+	m.progress("  %d one-entity writes, then a fresh server on the memory they left", n)
+	m.res.Writes = measureWrites(m.ctx, p, m.command, m.mem, n, m.s)
+	m.progress("  RSS after %d writes: %s MB; a fresh server on that memory: %s MB", n, fmtMB(m.res.Writes.RSSKB), fmtMB(m.res.Writes.FreshRSSKB))
 }
 
 func writeGraphFile(path string, g *testgraph.Graph) error {
