@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -149,45 +150,50 @@ type row struct {
 	ratio string
 }
 
+// runRow is a row of the table drawn from each server's run as a whole
+// rather than from one tool: its cells, and the value whose ratio the last
+// column shows (nil: no ratio). cells returns nil when a run has nothing
+// to show; an optional row with no cells at all is left out.
+type runRow struct {
+	label    string
+	cells    func(run *RunResult) []string
+	value    func(run *RunResult) float64
+	optional bool
+}
+
 // rows builds the table body for one size; tables in text and markdown are
-// both drawn from it.
+// both drawn from it: the tools in the order they ran, then the start, the
+// memory and the writes.
 //
 // With wire set it reports the time to the answer's last byte instead of
 // the client-seen latency, for the tools only.
 func (r *report) rows(sz *sizeResult, wire bool) []row {
-	labels := r.labels()
-	var order []string
-	seen := map[string]bool{}
-	for _, l := range labels {
-		if run := sz.Runs[l]; run != nil {
-			for _, t := range run.Tools {
-				if !seen[t.Label] {
-					seen[t.Label] = true
-					order = append(order, t.Label)
+	rows := r.toolRows(sz, wire)
+	if wire {
+		return rows
+	}
+	for _, rr := range r.runRows(sz) {
+		rw := row{label: rr.label, cells: map[string][]string{}}
+		for _, l := range r.labels() {
+			if run := sz.Runs[l]; run != nil {
+				if cells := rr.cells(run); cells != nil {
+					rw.cells[l] = cells
 				}
 			}
 		}
-	}
-	latencyCells := func(s Summary, calls int, firstErr string) []string {
-		callCell := fmt.Sprint(calls)
-		if errs := calls - s.Count; errs > 0 {
-			callCell = fmt.Sprintf("%d (%d err)", calls, errs)
+		if rr.optional && len(rw.cells) == 0 {
+			continue
 		}
-		if s.Count == 0 {
-			if firstErr == "" {
-				return []string{"n/a", "", "", callCell}
-			}
-			return []string{"ERROR: " + truncate(serverproc.FirstLine(firstErr), 40), "", "", callCell}
+		if rr.value != nil {
+			rw.ratio = r.ratio(sz, rr.value)
 		}
-		return []string{fmtMillis(s.P50), fmtMillis(s.P95), fmtMillis(s.P99), callCell}
+		rows = append(rows, rw)
 	}
-	ratio := func(get func(run *RunResult) float64) string {
-		if len(labels) < 2 || sz.Runs[labels[0]] == nil || sz.Runs[labels[1]] == nil {
-			return ""
-		}
-		return fmtRatio(get(sz.Runs[labels[1]]), get(sz.Runs[labels[0]]))
-	}
+	return rows
+}
 
+// toolRows is a row per tool case, in the order the servers ran them.
+func (r *report) toolRows(sz *sizeResult, wire bool) []row {
 	latency := func(t *ToolResult) Summary {
 		if wire {
 			return t.Wire
@@ -195,14 +201,14 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 		return t.Latency
 	}
 	var rows []row
-	for _, toolLabel := range order {
+	for _, toolLabel := range r.toolOrder(sz) {
 		rw := row{label: toolLabel, cells: map[string][]string{}}
-		for _, l := range labels {
+		for _, l := range r.labels() {
 			if t := sz.Runs[l].tool(toolLabel); t != nil {
 				rw.cells[l] = latencyCells(latency(t), t.Calls, t.FirstError)
 			}
 		}
-		rw.ratio = ratio(func(run *RunResult) float64 {
+		rw.ratio = r.ratio(sz, func(run *RunResult) float64 {
 			if t := run.tool(toolLabel); t != nil {
 				return float64(latency(t).P50)
 			}
@@ -210,80 +216,148 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 		})
 		rows = append(rows, rw)
 	}
-	if wire {
-		return rows
-	}
-
-	start := row{label: "start to first answer", cells: map[string][]string{}}
-	largest := row{label: "peak RSS, server process (MB)", cells: map[string][]string{}}
-	sum := row{label: "peak RSS, process tree sum (MB)", cells: map[string][]string{}}
-	for _, l := range labels {
-		run := sz.Runs[l]
-		if run == nil {
-			continue
-		}
-		start.cells[l] = latencyCells(run.Start, run.Start.Count, run.Error)
-		largest.cells[l] = []string{fmtMB(run.Memory.ServerKB), "", "", ""}
-		sum.cells[l] = []string{fmtMB(run.Memory.SumKB), "", "", fmt.Sprintf("%d proc", len(run.Memory.Processes))}
-	}
-	start.ratio = ratio(func(run *RunResult) float64 { return float64(run.Start.P50) })
-	largest.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.ServerKB) })
-	sum.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.SumKB) })
-	rows = append(rows, start, largest, sum)
-
-	// PostgreSQL's backends are not in the server's process tree.
-	backends := row{label: backendsRow, cells: map[string][]string{}}
-	for _, l := range labels {
-		if run := sz.Runs[l]; run != nil && run.Backends != nil {
-			b := run.Backends
-			note := fmt.Sprintf("%d at once", b.AtOnce)
-			if b.Seen == 0 {
-				note = "not on this machine"
-			}
-			backends.cells[l] = []string{fmtMB(b.PrivateKB), "", "", note}
-		}
-	}
-	if len(backends.cells) > 0 {
-		rows = append(rows, backends)
-	}
-
-	// After many small writes a server should hold what a fresh one
-	// loading the same file holds, not a little more per write.
-	afterWrites := row{cells: map[string][]string{}}
-	fresh := row{label: "RSS, fresh server on that memory (MB)", cells: map[string][]string{}}
-	for _, l := range labels {
-		run := sz.Runs[l]
-		if run == nil || run.Writes == nil {
-			continue
-		}
-		w := run.Writes
-		afterWrites.label = fmt.Sprintf("RSS after %d writes (MB)", w.Writes)
-		note := ""
-		if w.Errors > 0 {
-			note = fmt.Sprintf("%d errors", w.Errors)
-		}
-		afterWrites.cells[l] = []string{fmtMB(w.RSSKB), "", "", note}
-		what := "file"
-		if run.Store == "postgres" {
-			what = "tables"
-		}
-		fresh.cells[l] = []string{fmtMB(w.FreshRSSKB), "", "", fmt.Sprintf("%s %.1f MB", what, float64(w.FileBytes)/(1<<20))}
-	}
-	if afterWrites.label == "" {
-		return rows
-	}
-	writes := func(get func(*WritesResult) int64) func(*RunResult) float64 {
-		return func(run *RunResult) float64 {
-			if run.Writes == nil {
-				return 0
-			}
-			return float64(get(run.Writes))
-		}
-	}
-	afterWrites.ratio = ratio(writes(func(w *WritesResult) int64 { return w.RSSKB }))
-	fresh.ratio = ratio(writes(func(w *WritesResult) int64 { return w.FreshRSSKB }))
-	return append(rows, afterWrites, fresh)
+	return rows
 }
+
+// toolOrder lists the tool labels of a size, first seen first.
+func (r *report) toolOrder(sz *sizeResult) []string {
+	var order []string
+	for _, l := range r.labels() {
+		if run := sz.Runs[l]; run != nil {
+			for _, t := range run.Tools {
+				if !slices.Contains(order, t.Label) {
+					order = append(order, t.Label)
+				}
+			}
+		}
+	}
+	return order
+}
+
+// runRows are the rows after the tools. PostgreSQL's backends are not in
+// the server's process tree, so they have a row of their own. After many
+// small writes a server should hold what a fresh one loading the same file
+// holds, not a little more per write.
+func (r *report) runRows(sz *sizeResult) []runRow {
+	rows := []runRow{
+		{
+			label: "start to first answer",
+			cells: func(run *RunResult) []string { return latencyCells(run.Start, run.Start.Count, run.Error) },
+			value: func(run *RunResult) float64 { return float64(run.Start.P50) },
+		},
+		{
+			label: "peak RSS, server process (MB)",
+			cells: func(run *RunResult) []string { return []string{fmtMB(run.Memory.ServerKB), "", "", ""} },
+			value: func(run *RunResult) float64 { return float64(run.Memory.ServerKB) },
+		},
+		{
+			label: sumRow,
+			cells: func(run *RunResult) []string {
+				return []string{fmtMB(run.Memory.SumKB), "", "", fmt.Sprintf("%d proc", len(run.Memory.Processes))}
+			},
+			value: func(run *RunResult) float64 { return float64(run.Memory.SumKB) },
+		},
+		{label: backendsRow, cells: backendsCells, optional: true},
+	}
+	writes := sz.writes()
+	if writes == 0 {
+		return rows
+	}
+	return append(rows,
+		runRow{
+			label: fmt.Sprintf("RSS after %d writes (MB)", writes),
+			cells: ifWrites(func(w *WritesResult, _ *RunResult) []string {
+				note := ""
+				if w.Errors > 0 {
+					note = fmt.Sprintf("%d errors", w.Errors)
+				}
+				return []string{fmtMB(w.RSSKB), "", "", note}
+			}),
+			value: writesValue(func(w *WritesResult) int64 { return w.RSSKB }),
+		},
+		runRow{
+			label: "RSS, fresh server on that memory (MB)",
+			cells: ifWrites(func(w *WritesResult, run *RunResult) []string {
+				what := "file"
+				if run.Store == "postgres" {
+					what = "tables"
+				}
+				return []string{fmtMB(w.FreshRSSKB), "", "", fmt.Sprintf("%s %.1f MB", what, float64(w.FileBytes)/(1<<20))}
+			}),
+			value: writesValue(func(w *WritesResult) int64 { return w.FreshRSSKB }),
+		})
+}
+
+// latencyCells are a summary's cells: p50, p95, p99 and the calls made,
+// or what went wrong when no call succeeded.
+func latencyCells(s Summary, calls int, firstErr string) []string {
+	callCell := fmt.Sprint(calls)
+	if errs := calls - s.Count; errs > 0 {
+		callCell = fmt.Sprintf("%d (%d err)", calls, errs)
+	}
+	if s.Count == 0 {
+		if firstErr == "" {
+			return []string{"n/a", "", "", callCell}
+		}
+		return []string{"ERROR: " + truncate(serverproc.FirstLine(firstErr), 40), "", "", callCell}
+	}
+	return []string{fmtMillis(s.P50), fmtMillis(s.P95), fmtMillis(s.P99), callCell}
+}
+
+// ratio is the second server's value over the first's, or "" with fewer
+// than two runs.
+func (r *report) ratio(sz *sizeResult, get func(run *RunResult) float64) string {
+	labels := r.labels()
+	if len(labels) < 2 || sz.Runs[labels[0]] == nil || sz.Runs[labels[1]] == nil {
+		return ""
+	}
+	return fmtRatio(get(sz.Runs[labels[1]]), get(sz.Runs[labels[0]]))
+}
+
+func backendsCells(run *RunResult) []string {
+	b := run.Backends
+	if b == nil {
+		return nil
+	}
+	note := fmt.Sprintf("%d at once", b.AtOnce)
+	if b.Seen == 0 {
+		note = "not on this machine"
+	}
+	return []string{fmtMB(b.PrivateKB), "", "", note}
+}
+
+// writes is the number of writes the runs of a size made (0: none did).
+func (sz *sizeResult) writes() int {
+	n := 0
+	for _, run := range sz.Runs {
+		if run != nil && run.Writes != nil {
+			n = max(n, run.Writes.Writes)
+		}
+	}
+	return n
+}
+
+// ifWrites makes the cells of a writes row: none for a run without writes.
+func ifWrites(cells func(w *WritesResult, run *RunResult) []string) func(*RunResult) []string {
+	return func(run *RunResult) []string {
+		if run.Writes == nil {
+			return nil
+		}
+		return cells(run.Writes, run)
+	}
+}
+
+func writesValue(get func(*WritesResult) int64) func(*RunResult) float64 {
+	return func(run *RunResult) float64 {
+		if run.Writes == nil {
+			return 0
+		}
+		return float64(get(run.Writes))
+	}
+}
+
+// sumRow labels the process tree's memory, wrappers (sh, npx) included.
+const sumRow = "peak RSS, process tree sum (MB)"
 
 // backendsRow labels the PostgreSQL backends' memory.
 const backendsRow = "peak RSS, PostgreSQL backends, private (MB)"
@@ -543,7 +617,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 		fmt.Fprintln(w, head)
 		fmt.Fprintln(w, align)
 		for _, rw := range r.rows(sz, false) {
-			if rw.label == "peak RSS, process tree sum (MB)" {
+			if rw.label == sumRow {
 				continue // wrappers (sh, npx) included: the text table has it
 			}
 			line := "| " + strings.ReplaceAll(rw.label, "|", `\|`) + " |"
