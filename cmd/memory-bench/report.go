@@ -17,7 +17,6 @@ import (
 	"golang.org/x/text/width"
 
 	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
-	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 // report is everything one benchmark run measured.
@@ -407,32 +406,37 @@ func (r *report) writeTable(w io.Writer, sz *sizeResult) {
 	if r.hasPostgres() {
 		fmt.Fprintln(w, postgresMemoryNote)
 	}
-	writeAligned(w, r.textTable(sz, false))
+	writeAligned(w, r.grid(r.rows(sz, false), textColumns, " p50"))
 	fmt.Fprintf(w, "\nthe same calls timed to the answer's last byte on the pipe (server time, without %s), ms:\n", r.Settings.client.work())
-	writeAligned(w, r.textTable(sz, true))
+	writeAligned(w, r.grid(r.rows(sz, true), textColumns, " p50"))
 	for _, note := range r.notes(sz) {
 		fmt.Fprintln(w, note)
 	}
 }
 
-func (r *report) textTable(sz *sizeResult, wire bool) [][]string {
+// grid lays rows out as a table, header first: per server the first
+// len(columns) cells of each row under the given column names (the first
+// prefixed with the server's label), "-" where a server has no row, and
+// with two servers the ratio, headed "second/first" + ratioSuffix.
+func (r *report) grid(rows []row, columns []string, ratioSuffix string) [][]string {
 	labels := r.labels()
 	header := []string{"tool"}
 	for _, l := range labels {
-		header = append(header, l+" p50", "p95", "p99", "calls")
+		header = append(header, strings.TrimSpace(l+" "+columns[0]))
+		header = append(header, columns[1:]...)
 	}
 	if len(labels) > 1 {
-		header = append(header, fmt.Sprintf("%s/%s p50", labels[1], labels[0]))
+		header = append(header, fmt.Sprintf("%s/%s", labels[1], labels[0])+ratioSuffix)
 	}
 	table := [][]string{header}
-	for _, rw := range r.rows(sz, wire) {
+	for _, rw := range rows {
 		line := []string{rw.label}
 		for _, l := range labels {
 			cells := rw.cells[l]
 			if cells == nil {
 				cells = []string{"-", "", "", ""}
 			}
-			line = append(line, cells...)
+			line = append(line, cells[:len(columns)]...)
 		}
 		if len(labels) > 1 {
 			line = append(line, rw.ratio)
@@ -441,6 +445,9 @@ func (r *report) textTable(sz *sizeResult, wire bool) [][]string {
 	}
 	return table
 }
+
+// textColumns are the text table's cells per server.
+var textColumns = []string{"p50", "p95", "p99", "calls"}
 
 // postgresMemoryNote says what the memory rows count when a server keeps
 // its memory in PostgreSQL.
@@ -561,117 +568,6 @@ func displayWidth(s string) int {
 		}
 	}
 	return n
-}
-
-// writeMarkdown prints a README-ready section: the machine, the exact
-// command, and a table per size.
-func (r *report) writeMarkdown(w io.Writer) {
-	labels := r.labels()
-	m := r.Machine
-	fmt.Fprintf(w, "### Benchmark\n\n")
-	fmt.Fprintf(w, "Measured %s on %d CPUs (`nproc`), %s, %s, %s", m.Date, m.CPUs, m.CPUModel, m.OS, m.GoVersion)
-	if m.Node != "" {
-		fmt.Fprintf(w, ", Node %s", m.Node)
-	}
-	fmt.Fprintf(w, ", with:\n\n```sh\n%s\n```\n\n", r.CommandLine)
-	for _, s := range r.Servers {
-		if s.built != "" {
-			fmt.Fprintf(w, "- **%s**: %s", s.label, s.built)
-		} else {
-			fmt.Fprintf(w, "- **%s**: `%s`", s.label, s.command)
-		}
-		if s.where != "" {
-			fmt.Fprintf(w, ", memory in %s", s.where)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "\nEach graph has N entities with %d observations each (mixed English, Japanese and Russian text) and 2N relations, "+
-		"generated with seed %d. Latencies are milliseconds from sending `tools/call` to receiving the answer, "+
-		"as %s sees them over stdio (protocol %s), after %d warm-up calls per tool; "+
-		"up to %d measured calls per tool, fewer (but at least %d) once a tool has run for %s. "+
-		"Each server command was run once before timing, so npx's download is not counted; "+
-		"start to first answer is process start to the first `open_nodes` answer, median of %d starts. "+
-		"Peak RSS is the VmHWM of the server process (wrappers such as sh and npx not counted).%s\n",
-		testgraph.ObservationsPerEntity, r.Seed, r.Settings.client.markdownName(), r.Settings.client.protocol, r.Settings.warmups,
-		r.Settings.iters, r.Settings.minIters, r.Settings.budget, r.Settings.starts, r.loadNote())
-	if r.Settings.client.ts != nil {
-		fmt.Fprintf(w, "\n%s\n", tsClientNote)
-	}
-	if r.hasPostgres() {
-		fmt.Fprintf(w, "\nEach PostgreSQL run had a new database whose memory \"default\" held exactly the generated graph, imported before the server started. "+
-			"Its peak RSS is the server's alone; %s.\n", strings.TrimPrefix(postgresMemoryNote, "peak RSS of the server counts its process tree only (sh and the server), not PostgreSQL's processes; "))
-	}
-
-	for _, sz := range r.Sizes {
-		fmt.Fprintf(w, "\n#### %s\n\n", sz.title())
-		head := "| tool |"
-		align := "|---|"
-		for _, l := range labels {
-			head += fmt.Sprintf(" %s p50 | p95 | p99 |", l)
-			align += "--:|--:|--:|"
-		}
-		if len(labels) > 1 {
-			head += fmt.Sprintf(" %s/%s p50 |", labels[1], labels[0])
-			align += "--:|"
-		}
-		fmt.Fprintln(w, head)
-		fmt.Fprintln(w, align)
-		for _, rw := range r.rows(sz, false) {
-			if rw.label == sumRow {
-				continue // wrappers (sh, npx) included: the text table has it
-			}
-			line := "| " + strings.ReplaceAll(rw.label, "|", `\|`) + " |"
-			for _, l := range labels {
-				cells := rw.cells[l]
-				if cells == nil {
-					cells = []string{"-", "", "", ""}
-				}
-				line += fmt.Sprintf(" %s | %s | %s |", cells[0], cells[1], cells[2])
-			}
-			if len(labels) > 1 {
-				line += " " + rw.ratio + " |"
-			}
-			fmt.Fprintln(w, line)
-		}
-		fmt.Fprintf(w, "\nTime to the answer's last byte (server time, without %s), p50 ms:\n\n", r.Settings.client.work())
-		head, align = "| tool |", "|---|"
-		for _, l := range labels {
-			head += " " + l + " |"
-			align += "--:|"
-		}
-		if len(labels) > 1 {
-			head += fmt.Sprintf(" %s/%s |", labels[1], labels[0])
-			align += "--:|"
-		}
-		fmt.Fprintln(w, head)
-		fmt.Fprintln(w, align)
-		for _, rw := range r.rows(sz, true) {
-			line := "| " + strings.ReplaceAll(rw.label, "|", `\|`) + " |"
-			for _, l := range labels {
-				cell := "-"
-				if cells := rw.cells[l]; cells != nil {
-					cell = cells[0]
-				}
-				line += " " + cell + " |"
-			}
-			if len(labels) > 1 {
-				line += " " + rw.ratio + " |"
-			}
-			fmt.Fprintln(w, line)
-		}
-		var problems []string
-		for _, n := range r.notes(sz) {
-			if strings.Contains(n, "ERROR") || strings.Contains(n, "WRONG ANSWER") || strings.Contains(n, "failed") || strings.Contains(n, "] memory: ") {
-				problems = append(problems, n)
-			}
-		}
-		if len(problems) > 0 {
-			fmt.Fprintln(w)
-			for _, p := range problems {
-				fmt.Fprintf(w, "- %s\n", p)
-			}
-		}
-	}
 }
 
 // loadNote states the range of the machine's load average over the runs,
