@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -13,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/text/width"
 
 	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
 )
@@ -388,67 +384,6 @@ func (sz *sizeResult) title() string {
 		withThousands(int64(sz.Relations)), float64(sz.FileBytes)/(1<<20))
 }
 
-// writeTable prints one size's results as an aligned text table, followed
-// by errors, wrong answers and notes.
-func (r *report) writeTable(w io.Writer, sz *sizeResult) {
-	fmt.Fprintf(w, "\n== %s ==\n", sz.title())
-	fmt.Fprintf(w, "latencies in ms as the MCP client sees them (%s); %d warm-up calls per tool first\n",
-		r.Settings.client.describe(), r.Settings.warmups)
-	if r.Settings.client.ts != nil {
-		fmt.Fprintln(w, tsClientNote)
-	}
-	for _, s := range r.Servers {
-		fmt.Fprintf(w, "%s: %s\n", s.label, r.describe(s))
-		if s.where != "" {
-			fmt.Fprintf(w, "  memory in %s\n", s.where)
-		}
-	}
-	if r.hasPostgres() {
-		fmt.Fprintln(w, postgresMemoryNote)
-	}
-	writeAligned(w, r.grid(r.rows(sz, false), textColumns, " p50"))
-	fmt.Fprintf(w, "\nthe same calls timed to the answer's last byte on the pipe (server time, without %s), ms:\n", r.Settings.client.work())
-	writeAligned(w, r.grid(r.rows(sz, true), textColumns, " p50"))
-	for _, note := range r.notes(sz) {
-		fmt.Fprintln(w, note)
-	}
-}
-
-// grid lays rows out as a table, header first: per server the first
-// len(columns) cells of each row under the given column names (the first
-// prefixed with the server's label), "-" where a server has no row, and
-// with two servers the ratio, headed "second/first" + ratioSuffix.
-func (r *report) grid(rows []row, columns []string, ratioSuffix string) [][]string {
-	labels := r.labels()
-	header := []string{"tool"}
-	for _, l := range labels {
-		header = append(header, strings.TrimSpace(l+" "+columns[0]))
-		header = append(header, columns[1:]...)
-	}
-	if len(labels) > 1 {
-		header = append(header, fmt.Sprintf("%s/%s", labels[1], labels[0])+ratioSuffix)
-	}
-	table := [][]string{header}
-	for _, rw := range rows {
-		line := []string{rw.label}
-		for _, l := range labels {
-			cells := rw.cells[l]
-			if cells == nil {
-				cells = []string{"-", "", "", ""}
-			}
-			line = append(line, cells[:len(columns)]...)
-		}
-		if len(labels) > 1 {
-			line = append(line, rw.ratio)
-		}
-		table = append(table, line)
-	}
-	return table
-}
-
-// textColumns are the text table's cells per server.
-var textColumns = []string{"p50", "p95", "p99", "calls"}
-
 // postgresMemoryNote says what the memory rows count when a server keeps
 // its memory in PostgreSQL.
 const postgresMemoryNote = "peak RSS of the server counts its process tree only (sh and the server), not PostgreSQL's processes; " +
@@ -474,102 +409,6 @@ func (r *report) describe(s *benchServer) string {
 	return fmt.Sprintf("%s (pre-run once before timing, %s, not counted)", d, fmtDuration(s.preRun))
 }
 
-// notes lists, per server, errors, wrong answers, budget cut-offs and the
-// number of entities each search returned.
-func (r *report) notes(sz *sizeResult) []string {
-	var notes []string
-	for _, l := range r.labels() {
-		run := sz.Runs[l]
-		if run == nil {
-			continue
-		}
-		if run.Error != "" {
-			notes = append(notes, fmt.Sprintf("[%s] ERROR: %s", l, run.Error))
-		}
-		if run.MemoryNote != "" {
-			notes = append(notes, fmt.Sprintf("[%s] memory: %s", l, run.MemoryNote))
-		}
-		if run.LoadBefore != "" {
-			notes = append(notes, fmt.Sprintf("[%s] machine load average (1 min) before / after the run: %s / %s",
-				l, run.LoadBefore, run.LoadAfter))
-		}
-		var hits []string
-		for _, t := range run.Tools {
-			if t.Errors > 0 {
-				notes = append(notes, fmt.Sprintf("[%s] %s: %d of %d measured calls failed (%d counting warm-ups): %s",
-					l, t.Label, countMeasuredErrors(t), t.Calls, t.Errors, t.FirstError))
-			}
-			for _, p := range t.Problems {
-				notes = append(notes, fmt.Sprintf("[%s] %s: WRONG ANSWER in %d of %d answers checked: %s",
-					l, t.Label, t.WrongAnswers, t.Checked, p))
-			}
-			if t.Note != "" {
-				notes = append(notes, fmt.Sprintf("[%s] %s: %s", l, t.Label, t.Note))
-			}
-			if t.Tool == "search_nodes" && t.Entities >= 0 {
-				hits = append(hits, fmt.Sprint(t.Entities))
-			}
-			if r.Settings.client.ts != nil && t.AnswerBytes > tsStdioMaxMessage {
-				notes = append(notes, fmt.Sprintf("[%s] %s: answers of up to %.1f MB, more than the %d MiB at which the TypeScript SDK's StdioClientTransport stops by default: a host on its defaults gets no answer",
-					l, t.Label, float64(t.AnswerBytes)/1e6, tsStdioMaxMessage>>20))
-			}
-		}
-		if len(hits) > 0 {
-			notes = append(notes, fmt.Sprintf("[%s] search_nodes entities returned (rare, common, two words, Japanese): %s",
-				l, strings.Join(hits, ", ")))
-		}
-		if len(run.Memory.Processes) > 0 {
-			notes = append(notes, fmt.Sprintf("[%s] process tree (peak RSS): %s; server process: %s",
-				l, strings.Join(run.Memory.Processes, ", "), run.Memory.ServerProcess))
-		}
-	}
-	return notes
-}
-
-// countMeasuredErrors is the number of failed measured calls.
-func countMeasuredErrors(t *ToolResult) int {
-	return t.Calls - len(t.Samples)
-}
-
-// writeAligned prints rows with the first column left-aligned and the rest
-// right-aligned, measuring width in terminal cells (Japanese takes two).
-func writeAligned(w io.Writer, rows [][]string) {
-	var widths []int
-	for _, rw := range rows {
-		for i, c := range rw {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], displayWidth(c))
-		}
-	}
-	for _, rw := range rows {
-		var b strings.Builder
-		for i, c := range rw {
-			pad := strings.Repeat(" ", widths[i]-displayWidth(c))
-			if i == 0 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-}
-
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		switch width.LookupRune(r).Kind() {
-		case width.EastAsianWide, width.EastAsianFullwidth:
-			n += 2
-		default:
-			n++
-		}
-	}
-	return n
-}
-
 // loadNote states the range of the machine's load average over the runs,
 // since other work on a small machine moves every number.
 func (r *report) loadNote() string {
@@ -589,111 +428,4 @@ func (r *report) loadNote() string {
 		return ""
 	}
 	return fmt.Sprintf(" The machine's 1-minute load average was %.1f to %.1f during the runs.", lo, hi)
-}
-
-// JSON output: durations in milliseconds.
-
-type jsonLatency struct {
-	Count     int       `json:"count"`
-	P50       float64   `json:"p50Ms"`
-	P95       float64   `json:"p95Ms"`
-	P99       float64   `json:"p99Ms"`
-	Min       float64   `json:"minMs"`
-	Max       float64   `json:"maxMs"`
-	Mean      float64   `json:"meanMs"`
-	SamplesMs []float64 `json:"samplesMs"`
-}
-
-func toJSONLatency(samples []time.Duration) jsonLatency {
-	s := summarize(samples)
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	j := jsonLatency{Count: s.Count, P50: ms(s.P50), P95: ms(s.P95), P99: ms(s.P99), Min: ms(s.Min), Max: ms(s.Max), Mean: ms(s.Mean)}
-	j.SamplesMs = make([]float64, len(samples))
-	for i, d := range samples {
-		j.SamplesMs[i] = ms(d)
-	}
-	return j
-}
-
-func (r *report) writeJSON(w io.Writer) error {
-	type jsonTool struct {
-		*ToolResult
-		Latency jsonLatency `json:"latency"`
-		Wire    jsonLatency `json:"wire"`
-	}
-	type jsonRun struct {
-		Command string      `json:"command"`
-		Start   jsonLatency `json:"startToFirstAnswer"`
-		*RunResult
-		Tools []jsonTool `json:"tools"`
-		// Ratio is the second server's p50 over the first's per tool
-		// label (on the second run): theirs/ours, or postgres/file.
-		Ratio map[string]float64 `json:"ratioP50,omitempty"`
-	}
-	type jsonSize struct {
-		N            int                 `json:"n"`
-		Entities     int                 `json:"entities"`
-		Observations int                 `json:"observations"`
-		Relations    int                 `json:"relations"`
-		FileBytes    int64               `json:"fileBytes"`
-		Runs         map[string]*jsonRun `json:"runs"`
-	}
-	type jsonServer struct {
-		Label    string  `json:"label"`
-		Command  string  `json:"command"`
-		Built    string  `json:"built,omitempty"`
-		Memory   string  `json:"memory,omitempty"`
-		PreRunMs float64 `json:"preRunMs"`
-	}
-	out := struct {
-		Machine     machineInfo  `json:"machine"`
-		CommandLine string       `json:"commandLine"`
-		Seed        uint64       `json:"seed"`
-		Protocol    string       `json:"protocol"`
-		Client      string       `json:"client,omitempty"`
-		Servers     []jsonServer `json:"servers"`
-		Sizes       []jsonSize   `json:"sizes"`
-	}{Machine: r.Machine, CommandLine: r.CommandLine, Seed: r.Seed, Protocol: r.Settings.client.protocol}
-	if r.Settings.client.ts != nil {
-		out.Client = r.Settings.client.describe()
-	}
-	for _, s := range r.Servers {
-		out.Servers = append(out.Servers, jsonServer{s.label, s.command, s.built, s.where, float64(s.preRun) / float64(time.Millisecond)})
-	}
-	labels := r.labels()
-	for _, sz := range r.Sizes {
-		js := jsonSize{N: sz.N, Entities: sz.Entities, Observations: sz.Observations, Relations: sz.Relations, FileBytes: sz.FileBytes, Runs: map[string]*jsonRun{}}
-		for _, s := range r.Servers {
-			run := sz.Runs[s.label]
-			if run == nil {
-				continue
-			}
-			jr := &jsonRun{Command: s.command, Start: toJSONLatency(run.StartSamples), RunResult: run}
-			for _, t := range run.Tools {
-				jr.Tools = append(jr.Tools, jsonTool{ToolResult: t, Latency: toJSONLatency(t.Samples), Wire: toJSONLatency(t.WireSamples)})
-			}
-			if jr.Tools == nil {
-				jr.Tools = []jsonTool{}
-			}
-			js.Runs[s.label] = jr
-		}
-		if len(labels) > 1 && sz.Runs[labels[0]] != nil && sz.Runs[labels[1]] != nil {
-			ours, theirs := sz.Runs[labels[0]], sz.Runs[labels[1]]
-			ratios := map[string]float64{}
-			for _, t := range theirs.Tools {
-				if o := ours.tool(t.Label); o != nil && o.Latency.P50 > 0 && t.Latency.P50 > 0 {
-					ratios[t.Label] = float64(t.Latency.P50) / float64(o.Latency.P50)
-				}
-			}
-			if ours.Start.P50 > 0 && theirs.Start.P50 > 0 {
-				ratios["start to first answer"] = float64(theirs.Start.P50) / float64(ours.Start.P50)
-			}
-			js.Runs[labels[1]].Ratio = ratios
-		}
-		out.Sizes = append(out.Sizes, js)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
 }
