@@ -118,21 +118,36 @@ func (o *options) checkSecondServer(postgresFlag string) error {
 	if o.vsLoad == "tools" && o.vs == "" {
 		return usagef("--vs-load tools needs --vs, the server to load")
 	}
-	if postgresFlag != "" {
-		if o.vs != "" {
-			return usagef("--postgres and --vs both name the second server; run them one at a time")
-		}
-		var err error
-		if o.postgres, err = parsePostgresFlag(postgresFlag); err != nil {
-			return usagef("--postgres: %v", err)
-		}
-		o.reportArgs = redactArgs(o.reportArgs, postgresFlag, redactURL(o.postgres))
+	if err := o.checkPostgres(postgresFlag); err != nil {
+		return err
 	}
-	if o.embeddings == "" {
+	return o.checkEmbeddings(postgresFlag != "")
+}
+
+// checkPostgres parses --postgres, which excludes --vs, and redacts its
+// password from the command line the report shows.
+func (o *options) checkPostgres(postgresFlag string) error {
+	if postgresFlag == "" {
 		return nil
 	}
+	if o.vs != "" {
+		return usagef("--postgres and --vs both name the second server; run them one at a time")
+	}
+	var err error
+	if o.postgres, err = parsePostgresFlag(postgresFlag); err != nil {
+		return usagef("--postgres: %v", err)
+	}
+	o.reportArgs = redactArgs(o.reportArgs, postgresFlag, redactURL(o.postgres))
+	return nil
+}
+
+// checkEmbeddings checks --embeddings, which excludes --vs and --postgres,
+// against --embeddings-model.
+func (o *options) checkEmbeddings(postgres bool) error {
 	switch {
-	case o.vs != "" || postgresFlag != "":
+	case o.embeddings == "":
+		return nil
+	case o.vs != "" || postgres:
 		return usagef("--embeddings, --vs and --postgres each name the second server; run them one at a time")
 	case o.embeddings == embeddingsStub && o.embeddingsModel != "":
 		return usagef("--embeddings stub serves its own model; --embeddings-model is for a URL")
