@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,9 +14,9 @@ import (
 type options struct {
 	sizes           []int
 	cmd             string
-	vs              string
-	vsLoad          string
-	postgres        string // parsed --postgres: postgresAuto or a URL
+	vs              []string // the second server and any after it, in order
+	vsLoad          []string // "file" or "tools", one per --vs
+	postgres        string   // parsed --postgres: postgresAuto or a URL
 	embeddings      string
 	embeddingsModel string
 	seed            uint64
@@ -47,7 +48,13 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	sizesFlag := fs.String("sizes", "1000,10000", "graph sizes N (entities) to run, comma-separated; k and M suffixes allowed (1k, 1M)")
 	cmdFlag := fs.String("cmd", "", "server command to measure, run with sh -c (default: go build ./cmd/mcp-server-memory and run it)")
-	vsFlag := fs.String("vs", "", "second server command to compare against, e.g. 'npx -y @modelcontextprotocol/server-memory@2026.8.31'")
+	var vs []string
+	fs.Func("vs", "second server `command` to compare against, e.g. 'npx -y @modelcontextprotocol/server-memory@2026.8.31'; given again, a third server (theirs2), and so on, each compared with the first", func(s string) error {
+		if s != "" { // as with one --vs: "" is none
+			vs = append(vs, s)
+		}
+		return nil
+	})
 	iters := fs.Int("iters", 30, "measured calls per tool at most")
 	minIters := fs.Int("min-iters", 5, "measured calls per tool at least, even past --budget")
 	budget := fs.Duration("budget", 20*time.Second, "stop measuring a tool once --min-iters calls are done and this much time has passed")
@@ -62,7 +69,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	skip := fs.String("skip", "", "comma-separated substrings of tool rows not to run, e.g. 'read_graph,common' for huge graphs whose full answers no client could take")
 	writes := fs.Int("writes", 10000, "after the tools, make this many one-entity writes and compare the server's RSS with a fresh server's on the file they left (0: skip)")
 	markdown := fs.Bool("markdown", false, "print a README-ready markdown section (to stdout, or stderr with --json)")
-	vsLoad := fs.String("vs-load", "file", "how the --vs server gets the generated graph: 'file' (a copy at MEMORY_FILE_PATH) or 'tools' (a fresh HOME, loaded through its own create_entities and create_relations; see above)")
+	vsLoad := fs.String("vs-load", "file", "how the --vs server gets the generated graph: 'file' (a copy at MEMORY_FILE_PATH) or 'tools' (a fresh HOME, loaded through its own create_entities and create_relations; see above); with several --vs, one value for all or a comma-separated value for each")
 	postgresFlag := fs.String("postgres", "", "also run the server with its memory in PostgreSQL, beside the file, and print PostgreSQL/file ratios: 'auto' starts a private throwaway cluster, or a postgres:// URL of a server where the benchmark may create and drop databases (a new database per run, dropped after); --cmd, if set, must take MEMORY_DATABASE_URL as this server does")
 	embeddingsFlag := fs.String("embeddings", "", "also run the server with search by meaning on, beside it off, and print on/off ratios: 'stub' starts the project's stand-in endpoint (hashed words, no model) in this process, or the base URL of an OpenAI-compatible API (with --embeddings-model; a key as the server reads it); each run's vectors are computed before it by the server's embed command")
 	embeddingsModel := fs.String("embeddings-model", "", "the model with --embeddings URL")
@@ -76,7 +83,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		return nil, usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	o := &options{
-		cmd: *cmdFlag, vs: *vsFlag, vsLoad: *vsLoad, embeddings: *embeddingsFlag, embeddingsModel: *embeddingsModel,
+		cmd: *cmdFlag, vs: vs, embeddings: *embeddingsFlag, embeddingsModel: *embeddingsModel,
 		seed: *seed, client: *clientFlag, protocol: *protocol, jsonOut: *jsonOut, markdown: *markdown,
 		writeGraph: *writeGraph, reportArgs: args,
 		settings: runSettings{
@@ -99,7 +106,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 {
 		return nil, usagef("--iters, --min-iters and --starts must be at least 1, --warmups and --writes at least 0")
 	}
-	if err := o.checkSecondServer(*postgresFlag); err != nil {
+	if err := o.checkSecondServer(*postgresFlag, *vsLoad); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -108,20 +115,42 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 // checkSecondServer checks the flags that choose the client and the second
 // server (--client, --vs, --vs-load, --postgres, --embeddings), which
 // exclude one another.
-func (o *options) checkSecondServer(postgresFlag string) error {
+func (o *options) checkSecondServer(postgresFlag, vsLoad string) error {
 	if o.client != "go" && o.client != "ts" {
 		return usagef("--client: %q is neither 'go' nor 'ts'", o.client)
 	}
-	if o.vsLoad != "file" && o.vsLoad != "tools" {
-		return usagef("--vs-load: %q is neither 'file' nor 'tools'", o.vsLoad)
-	}
-	if o.vsLoad == "tools" && o.vs == "" {
-		return usagef("--vs-load tools needs --vs, the server to load")
+	if err := o.checkVsLoad(vsLoad); err != nil {
+		return err
 	}
 	if err := o.checkPostgres(postgresFlag); err != nil {
 		return err
 	}
 	return o.checkEmbeddings(postgresFlag != "")
+}
+
+// checkVsLoad reads --vs-load into a value per --vs server: one value
+// for all, or one each.
+func (o *options) checkVsLoad(vsLoad string) error {
+	loads := strings.Split(vsLoad, ",")
+	for _, l := range loads {
+		if l != "file" && l != "tools" {
+			return usagef("--vs-load: %q is neither 'file' nor 'tools'", l)
+		}
+	}
+	if slices.Contains(loads, "tools") && len(o.vs) == 0 {
+		return usagef("--vs-load tools needs --vs, the server to load")
+	}
+	switch {
+	case len(loads) == 1:
+		for range o.vs {
+			o.vsLoad = append(o.vsLoad, loads[0])
+		}
+	case len(loads) == len(o.vs):
+		o.vsLoad = loads
+	default:
+		return usagef("--vs-load: %d values for %d --vs servers (give one for all, or one each)", len(loads), len(o.vs))
+	}
+	return nil
 }
 
 // checkPostgres parses --postgres, which excludes --vs, and redacts its
@@ -130,7 +159,7 @@ func (o *options) checkPostgres(postgresFlag string) error {
 	if postgresFlag == "" {
 		return nil
 	}
-	if o.vs != "" {
+	if len(o.vs) > 0 {
 		return usagef("--postgres and --vs both name the second server; run them one at a time")
 	}
 	var err error
@@ -147,7 +176,7 @@ func (o *options) checkEmbeddings(postgres bool) error {
 	switch {
 	case o.embeddings == "":
 		return nil
-	case o.vs != "" || postgres:
+	case len(o.vs) > 0 || postgres:
 		return usagef("--embeddings, --vs and --postgres each name the second server; run them one at a time")
 	case o.embeddings == embeddingsStub && o.embeddingsModel != "":
 		return usagef("--embeddings stub serves its own model; --embeddings-model is for a URL")

@@ -31,8 +31,8 @@ type jsonRun struct {
 	Start   jsonLatency `json:"startToFirstAnswer"`
 	*RunResult
 	Tools []jsonTool `json:"tools"`
-	// Ratio is the second server's p50 over the first's per tool
-	// label (on the second run): theirs/ours, or postgres/file.
+	// Ratio is this server's p50 over the first's per tool label (on
+	// every run after the first): theirs/ours, or postgres/file.
 	Ratio map[string]float64 `json:"ratioP50,omitempty"`
 }
 
@@ -89,8 +89,10 @@ func (r *report) jsonSize(sz *sizeResult) jsonSize {
 		}
 	}
 	labels := r.labels()
-	if len(labels) > 1 && sz.Runs[labels[0]] != nil && sz.Runs[labels[1]] != nil {
-		js.Runs[labels[1]].Ratio = ratiosP50(sz.Runs[labels[0]], sz.Runs[labels[1]])
+	for _, l := range labels[min(1, len(labels)):] {
+		if sz.Runs[labels[0]] != nil && sz.Runs[l] != nil {
+			js.Runs[l].Ratio = ratiosP50(sz.Runs[labels[0]], sz.Runs[l])
+		}
 	}
 	return js
 }

@@ -182,12 +182,8 @@ func (b *bench) prepare(ctx context.Context) error {
 	}
 	b.servers = []*benchServer{{label: "ours", command: ours, built: oursBuilt, backend: fileBackend{}}}
 	switch {
-	case b.o.vs != "":
-		var backend memoryBackend = fileBackend{}
-		if b.o.vsLoad == "tools" {
-			backend = toolsBackend{command: b.o.vs, client: b.settings.client, timeout: b.settings.callTimeout}
-		}
-		b.servers = append(b.servers, &benchServer{label: "theirs", command: b.o.vs, backend: backend})
+	case len(b.o.vs) > 0:
+		b.servers = append(b.servers, b.vsServers()...)
 	case pg != nil:
 		b.servers[0].label = "file"
 		b.servers = append(b.servers, &benchServer{label: "postgres", command: ours, built: oursBuilt, backend: pg, where: pg.where})
@@ -196,6 +192,23 @@ func (b *bench) prepare(ctx context.Context) error {
 		b.servers = append(b.servers, &benchServer{label: "on", command: ours, built: oursBuilt, backend: b.meaningBackend(ours)})
 	}
 	return nil
+}
+
+// vsServers are the --vs servers: "theirs", then "theirs2" and so on.
+func (b *bench) vsServers() []*benchServer {
+	var servers []*benchServer
+	for i, command := range b.o.vs {
+		var backend memoryBackend = fileBackend{}
+		if b.o.vsLoad[i] == "tools" {
+			backend = toolsBackend{command: command, client: b.settings.client, timeout: b.settings.callTimeout}
+		}
+		label := "theirs"
+		if i > 0 {
+			label = fmt.Sprintf("theirs%d", i+1)
+		}
+		servers = append(servers, &benchServer{label: label, command: command, backend: backend})
+	}
+	return servers
 }
 
 // openPostgres opens --postgres, if given.

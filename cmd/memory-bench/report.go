@@ -140,9 +140,9 @@ func (r *report) labels() []string {
 
 // row is one line of a results table: a label and, per server, its cells.
 type row struct {
-	label string
-	cells map[string][]string // label -> p50, p95, p99, calls
-	ratio string
+	label  string
+	cells  map[string][]string // label -> p50, p95, p99, calls
+	ratios []string            // per server after the first: its value over the first's
 }
 
 // runRow is a row of the table drawn from each server's run as a whole
@@ -180,7 +180,7 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 			continue
 		}
 		if rr.value != nil {
-			rw.ratio = r.ratio(sz, rr.value)
+			rw.ratios = r.ratios(sz, rr.value)
 		}
 		rows = append(rows, rw)
 	}
@@ -203,7 +203,7 @@ func (r *report) toolRows(sz *sizeResult, wire bool) []row {
 				rw.cells[l] = latencyCells(latency(t), t.Calls, t.FirstError)
 			}
 		}
-		rw.ratio = r.ratio(sz, func(run *RunResult) float64 {
+		rw.ratios = r.ratios(sz, func(run *RunResult) float64 {
 			if t := run.tool(toolLabel); t != nil {
 				return float64(latency(t).P50)
 			}
@@ -299,14 +299,20 @@ func latencyCells(s Summary, calls int, firstErr string) []string {
 	return []string{fmtMillis(s.P50), fmtMillis(s.P95), fmtMillis(s.P99), callCell}
 }
 
-// ratio is the second server's value over the first's, or "" with fewer
-// than two runs.
-func (r *report) ratio(sz *sizeResult, get func(run *RunResult) float64) string {
+// ratios are each later server's value over the first's ("" where either
+// did not run).
+func (r *report) ratios(sz *sizeResult, get func(run *RunResult) float64) []string {
 	labels := r.labels()
-	if len(labels) < 2 || sz.Runs[labels[0]] == nil || sz.Runs[labels[1]] == nil {
-		return ""
+	var ratios []string
+	for _, l := range labels[min(1, len(labels)):] {
+		first, run := sz.Runs[labels[0]], sz.Runs[l]
+		if first == nil || run == nil {
+			ratios = append(ratios, "")
+			continue
+		}
+		ratios = append(ratios, fmtRatio(get(run), get(first)))
 	}
-	return fmtRatio(get(sz.Runs[labels[1]]), get(sz.Runs[labels[0]]))
+	return ratios
 }
 
 func backendsCells(run *RunResult) []string {

@@ -37,7 +37,8 @@ func (r *report) writeTable(w io.Writer, sz *sizeResult) {
 // grid lays rows out as a table, header first: per server the first
 // len(columns) cells of each row under the given column names (the first
 // prefixed with the server's label), "-" where a server has no row, and
-// with two servers the ratio, headed "second/first" + ratioSuffix.
+// each later server's ratio to the first, headed "later/first" +
+// ratioSuffix.
 func (r *report) grid(rows []row, columns []string, ratioSuffix string) [][]string {
 	labels := r.labels()
 	header := []string{"tool"}
@@ -45,8 +46,8 @@ func (r *report) grid(rows []row, columns []string, ratioSuffix string) [][]stri
 		header = append(header, strings.TrimSpace(l+" "+columns[0]))
 		header = append(header, columns[1:]...)
 	}
-	if len(labels) > 1 {
-		header = append(header, fmt.Sprintf("%s/%s", labels[1], labels[0])+ratioSuffix)
+	for _, l := range labels[min(1, len(labels)):] {
+		header = append(header, fmt.Sprintf("%s/%s", l, labels[0])+ratioSuffix)
 	}
 	table := [][]string{header}
 	for _, rw := range rows {
@@ -58,9 +59,7 @@ func (r *report) grid(rows []row, columns []string, ratioSuffix string) [][]stri
 			}
 			line = append(line, cells[:len(columns)]...)
 		}
-		if len(labels) > 1 {
-			line = append(line, rw.ratio)
-		}
+		line = append(line, rw.ratios...)
 		table = append(table, line)
 	}
 	return table
