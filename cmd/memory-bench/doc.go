@@ -8,16 +8,18 @@
 //
 // With --vs it runs the same workload against a second server (typically the
 // Node reference through npx), alternating per size, and prints the ratio of
-// the two medians. Given again, --vs adds a third server ("theirs2"), and
+// the two medians.
+//
+//	go run ./cmd/memory-bench --sizes 1000,10000 \
+//	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
+//
+// Given again, --vs adds a third server ("theirs2"), and
 // so on, each with a ratio column of its own against the first; --vs-load
 // then takes one value for all of them or a comma-separated value for each:
 //
 //	go run ./cmd/memory-bench --sizes 10000 \
 //	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31' \
 //	    --vs 'node .../@pepk/mcp-memory-sqlite/dist/index.js' --vs-load file,tools
-//
-//	go run ./cmd/memory-bench --sizes 1000,10000 \
-//	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
 //
 // With --postgres the second server is the same command with its memory in
 // PostgreSQL (MEMORY_DATABASE_URL) instead of a file: each run gets a new
