@@ -60,7 +60,8 @@ func (l Level) String() string {
 	return "none"
 }
 
-// DefaultMemory names the memory served at /mcp.
+// DefaultMemory names the memory served at /mcp, and the memory in the
+// database when --memory is not given (internal/memoryconfig).
 const DefaultMemory = "default"
 
 // MinTokenLength is the shortest token a tokens file may grant: shorter
