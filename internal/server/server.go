@@ -76,8 +76,9 @@ type Server struct {
 	// (standing.go).
 	standing standingCache
 
-	limiter *Limiter        // bounds.go
-	writes  map[string]bool // the names of the write tools
+	limiter  *Limiter        // bounds.go
+	writes   map[string]bool // the names of the write tools
+	notified notified        // what Watch told subscribers (notified.go)
 
 	// toolCalls counts tool calls running; stopCalls ends them.
 	toolCalls atomic.Int64
@@ -154,11 +155,14 @@ func (s *Server) Watch(ctx context.Context) {
 	if s.opts.WatchInterval < 0 {
 		return
 	}
+	s.notified.watching.Add(1)
+	defer s.notified.watching.Add(-1)
 	s.store.Watch(ctx, s.opts.WatchInterval, func() {
 		if s.opts.Meaning != nil {
 			s.opts.Meaning.Changed()
 		}
 		s.graphChanged(ctx)
+		s.notified.told()
 	})
 }
 

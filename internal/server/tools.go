@@ -432,14 +432,20 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 type authorKey struct{}
 
 // update runs a mutation as one write of the store. Subscribers hear of
-// it from the store's Watch (Server.Watch), as of any other write.
+// it from the store's Watch (Server.Watch), as of any other write, before
+// the answer (notified.go).
 func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error {
 	w, _ := ctx.Value(authorKey{}).(graph.Write)
 	w.Apply = fn
-	_, err := s.store.Update(ctx, w)
+	at, grew := s.notified.mark()
+	changed, err := s.store.Update(ctx, w)
 	var nf *graph.NotFoundError
 	if err != nil && !errors.As(err, &nf) {
 		s.logf("write failed: %v", err)
+	}
+	if changed {
+		// The answer follows the notification, as the session reads.
+		s.notified.wait(ctx, at, grew)
 	}
 	return err
 }
