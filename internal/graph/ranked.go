@@ -38,7 +38,18 @@ type Hit struct {
 	// when it shares none (an exact match on a stop word or a fragment).
 	Score float64
 
-	q *rankQuery
+	q       *rankQuery
+	closest []int // ClosestHit's
+}
+
+// ClosestHit is a hit found other than by the query's words (search by
+// meaning): closest are the indexes of its observations, the closest to
+// the query first, and score what it weighs against the word hits when
+// the answer chooses its evidence (answer.Hits). Its Matches are the
+// closest observations, each weighing less by its place: the closeness
+// is on another scale than the words' weight.
+func ClosestHit(e *Entity, score float64, closest []int) Hit {
+	return Hit{Entity: e, Score: score, closest: closest}
 }
 
 // Selection returns the hits' entities and the relations, as Search
@@ -244,7 +255,7 @@ func (m Match) before(o Match) bool {
 // observations first, so a big entity never buries the fact asked about.
 func (h Hit) Matches() []Match {
 	if h.q == nil {
-		return nil
+		return h.closestMatches()
 	}
 	var ms []Match
 	seen := make(map[string]bool)
@@ -264,6 +275,21 @@ func (h Hit) Matches() []Match {
 		}
 		return cmp.Compare(h.Entity.ObservationTime(b.Index), h.Entity.ObservationTime(a.Index))
 	})
+	return ms
+}
+
+// closestMatches are a ClosestHit's matches, nil for any other hit
+// without a query.
+func (h Hit) closestMatches() []Match {
+	if h.closest == nil {
+		return nil
+	}
+	ms := make([]Match, 0, len(h.closest))
+	for _, i := range h.closest {
+		if i >= 0 && i < len(h.Entity.Observations) {
+			ms = append(ms, Match{Index: i, Score: 1 / float64(len(ms)+1)})
+		}
+	}
 	return ms
 }
 

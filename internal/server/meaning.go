@@ -57,28 +57,36 @@ func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a sea
 		return byWords(meaningUnavailable(ix, err))
 	}
 	return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
-		limit := a.Limit
-		if limit <= 0 {
-			limit = graph.DefaultSearchLimit
-		}
-		found := ix.Search(g, a.Query, q, limit)
-		ans := &answer.Answer{
-			Tool: "search_nodes", Request: fmt.Sprintf("search_nodes limit=%d %q", limit, a.Query),
-			Entities: make([]answer.View, len(found.Hits)), Relations: found.Relations,
-			Hint: ", or search for something narrower",
-		}
-		for i, h := range found.Hits {
-			if h.Word != nil {
-				ans.Entities[i] = answer.Hit(*h.Word)
-				continue
-			}
-			closest := h.Closest
-			ans.Entities[i] = answer.View{Entity: h.Entity, First: func() []int { return closest }, Most: answer.HitObservations}
-		}
-		if found.Exact == 0 && len(found.Hits) > 0 {
-			ans.Notes = []string{meaningClosest}
-		}
+		limit := searchLimit(a)
+		ans := rankedAnswer(ranked(ix.Search(g, a.Query, q, limit)), a, limit, graph.Window{}, meaningClosest)
 		applyTimes(ans, a.timeArgs, graph.Window{})
 		return ans, nil
 	})
+}
+
+// ranked is a search by words and meaning as the word ranking gives its
+// hits, so that it is laid out as a search by words is (rankedAnswer). A
+// hit found by meaning alone weighs, in the choice of evidence, what the
+// hit ranked just above it does (the first word hit's score when it comes
+// first, 1 when there is none), so the hits keep their fused order.
+func ranked(found meaning.Result) graph.Ranked {
+	r := graph.Ranked{Hits: make([]graph.Hit, len(found.Hits)), Exact: found.Exact, Relations: found.Relations}
+	above := 1.0
+	for _, h := range found.Hits {
+		if h.Word != nil && h.Word.Score > 0 {
+			above = h.Word.Score
+			break
+		}
+	}
+	for i, h := range found.Hits {
+		if h.Word != nil {
+			r.Hits[i] = *h.Word
+			if h.Word.Score > 0 {
+				above = h.Word.Score
+			}
+			continue
+		}
+		r.Hits[i] = graph.ClosestHit(h.Entity, above, h.Closest)
+	}
+	return r
 }

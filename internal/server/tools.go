@@ -369,11 +369,28 @@ func views(ents []*graph.Entity) []answer.View {
 // whole query, then the closest by shared words, each with what matched
 // shown first; with a window, among the entities learned in it.
 func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
-	limit := a.Limit
-	if limit <= 0 {
-		limit = graph.DefaultSearchLimit
+	limit := searchLimit(a)
+	return rankedAnswer(g.SearchRankedIn(a.Query, limit, w), a, limit, w, wordsClosest)
+}
+
+// wordsClosest is the note of a search by words that found only partial
+// matches.
+const wordsClosest = "No entity contains the whole query; these are the closest matches by the words they share with it, best first."
+
+// searchLimit is a search's limit, DefaultSearchLimit when none is set.
+func searchLimit(a searchArgs) int {
+	if a.Limit <= 0 {
+		return graph.DefaultSearchLimit
 	}
-	found := g.SearchRankedIn(a.Query, limit, w)
+	return a.Limit
+}
+
+// rankedAnswer lays out a search's answer, by words or by words and
+// meaning alike: its hits with their evidence chosen across the answer
+// (answer.Hits), HitRelations relations per hit with the rest counted
+// (answer.SearchRelations), those of window w only when it is set, and
+// closest as a note when nothing matched the whole query.
+func rankedAnswer(found graph.Ranked, a searchArgs, limit int, w graph.Window, closest string) *answer.Answer {
 	var keep func(*graph.Relation) bool
 	if !w.IsZero() {
 		keep = func(r *graph.Relation) bool { return w.Contains(r.Created) }
@@ -385,7 +402,7 @@ func searchAnswer(g *graph.Graph, a searchArgs, w graph.Window) *answer.Answer {
 	}
 	ans.Relations, ans.OmittedRelations = answer.SearchRelations(found, keep)
 	if found.Exact == 0 && len(found.Hits) > 0 {
-		ans.Notes = []string{"No entity contains the whole query; these are the closest matches by the words they share with it, best first."}
+		ans.Notes = []string{closest}
 	}
 	return ans
 }

@@ -150,6 +150,23 @@ func fileHas(t *testing.T, path, s string) bool {
 	return bytes.Contains(b, []byte(s))
 }
 
+// click clicks the first element sel finds, as a person does. A list
+// that re-renders between finding the element and clicking it (search as
+// you type answers after each key) leaves a node that no longer exists:
+// the click is then tried again on the element there now.
+func click(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		var err error
+		for range 5 {
+			if _, err = chromedp.Run(ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+				return err
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return err
+	})
+}
+
 // typeInto replaces an input's text by typing, as a person does.
 func typeInto(sel, text string) []chromedp.Action[chromedp.Void] {
 	return []chromedp.Action[chromedp.Void]{
@@ -190,7 +207,7 @@ func TestPageInChromium(t *testing.T) {
 	// Open an entity: its type, observations and relations both ways.
 	do(t, ctx, "open Москва", typeInto("#q", "москва")...)
 	waitFor(t, ctx, "Москва in the list", textHas("#hits", "Москва"))
-	do(t, ctx, "click Москва", chromedp.Click(chromedp.CSS("#hits a")))
+	do(t, ctx, "click Москва", click("#hits a"))
 	waitFor(t, ctx, "the entity page", `document.querySelector("#ename").textContent === "Москва"`)
 	waitFor(t, ctx, "its type and observations", textHas("#etype", "город")+" && "+textHas("#obs", "Столица России"))
 	waitFor(t, ctx, "its relations both ways", textHas("#rels", "← visited Alice")+" && "+textHas("#rels", "← has_office_in Acme"))
@@ -198,14 +215,14 @@ func TestPageInChromium(t *testing.T) {
 
 	// Add an observation; it reaches the file.
 	added := "Основана в 1147 году — 1147年に創設"
-	do(t, ctx, "add an observation", append(typeInto("#addObs input", added), chromedp.Click(chromedp.CSS("#addObs button")))...)
+	do(t, ctx, "add an observation", append(typeInto("#addObs input", added), click("#addObs button"))...)
 	waitFor(t, ctx, "the new observation", textHas("#obs", added))
 	if !fileHas(t, path, added) {
 		t.Errorf("the memory file lacks the added observation")
 	}
 	// Change it.
-	do(t, ctx, "edit the observation", chromedp.Click(chromedp.CSS(`#obs li:last-child button`)))
-	do(t, ctx, "type the new text", append(typeInto("#obs form input", "Основана в 1147 году"), chromedp.Click(chromedp.CSS("#obs form button")))...)
+	do(t, ctx, "edit the observation", click(`#obs li:last-child button`))
+	do(t, ctx, "type the new text", append(typeInto("#obs form input", "Основана в 1147 году"), click("#obs form button"))...)
 	waitFor(t, ctx, "the changed observation", `[...document.querySelectorAll("#obs .text")].map(e => e.textContent).join("|") === "Столица России|Население около 13 миллионов|Основана в 1147 году"`)
 	if fileHas(t, path, added) || !fileHas(t, path, "Основана в 1147 году") {
 		t.Errorf("the memory file does not hold the changed observation")
@@ -219,8 +236,8 @@ func TestPageInChromium(t *testing.T) {
 	waitFor(t, ctx, "the other process's observation", textHas("#obs", "Добавлено другим процессом"))
 
 	// Rename: relations follow, in the file too.
-	do(t, ctx, "rename", chromedp.Click(chromedp.CSS("#renameBtn")))
-	do(t, ctx, "type the new name", append(typeInto("#renameForm input", "Москва (столица)"), chromedp.Click(chromedp.CSS("#renameForm button")))...)
+	do(t, ctx, "rename", click("#renameBtn"))
+	do(t, ctx, "type the new name", append(typeInto("#renameForm input", "Москва (столица)"), click("#renameForm button"))...)
 	waitFor(t, ctx, "the new name", `document.querySelector("#ename").textContent === "Москва (столица)" && location.hash === "#e=" + encodeURIComponent("Москва (столица)")`)
 	if !fileHas(t, path, `{"type":"relation","from":"Alice","to":"Москва (столица)","relationType":"visited"}`) {
 		t.Errorf("the relation did not follow the rename in the file")
@@ -228,17 +245,17 @@ func TestPageInChromium(t *testing.T) {
 
 	// Renaming onto an existing name fails with a clear message and changes nothing.
 	before, _ := os.ReadFile(path)
-	do(t, ctx, "rename onto Alice", chromedp.Click(chromedp.CSS("#renameBtn")))
-	do(t, ctx, "type Alice", append(typeInto("#renameForm input", "Alice"), chromedp.Click(chromedp.CSS("#renameForm button")))...)
+	do(t, ctx, "rename onto Alice", click("#renameBtn"))
+	do(t, ctx, "type Alice", append(typeInto("#renameForm input", "Alice"), click("#renameForm button"))...)
 	waitFor(t, ctx, "the refusal", `document.querySelector("#msg.error")?.textContent === "Nothing was changed: Entity with name Alice already exists"`)
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Errorf("a refused rename changed the file")
 	}
 
 	// Delete takes two clicks.
-	do(t, ctx, "delete", chromedp.Click(chromedp.CSS("#renameCancel")), chromedp.Click(chromedp.CSS("#deleteBtn")))
+	do(t, ctx, "delete", click("#renameCancel"), click("#deleteBtn"))
 	waitFor(t, ctx, "the armed button", textHas("#deleteBtn", "Click again"))
-	do(t, ctx, "delete again", chromedp.Click(chromedp.CSS("#deleteBtn")))
+	do(t, ctx, "delete again", click("#deleteBtn"))
 	waitFor(t, ctx, "the home view", `!document.querySelector("#homeView").hidden && location.hash === ""`)
 	if fileHas(t, path, "Москва") {
 		t.Errorf("the deleted entity, or a relation of it, is still in the file")
@@ -247,7 +264,7 @@ func TestPageInChromium(t *testing.T) {
 	// Memory content is text, never HTML.
 	do(t, ctx, "search the markup", typeInto("#q", "onerror")...)
 	waitFor(t, ctx, "the markup entity", textHas("#hits", "<img src=x onerror=window.pwned=1>"))
-	do(t, ctx, "open it", chromedp.Click(chromedp.CSS("#hits a")))
+	do(t, ctx, "open it", click("#hits a"))
 	waitFor(t, ctx, "its page", textHas("#obs", "<script>window.pwned=1</script>")+` && document.querySelector("#etype").textContent === "<b>type</b>"`)
 	if pwned, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.pwned === 1 || document.querySelector("#view img, #view b, #obs script") !== null`)); err != nil || pwned {
 		t.Errorf("memory content was interpreted as HTML (pwned %v, err %v)", pwned, err)
@@ -398,9 +415,9 @@ func TestPageOnBigMemory(t *testing.T) {
 	do(t, ctx, "search", typeInto("#q", q.Japanese)...)
 	waitFor(t, ctx, "Japanese matches", `/^Matches 1–50 of |^No entity contains/.test(document.querySelector("#count").textContent) && document.querySelectorAll("#hits li a").length === 50`)
 	t.Logf("first search answered in %v", time.Since(start))
-	do(t, ctx, "open the first", chromedp.Click(chromedp.CSS("#hits a")))
+	do(t, ctx, "open the first", click("#hits a"))
 	waitFor(t, ctx, "its page and picture", `document.querySelector("#ename").textContent !== "" && document.querySelectorAll("#pic .node").length > 1`)
-	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
+	do(t, ctx, "depth 2", click(`#depthBtns button[data-depth="2"]`))
 	waitFor(t, ctx, "depth 2", textHas("#picTitle", "depth 2"))
 	do(t, ctx, "laptop", chromedp.EmulateViewport(1280, 800))
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "big.png"), 1280, 800)
@@ -582,7 +599,7 @@ func TestPictureInChromium(t *testing.T) {
 
 	do(t, ctx, "open the Russian project", chromedp.Navigate(srv.URL+"#e="+url.PathEscape("Хранилище")))
 	waitFor(t, ctx, "its neighbourhood at depth 2", `document.querySelector("#ename").textContent === "Хранилище" && document.querySelectorAll("#pic .node").length === 2`)
-	do(t, ctx, "depth 2", chromedp.Click(chromedp.CSS(`#depthBtns button[data-depth="2"]`)))
+	do(t, ctx, "depth 2", click(`#depthBtns button[data-depth="2"]`))
 	waitFor(t, ctx, "depth 2", `document.querySelectorAll("#pic .node").length === 3`)
 	checkPicture(t, ctx, "Хранилище, depth 2", 3, 3)
 	shot(t, ctx, "picture-russian")
@@ -616,13 +633,13 @@ func TestListInChromium(t *testing.T) {
 	srv, _ := serve(t, b.String())
 	do(t, ctx, "open the page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL))
 	waitFor(t, ctx, "the first page", textHas("#count", "Entities 1–50 of 5,000")+` && !document.querySelector("#pager").hidden && document.querySelector("#prevPage").disabled`)
-	do(t, ctx, "next page", chromedp.Click(chromedp.CSS("#nextPage")))
+	do(t, ctx, "next page", click("#nextPage"))
 	waitFor(t, ctx, "the second page", textHas("#count", "Entities 51–100 of 5,000")+` && document.querySelector("#hits .hitname").textContent === "Entity 0051"`)
-	do(t, ctx, "last page", chromedp.Click(chromedp.CSS("#lastPage")))
+	do(t, ctx, "last page", click("#lastPage"))
 	waitFor(t, ctx, "the last page", textHas("#count", "Entities 4,951–5,000 of 5,000")+
 		` && [...document.querySelectorAll("#hits .hitname")].pop().textContent === "Entity 5000" && document.querySelector("#nextPage").disabled`)
 	shot(t, ctx, "list-last-page")
-	do(t, ctx, "previous page", chromedp.Click(chromedp.CSS("#prevPage")))
+	do(t, ctx, "previous page", click("#prevPage"))
 	waitFor(t, ctx, "the page before", textHas("#count", "Entities 4,901–4,950 of 5,000"))
 	// A search pages too; a new search starts at its first page.
 	do(t, ctx, "search", typeInto("#q", "number")...)

@@ -55,7 +55,7 @@ func TestCookieOnAnotherPortCannotEdit(t *testing.T) {
 	waitFor(t, ctx, "the address without the token or the key", `location.href === `+js(base+"/"))
 	do(t, ctx, "open Alice", chromedp.Navigate(base+"/#e=Alice"))
 	waitFor(t, ctx, "Alice's page", `document.querySelector("#ename").textContent === "Alice"`)
-	do(t, ctx, "add an observation", append(typeInto("#addObs input", "Edited on the page"), chromedp.Click(chromedp.CSS("#addObs button")))...)
+	do(t, ctx, "add an observation", append(typeInto("#addObs input", "Edited on the page"), click("#addObs button"))...)
 	waitFor(t, ctx, "the new observation", textHas("#obs", "Edited on the page"))
 	if !fileHas(t, path, "Edited on the page") {
 		t.Fatal("the page's edit is not in the memory file")
@@ -141,7 +141,7 @@ Promise.allSettled([
 	// The page, opened again without the token, still edits: it kept its key.
 	do(t, ctx, "open the page again", chromedp.Navigate(base+"/#e=Alice"))
 	waitFor(t, ctx, "Alice's page", `document.querySelector("#ename").textContent === "Alice" && document.querySelector("#mode").hidden`)
-	do(t, ctx, "add another observation", append(typeInto("#addObs input", "Edited again"), chromedp.Click(chromedp.CSS("#addObs button")))...)
+	do(t, ctx, "add another observation", append(typeInto("#addObs input", "Edited again"), click("#addObs button"))...)
 	waitFor(t, ctx, "the second observation", textHas("#obs", "Edited again"))
 	if !fileHas(t, path, "Edited again") {
 		t.Error("the page's second edit is not in the memory file")

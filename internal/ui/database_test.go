@@ -84,13 +84,13 @@ func TestPageOnDatabaseInChromium(t *testing.T) {
 	waitFor(t, ctx, "the Japanese match", `document.querySelectorAll("#hits li").length === 1 && `+textHas("#hits", "東京"))
 	do(t, ctx, "search in Russian", typeInto("#q", "столица")...)
 	waitFor(t, ctx, "the Russian match", `document.querySelectorAll("#hits li").length === 1 && `+textHas("#hits", "Москва"))
-	do(t, ctx, "open Москва", chromedp.Click(chromedp.CSS("#hits a")))
+	do(t, ctx, "open Москва", click("#hits a"))
 	waitFor(t, ctx, "the entity page", `document.querySelector("#ename").textContent === "Москва"`)
 	waitFor(t, ctx, "its relations both ways", textHas("#rels", "← visited Alice")+" && "+textHas("#rels", "← has_office_in Acme"))
 
 	// An edit lands in the database: another replica reads it.
 	added := "Основана в 1147 году — 1147年に創設"
-	do(t, ctx, "add an observation", append(typeInto("#addObs input", added), chromedp.Click(chromedp.CSS("#addObs button")))...)
+	do(t, ctx, "add an observation", append(typeInto("#addObs input", added), click("#addObs button"))...)
 	waitFor(t, ctx, "the new observation", textHas("#obs", added))
 	if obs := observations(t, replica, "Москва"); !slices.Contains(obs, added) {
 		t.Errorf("another replica reads Москва's observations as %q, without the added one", obs)
@@ -106,8 +106,8 @@ func TestPageOnDatabaseInChromium(t *testing.T) {
 	waitFor(t, ctx, "the other replica's observation", textHas("#obs", "Добавлено другой репликой"))
 
 	// Rename: relations follow, in the database too.
-	do(t, ctx, "rename", chromedp.Click(chromedp.CSS("#renameBtn")))
-	do(t, ctx, "type the new name", append(typeInto("#renameForm input", "Москва (столица)"), chromedp.Click(chromedp.CSS("#renameForm button")))...)
+	do(t, ctx, "rename", click("#renameBtn"))
+	do(t, ctx, "type the new name", append(typeInto("#renameForm input", "Москва (столица)"), click("#renameForm button"))...)
 	waitFor(t, ctx, "the new name", `document.querySelector("#ename").textContent === "Москва (столица)"`)
 	var visited bool
 	replica.View(func(g *graph.Graph) {

@@ -31,12 +31,12 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 	// with the text, and restores it.
 	do(t, ctx, "open Alice", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"#e=Alice"))
 	waitFor(t, ctx, "Alice", `document.querySelector("#ename").textContent === "Alice" && !document.querySelector("#historyBox").hidden`)
-	do(t, ctx, "delete an observation", chromedp.Click(chromedp.CSS(`#obs li:nth-child(3) button.danger`)))
+	do(t, ctx, "delete an observation", click(`#obs li:nth-child(3) button.danger`))
 	waitFor(t, ctx, "the observation gone", `!`+textHas("#obs", "Speaks Russian"))
-	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
+	do(t, ctx, "open the history", click("#historyBox summary"))
 	waitFor(t, ctx, "the deletion in the history", `document.querySelector("#ehistory li")?.textContent.includes("page · − 1 observation on Alice “Speaks Russian”")`)
 	waitFor(t, ctx, "when, with the time on hover", `document.querySelector("#ehistory li time")?.textContent === "just now" && document.querySelector("#ehistory li time").title !== ""`)
-	do(t, ctx, "restore it", chromedp.Click(chromedp.CSS("#ehistory li button")))
+	do(t, ctx, "restore it", click("#ehistory li button"))
 	waitFor(t, ctx, "the observation back", textHas("#obs", "Speaks Russian")+" && "+textHas("#msg", "Restored: + 1 observation on Alice."))
 	if !fileHas(t, path, "Speaks Russian") {
 		t.Errorf("the restored observation is not in the memory file")
@@ -89,7 +89,7 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 		t.Fatalf("a refused restore brought Alice back")
 	}
 
-	do(t, ctx, "restore Alice", chromedp.Click(chromedp.CSS("#deletedList li button")))
+	do(t, ctx, "restore Alice", click("#deletedList li button"))
 	waitFor(t, ctx, "Alice back", textHas("#msg", "Restored: + entity Alice (person), 3 observations")+" && "+textHas("#hits", "Alice"))
 	waitFor(t, ctx, "the deletion marked as undone", textHas("#deletedList li", "(back in the memory)")+` && !document.querySelector("#deletedList li button")`)
 	for _, line := range []string{`"name":"Alice"`, `{"type":"relation","from":"Alice","to":"Acme","relationType":"works_at"`, `{"type":"relation","from":"Alice","to":"Москва","relationType":"visited"`} {
@@ -102,7 +102,7 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 	}
 	do(t, ctx, "open Alice again", chromedp.Navigate(srv.URL+"#e=Alice"))
 	waitFor(t, ctx, "her relations", textHas("#rels", "→ works_at Acme")+" && "+textHas("#rels", "→ visited Москва"))
-	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
+	do(t, ctx, "open the history", click("#historyBox summary"))
 	waitFor(t, ctx, "the deletion and the restore", `document.querySelectorAll("#ehistory li").length === 4`)
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "entity-history.png"), 1280, 900)
 
@@ -117,7 +117,7 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 	}
 	do(t, ctx, "open Alice's long history", chromedp.Reload())
 	waitFor(t, ctx, "Alice", `document.querySelector("#ename").textContent === "Alice" && !document.querySelector("#historyBox").hidden`)
-	do(t, ctx, "open the history", chromedp.Click(chromedp.CSS("#historyBox summary")))
+	do(t, ctx, "open the history", click("#historyBox summary"))
 	waitFor(t, ctx, "the newest changes and a note on the older ones", fmt.Sprintf(`document.querySelectorAll("#ehistory li").length === %d && document.querySelector("#ehistory li").textContent.includes("fact %d") && `, entityHistoryLimit, entityHistoryLimit-1)+
 		textHas("#ehistoryNote", `Older changes: mcp-server-memory history "Alice" shows them all.`))
 }
@@ -171,7 +171,7 @@ func TestRecentlyDeletedIsCompact(t *testing.T) {
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "recently-deleted-compact.png"), 1280, 900)
 
 	// Restored, then deleted again: only the newer deletion is offered.
-	do(t, ctx, "restore Alice", chromedp.Click(chromedp.CSS("#deletedList li button")))
+	do(t, ctx, "restore Alice", click("#deletedList li button"))
 	waitFor(t, ctx, "Alice back", textHas("#msg", "Restored: + entity Alice (person)")+" && "+textHas("#deletedList li", "(back in the memory)"))
 	write("delete_entities", "Cursor", func(g *graph.Graph) error { g.DeleteEntities([]string{"Alice"}); return nil })
 	waitFor(t, ctx, "the newer deletion offered, the older not", `document.querySelectorAll("#deletedList li").length === 4 && document.querySelectorAll("#deletedList li button").length === 1 && `+

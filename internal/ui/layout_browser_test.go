@@ -27,7 +27,7 @@ func TestObservationRows(t *testing.T) {
 	do(t, ctx, "open Ada", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(srv.URL+"#e=Ada"))
 	waitFor(t, ctx, "Ada", `document.querySelector("#ename").textContent === "Ada" && document.querySelectorAll("#obs li").length === 3`)
 	for _, o := range []string{"designed the Analytical Engine's programs", strings.Repeat("a long observation that takes several lines ", 5)} {
-		do(t, ctx, "add an observation", append(typeInto("#addObs input", o), chromedp.Click(chromedp.CSS("#addObs button")))...)
+		do(t, ctx, "add an observation", append(typeInto("#addObs input", o), click("#addObs button"))...)
 		waitFor(t, ctx, "the new observation's time", `document.querySelector("#obs li:last-child time")?.textContent === "just now"`)
 	}
 	for _, size := range [][2]int{{1280, 900}, {1100, 900}, {800, 900}} {

@@ -78,7 +78,7 @@ func TestPageSaysWhenFactsWereLearned(t *testing.T) {
 
 	// An observation added on the page was learned just now, and is today's
 	// write.
-	do(t, ctx, "add an observation", append(typeInto("#addObs input", "designed the Analytical Engine's programs"), chromedp.Click(chromedp.CSS("#addObs button")))...)
+	do(t, ctx, "add an observation", append(typeInto("#addObs input", "designed the Analytical Engine's programs"), click("#addObs button"))...)
 	waitFor(t, ctx, "the new observation's time", `document.querySelector("#obs li:last-child time")?.textContent === "just now"`)
 	screenshot(t, ctx, filepath.Join(t.ArtifactDir(), "learned-entity.png"), 1280, 900)
 	do(t, ctx, "home", chromedp.Navigate(srv.URL+"#"))

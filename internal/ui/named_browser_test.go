@@ -80,11 +80,11 @@ func TestTeamPageInChromium(t *testing.T) {
 	waitFor(t, ctx, "the Japanese match", `document.querySelectorAll("#hits li").length === 1 && `+textHas("#hits", "東京"))
 	do(t, ctx, "search for Alice", typeInto("#q", "alice")...)
 	waitFor(t, ctx, "Alice in the list", textHas("#hits .hitname", "Alice"))
-	do(t, ctx, "open Alice", chromedp.Click(chromedp.CSS("#hits a")))
+	do(t, ctx, "open Alice", click("#hits a"))
 	waitFor(t, ctx, "Alice's page", `document.querySelector("#ename").textContent === "Alice"`)
 
 	added := "Leads the team — チームを率いる"
-	do(t, ctx, "add an observation", append(typeInto("#addObs input", added), chromedp.Click(chromedp.CSS("#addObs button")))...)
+	do(t, ctx, "add an observation", append(typeInto("#addObs input", added), click("#addObs button"))...)
 	waitFor(t, ctx, "the new observation", textHas("#obs", added))
 	if !fileHas(t, path, added) {
 		t.Errorf("the memory file lacks the observation added on the page")
@@ -167,7 +167,7 @@ func TestTeamPageFromALink(t *testing.T) {
 	// localhost and 127.0.0.1 are two sites.
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	do(t, ctx, "open the chat", chromedp.Navigate("http://localhost:"+port+"/"))
-	do(t, ctx, "follow the link", chromedp.Click(chromedp.CSS("#link")))
+	do(t, ctx, "follow the link", click("#link"))
 	waitAcross(t, ctx, "the page, read only", textHas("#count", "5 entities")+` && !document.querySelector("#mode").hidden`)
 	waitAcross(t, ctx, "the address without the token", `location.href === `+js(base+"/page/team/"))
 }
