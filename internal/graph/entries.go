@@ -138,17 +138,19 @@ func (g *Graph) sequenceNeighbours(e *Entity, f func(*Entity)) {
 // question names. So each of the followFrom best-scoring entries passes
 // followShare of its score to the entry after it in its log, on top of the
 // words the two already share (their documents hold each other's at half
-// weight). Only the best pass, and only those holding at least
+// weight), but never more than followCap of that entry's score: the entry
+// that holds the question's words stays first, the answer comes next. Only the best pass, and only those holding at least
 // followInformation of what the query's words say (Information): a word
 // every entry holds lifts nothing.
 const (
 	followShare       = 0.5
 	followFrom        = 50
 	followInformation = 0.1
+	followCap         = 0.99
 )
 
 // carryForward passes the best entries' shares to the entries after them;
-// the shares are of the scores before any is passed.
+// the shares and caps are of the scores before any is passed.
 func (g *Graph) carryForward(x *wordIndex, query string) {
 	if followShare == 0 || len(x.touched) == 0 {
 		return
@@ -160,13 +162,15 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 	cut := max(nthLargest(scores, min(followFrom, len(scores))), followInformation*x.information(query))
 	type carry struct {
 		to    *Entity
-		share float64
+		score float64 // its new score
 	}
 	var carries []carry
 	for _, id := range x.touched {
 		if s := x.scores[id]; s > 0 && s >= cut {
 			if next := g.nextEntry(x.byID[id]); next != nil && next.wid != 0 {
-				carries = append(carries, carry{next, followShare * s})
+				if own := x.scores[next.wid]; own < followCap*s {
+					carries = append(carries, carry{next, min(own+followShare*s, followCap*s)})
+				}
 			}
 		}
 	}
@@ -174,7 +178,7 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 		if x.scores[c.to.wid] == 0 {
 			x.touched = append(x.touched, c.to.wid)
 		}
-		x.scores[c.to.wid] += c.share
+		x.scores[c.to.wid] = c.score
 	}
 }
 
