@@ -385,33 +385,10 @@ func version() string {
 	info, ok := debug.ReadBuildInfo()
 	toolchain := "unknown Go"
 	if ok {
-		goos, goarch := "", ""
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "GOOS":
-				goos = s.Value
-			case "GOARCH":
-				goarch = s.Value
-			}
-		}
-		toolchain = info.GoVersion + " " + goos + "/" + goarch
+		toolchain = toolchainOf(info)
 	}
 	if releaseVersion != "" {
-		commit, dirty := strings.CutSuffix(releaseCommit, "-dirty")
-		if len(commit) > 12 {
-			commit = commit[:12]
-		}
-		if commit == "" {
-			commit = "unknown"
-		}
-		if dirty {
-			commit += "-dirty"
-		}
-		// Packages stamped from an untagged or modified tree: 0.0.0-dev.<commit>.
-		if strings.Contains(releaseVersion, "-dev") || dirty {
-			return fmt.Sprintf("%s (development build, commit %s, %s)", releaseVersion, commit, toolchain)
-		}
-		return fmt.Sprintf("%s (commit %s, %s)", releaseVersion, commit, toolchain)
+		return releaseBuild(releaseVersion, releaseCommit, toolchain)
 	}
 	if !ok {
 		return "devel (development build)"
@@ -422,26 +399,62 @@ func version() string {
 	if v := info.Main.Version; v != "" && v != "(devel)" && !strings.Contains(v, "+dirty") && !isPseudoVersion(v) {
 		return fmt.Sprintf("%s (go install, %s)", strings.TrimPrefix(v, "v"), toolchain)
 	}
-	rev, dirty := "", false
+	return fmt.Sprintf("%s (development build, %s)", sourceBuild(info), toolchain)
+}
+
+// buildSetting is the value of build setting key in info, or "".
+func buildSetting(info *debug.BuildInfo, key string) string {
 	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
+		if s.Key == key {
+			return s.Value
 		}
 	}
+	return ""
+}
+
+// toolchainOf names the Go toolchain and platform that built info, e.g.
+// "go1.26.8 linux/amd64".
+func toolchainOf(info *debug.BuildInfo) string {
+	return info.GoVersion + " " + buildSetting(info, "GOOS") + "/" + buildSetting(info, "GOARCH")
+}
+
+// releaseBuild names a build stamped by the release scripts: version and
+// commit as stamped (a commit ending in -dirty came from a modified tree).
+func releaseBuild(version, commit, toolchain string) string {
+	commit, dirty := strings.CutSuffix(commit, "-dirty")
+	commit = shortCommit(commit)
+	if commit == "" {
+		commit = "unknown"
+	}
+	if dirty {
+		commit += "-dirty"
+	}
+	// Packages stamped from an untagged or modified tree: 0.0.0-dev.<commit>.
+	if strings.Contains(version, "-dev") || dirty {
+		return fmt.Sprintf("%s (development build, commit %s, %s)", version, commit, toolchain)
+	}
+	return fmt.Sprintf("%s (commit %s, %s)", version, commit, toolchain)
+}
+
+// sourceBuild names a build from source: "devel", and the commit Go
+// stamped when it did ("devel-0123456789ab", "-dirty" for a modified tree).
+func sourceBuild(info *debug.BuildInfo) string {
 	v := "devel"
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		v += "-" + rev
-		if dirty {
+	if rev := buildSetting(info, "vcs.revision"); rev != "" {
+		v += "-" + shortCommit(rev)
+		if buildSetting(info, "vcs.modified") == "true" {
 			v += "-dirty"
 		}
 	}
-	return fmt.Sprintf("%s (development build, %s)", v, toolchain)
+	return v
+}
+
+// shortCommit is the first 12 digits of a commit, as git abbreviates it.
+func shortCommit(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
 }
 
 // isPseudoVersion reports whether v is a Go pseudo-version, which names an

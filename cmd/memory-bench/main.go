@@ -1,80 +1,7 @@
-// Command memory-bench measures knowledge-graph memory servers the way an
-// MCP client sees them: it generates a reference-format memory file of N
-// entities (five observations each, 2N relations, English, Japanese and
-// Russian text), starts a server command over stdio with MEMORY_FILE_PATH
-// pointing at a fresh copy, and times tools/call round trips with the go-sdk
-// client: p50/p95/p99 per tool, start to first answer, and the peak RSS of
-// the server's process tree.
-//
-// With --vs it runs the same workload against a second server (typically the
-// Node reference through npx), alternating per size, and prints the ratio of
-// the two medians.
-//
-//	go run ./cmd/memory-bench --sizes 1000,10000 \
-//	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
-//
-// With --postgres the second server is the same command with its memory in
-// PostgreSQL (MEMORY_DATABASE_URL) instead of a file: each run gets a new
-// database, created for it and dropped after, whose memory "default" holds
-// exactly the generated graph, imported before the server starts. The ratio
-// is then PostgreSQL's median over the file's. "--postgres auto" starts a
-// private cluster (PostgreSQL's default durability: fsync on) in a temporary
-// directory on a free port of 127.0.0.1 and removes it at the end; a URL
-// names a server on which the user may create databases.
-//
-//	go run ./cmd/memory-bench --sizes 10000 --postgres auto --writes 0
-//
-// With --vs-load tools the second server is given the generated graph
-// through its own tools instead of MEMORY_FILE_PATH, for servers that keep
-// their memory elsewhere (a SQLite database under $HOME): each run gets a
-// fresh, empty HOME, and a process of the server loads the graph with
-// create_entities and create_relations calls, is checked with open_nodes,
-// and exits before anything is timed.
-//
-//	go run ./cmd/memory-bench --sizes 1000,10000 --skip read_graph,search,open_nodes \
-//	    --vs 'node .../@pepk/mcp-memory-sqlite/dist/index.js' --vs-load tools
-//
-// With --embeddings the second server is the same command with search by
-// meaning on (MEMORY_EMBEDDINGS_URL), each run's vectors computed before
-// it by the command's embed, and the ratio is on over off. "--embeddings
-// stub" starts the project's stand-in endpoint (vectors of hashed words,
-// no model) in this process; a URL names an OpenAI-compatible API, with
-// --embeddings-model.
-//
-//	go run ./cmd/memory-bench --sizes 1000,10000 --embeddings stub --writes 0 \
-//	    --skip read_graph,search,open_nodes
-//
-// Without --cmd it builds ./cmd/mcp-server-memory into a temporary directory
-// and runs that. The table goes to stdout, or to stderr when --json or
-// --markdown put their output on stdout.
-//
-// After the tools it makes --writes one-entity writes (10,000 by default)
-// and compares the server's resident set then with that of a fresh server
-// loading the file they left: a server that lives for days in a desktop
-// client must not grow with every write.
-//
-// A second table times the same calls to the last byte of the answer on the
-// pipe: for large answers (read_graph, a search matching thousands of
-// entities) the go-sdk client's own JSON decoding is much of what the first
-// table shows, and it is the same for every server.
-//
-// With --client ts the calls are timed by the official TypeScript SDK's
-// client (@modelcontextprotocol/sdk, pinned in tsclient/, installed with
-// npm ci into the user's cache directory on first use), the one most hosts
-// are built on, instead of the go-sdk's: a Node.js process on the server's
-// pipes, which memory-bench still owns (the last-byte table and the RSS
-// are measured as with the go-sdk client). It lists the tools once after
-// connecting, as a host does, and asks for the SDK's default protocol
-// version unless --protocol is given.
-//
-//	go run ./cmd/memory-bench --sizes 10000 --writes 0 --client ts \
-//	    --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -137,242 +64,255 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("memory-bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
-	sizesFlag := fs.String("sizes", "1000,10000", "graph sizes N (entities) to run, comma-separated; k and M suffixes allowed (1k, 1M)")
-	cmdFlag := fs.String("cmd", "", "server command to measure, run with sh -c (default: go build ./cmd/mcp-server-memory and run it)")
-	vsFlag := fs.String("vs", "", "second server command to compare against, e.g. 'npx -y @modelcontextprotocol/server-memory@2026.8.31'")
-	iters := fs.Int("iters", 30, "measured calls per tool at most")
-	minIters := fs.Int("min-iters", 5, "measured calls per tool at least, even past --budget")
-	budget := fs.Duration("budget", 20*time.Second, "stop measuring a tool once --min-iters calls are done and this much time has passed")
-	warmups := fs.Int("warmups", 2, "unmeasured warm-up calls per tool")
-	starts := fs.Int("starts", 3, "process starts to time (start to first answer) per server and size")
-	callTimeout := fs.Duration("call-timeout", 5*time.Minute, "a single tool call taking longer fails")
-	seed := fs.Uint64("seed", 1, "random seed for the generated graph and workload")
-	protocol := fs.String("protocol", "2025-06-18", "MCP protocol version the client asks for in initialize (with --client ts: the TypeScript SDK's latest unless given)")
-	clientFlag := fs.String("client", "go", "the MCP client that times the calls: 'go' (the go-sdk's) or 'ts' (the TypeScript SDK's, @modelcontextprotocol/sdk in Node.js, installed with npm on first use)")
-	jsonOut := fs.Bool("json", false, "write machine-readable results to stdout (the table goes to stderr)")
-	writeGraph := fs.String("write-graph", "", "write the generated graph of the first size to this file and exit (to profile a server by hand)")
-	skip := fs.String("skip", "", "comma-separated substrings of tool rows not to run, e.g. 'read_graph,common' for huge graphs whose full answers no client could take")
-	writes := fs.Int("writes", 10000, "after the tools, make this many one-entity writes and compare the server's RSS with a fresh server's on the file they left (0: skip)")
-	markdown := fs.Bool("markdown", false, "print a README-ready markdown section (to stdout, or stderr with --json)")
-	vsLoad := fs.String("vs-load", "file", "how the --vs server gets the generated graph: 'file' (a copy at MEMORY_FILE_PATH) or 'tools' (a fresh HOME, loaded through its own create_entities and create_relations; see above)")
-	postgresFlag := fs.String("postgres", "", "also run the server with its memory in PostgreSQL, beside the file, and print PostgreSQL/file ratios: 'auto' starts a private throwaway cluster, or a postgres:// URL of a server where the benchmark may create and drop databases (a new database per run, dropped after); --cmd, if set, must take MEMORY_DATABASE_URL as this server does")
-	embeddingsFlag := fs.String("embeddings", "", "also run the server with search by meaning on, beside it off, and print on/off ratios: 'stub' starts the project's stand-in endpoint (hashed words, no model) in this process, or the base URL of an OpenAI-compatible API (with --embeddings-model; a key as the server reads it); each run's vectors are computed before it by the server's embed command")
-	embeddingsModel := fs.String("embeddings-model", "", "the model with --embeddings URL")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "memory-bench: unexpected argument %q (flags only; see --help)\n", fs.Arg(0))
-		return 2
-	}
-	sizes, err := parseSizes(*sizesFlag)
+	o, err := parseOptions(args, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "memory-bench: --sizes: %v\n", err)
-		return 2
-	}
-	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 {
-		fmt.Fprintln(stderr, "memory-bench: --iters, --min-iters and --starts must be at least 1, --warmups and --writes at least 0")
-		return 2
-	}
-	if *clientFlag != "go" && *clientFlag != "ts" {
-		fmt.Fprintf(stderr, "memory-bench: --client: %q is neither 'go' nor 'ts'\n", *clientFlag)
-		return 2
-	}
-	if *vsLoad != "file" && *vsLoad != "tools" {
-		fmt.Fprintf(stderr, "memory-bench: --vs-load: %q is neither 'file' nor 'tools'\n", *vsLoad)
-		return 2
-	}
-	if *vsLoad == "tools" && *vsFlag == "" {
-		fmt.Fprintln(stderr, "memory-bench: --vs-load tools needs --vs, the server to load")
-		return 2
-	}
-	postgres := ""
-	if *postgresFlag != "" {
-		if *vsFlag != "" {
-			fmt.Fprintln(stderr, "memory-bench: --postgres and --vs both name the second server; run them one at a time")
-			return 2
-		}
-		if postgres, err = parsePostgresFlag(*postgresFlag); err != nil {
-			fmt.Fprintf(stderr, "memory-bench: --postgres: %v\n", err)
-			return 2
-		}
-		args = redactArgs(args, *postgresFlag, redactURL(postgres)) // for the report
-	}
-	if *embeddingsFlag != "" {
-		switch {
-		case *vsFlag != "" || *postgresFlag != "":
-			fmt.Fprintln(stderr, "memory-bench: --embeddings, --vs and --postgres each name the second server; run them one at a time")
-			return 2
-		case *embeddingsFlag == embeddingsStub && *embeddingsModel != "":
-			fmt.Fprintln(stderr, "memory-bench: --embeddings stub serves its own model; --embeddings-model is for a URL")
-			return 2
-		case *embeddingsFlag != embeddingsStub && *embeddingsModel == "":
-			fmt.Fprintln(stderr, "memory-bench: --embeddings URL needs --embeddings-model NAME")
-			return 2
-		}
-	}
-	if *writeGraph != "" {
-		g, _ := testgraph.Generate(sizes[0], *seed)
-		if err := writeGraphFile(*writeGraph, g); err != nil {
+		if err.Error() != "" {
 			fmt.Fprintf(stderr, "memory-bench: %v\n", err)
-			return 1
 		}
+		return 2
+	}
+	if o == nil { // --help
 		return 0
 	}
-	settings := runSettings{
-		iters:       *iters,
-		minIters:    min(*minIters, *iters),
-		budget:      *budget,
-		warmups:     *warmups,
-		callTimeout: *callTimeout,
-		starts:      *starts,
-		writes:      *writes,
-		client:      clientOptions{protocol: *protocol},
+	if o.writeGraph != "" {
+		return exitStatus(stderr, writeFirstGraph(o))
 	}
-	for _, sk := range strings.Split(*skip, ",") {
-		if sk = strings.TrimSpace(sk); sk != "" {
-			settings.skip = append(settings.skip, sk)
-		}
-	}
-
-	tableOut, markdownOut := stdout, stdout
-	if *jsonOut || *markdown {
-		tableOut = stderr
-	}
-	if *jsonOut {
-		markdownOut = stderr
-	}
-	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "memory-bench: "+format+"\n", a...) }
-
-	tmp, err := os.MkdirTemp("", "memory-bench-")
+	b, err := newBench(o, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "memory-bench: %v\n", err)
-		return 1
+		return exitStatus(stderr, err)
 	}
-	defer os.RemoveAll(tmp)
-
-	// PostgreSQL first: a wrong URL should not wait for the build.
-	var pg *pgBackend
-	if postgres != "" {
-		if postgres == postgresAuto {
-			progress("PostgreSQL: starting a private cluster")
-		}
-		if pg, err = openPostgres(ctx, postgres); err != nil {
-			fmt.Fprintf(stderr, "memory-bench: --postgres: %v\n", err)
-			return 1
-		}
-		defer pg.close()
-		progress("PostgreSQL: %s", pg.where)
+	defer b.close()
+	if err := b.prepare(ctx); err != nil {
+		return exitStatus(stderr, err)
 	}
-
-	if *clientFlag == "ts" {
-		sdk, err := installTSClient(ctx, progress)
-		if err != nil {
-			fmt.Fprintf(stderr, "memory-bench: --client ts: %v\n", err)
-			return 1
-		}
-		settings.client.ts = &sdk
-		settings.client.protocol = sdk.protocol
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "protocol" {
-				settings.client.protocol, settings.client.askProtocol = *protocol, *protocol
-			}
-		})
-		progress("client: %s, in %s", settings.client.describe(), sdk.dir)
+	rep := b.newReport()
+	if err := b.preRunAll(ctx); err != nil {
+		return exitStatus(stderr, err)
 	}
-
-	ours := *cmdFlag
-	oursBuilt := ""
-	if ours == "" {
-		progress("building %s", serverproc.OurServerPackage)
-		bin, err := serverproc.BuildOurServer(ctx, tmp)
-		if err != nil {
-			fmt.Fprintf(stderr, "memory-bench: %v\n", err)
-			return 1
-		}
-		ours = serverproc.ShellQuote(bin)
-		oursBuilt = "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin)
-	}
-	servers := []*benchServer{{label: "ours", command: ours, built: oursBuilt, backend: fileBackend{}}}
-	if *vsFlag != "" {
-		var backend memoryBackend = fileBackend{}
-		if *vsLoad == "tools" {
-			backend = toolsBackend{command: *vsFlag, client: settings.client, timeout: settings.callTimeout}
-		}
-		servers = append(servers, &benchServer{label: "theirs", command: *vsFlag, backend: backend})
-	}
-	if pg != nil {
-		servers[0].label = "file"
-		servers = append(servers, &benchServer{label: "postgres", command: ours, built: oursBuilt, backend: pg, where: pg.where})
-	}
-	if *embeddingsFlag != "" {
-		b := meaningBackend{command: ours, url: *embeddingsFlag, model: *embeddingsModel}
-		if b.url == embeddingsStub {
-			stub := startStub()
-			defer stub.Close()
-			b.url, b.model = stub.BaseURL(), stubModel
-			progress("search by meaning: the stand-in endpoint at %s", b.url)
-		}
-		servers[0].label = "off"
-		servers = append(servers, &benchServer{label: "on", command: ours, built: oursBuilt, backend: b})
-	}
-
-	rep := &report{
-		Machine:     describeMachine(),
-		CommandLine: serverproc.CommandLine("go run ./cmd/memory-bench", append([]string{os.Args[0]}, args...)),
-		Seed:        *seed,
-		Settings:    settings,
-		Servers:     servers,
-	}
-
-	// Pay one-time costs (npx's download and install, cold caches) before
-	// anything is timed.
-	for _, s := range servers {
-		progress("pre-run %s: %s", s.label, s.command)
-		d, err := preRun(ctx, s.command, s.backend, tmp, settings.client)
-		if err != nil {
-			fmt.Fprintf(stderr, "memory-bench: pre-run of %s (%s) failed: %v\n", s.label, s.command, err)
-			return 1
-		}
-		s.preRun = d
-		progress("pre-run %s: first handshake after %s (not counted)", s.label, fmtDuration(d))
-	}
-
-	for _, n := range sizes {
-		if ctx.Err() != nil {
-			break
-		}
-		sz, err := runSize(ctx, n, *seed, tmp, servers, settings, progress)
-		if err != nil {
-			fmt.Fprintf(stderr, "memory-bench: N=%d: %v\n", n, err)
-			return 1
-		}
-		rep.Sizes = append(rep.Sizes, sz)
-		rep.writeTable(tableOut, sz)
+	tableOut, markdownOut := o.outputs(stdout, stderr)
+	if err := b.runSizes(ctx, rep, tableOut); err != nil {
+		return exitStatus(stderr, err)
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "memory-bench: interrupted")
 		return 130
 	}
-	if *jsonOut {
+	if o.jsonOut {
 		if err := rep.writeJSON(stdout); err != nil {
-			fmt.Fprintf(stderr, "memory-bench: writing JSON: %v\n", err)
-			return 1
+			return exitStatus(stderr, fmt.Errorf("writing JSON: %w", err))
 		}
 	}
-	if *markdown {
+	if o.markdown {
 		rep.writeMarkdown(markdownOut)
 	}
 	return 0
+}
+
+// exitStatus reports err, if any, and turns it into the exit status.
+func exitStatus(stderr io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "memory-bench: %v\n", err)
+	return 1
+}
+
+// outputs says where the text table and the markdown go: stdout unless
+// --json or --markdown take it.
+func (o *options) outputs(stdout, stderr io.Writer) (table, markdown io.Writer) {
+	table, markdown = stdout, stdout
+	if o.jsonOut || o.markdown {
+		table = stderr
+	}
+	if o.jsonOut {
+		markdown = stderr
+	}
+	return table, markdown
+}
+
+// writeFirstGraph is --write-graph: the graph of the first size, to a file.
+func writeFirstGraph(o *options) error {
+	g, _ := testgraph.Generate(o.sizes[0], o.seed)
+	return writeGraphFile(o.writeGraph, g)
+}
+
+// bench is one benchmark run: its servers, its scratch directory and what
+// to undo at the end.
+type bench struct {
+	o        *options
+	settings runSettings
+	tmp      string
+	servers  []*benchServer
+	progress func(format string, a ...any)
+	undo     []func() // in reverse order at close
+}
+
+func newBench(o *options, stderr io.Writer) (*bench, error) {
+	tmp, err := os.MkdirTemp("", "memory-bench-")
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{o: o, settings: o.settings, tmp: tmp}
+	b.progress = func(format string, a ...any) { fmt.Fprintf(stderr, "memory-bench: "+format+"\n", a...) }
+	b.undo = append(b.undo, func() { os.RemoveAll(tmp) })
+	return b, nil
+}
+
+func (b *bench) close() {
+	for _, f := range slices.Backward(b.undo) {
+		f()
+	}
+}
+
+// prepare readies everything the servers need, cheapest check first, and
+// lists the servers: PostgreSQL (a wrong URL should not wait for the
+// build), the TypeScript client, our server's build, then the second
+// server of --vs, --postgres or --embeddings.
+func (b *bench) prepare(ctx context.Context) error {
+	pg, err := b.openPostgres(ctx)
+	if err != nil {
+		return err
+	}
+	if err := b.installClient(ctx); err != nil {
+		return err
+	}
+	ours, oursBuilt, err := b.ourServer(ctx)
+	if err != nil {
+		return err
+	}
+	b.servers = []*benchServer{{label: "ours", command: ours, built: oursBuilt, backend: fileBackend{}}}
+	switch {
+	case len(b.o.vs) > 0:
+		b.servers = append(b.servers, b.vsServers()...)
+	case pg != nil:
+		b.servers[0].label = "file"
+		b.servers = append(b.servers, &benchServer{label: "postgres", command: ours, built: oursBuilt, backend: pg, where: pg.where})
+	case b.o.embeddings != "":
+		b.servers[0].label = "off"
+		b.servers = append(b.servers, &benchServer{label: "on", command: ours, built: oursBuilt, backend: b.meaningBackend(ours)})
+	}
+	return nil
+}
+
+// vsServers are the --vs servers: "theirs", then "theirs2" and so on.
+func (b *bench) vsServers() []*benchServer {
+	var servers []*benchServer
+	for i, command := range b.o.vs {
+		var backend memoryBackend = fileBackend{}
+		if b.o.vsLoad[i] == "tools" {
+			backend = toolsBackend{command: command, client: b.settings.client, timeout: b.settings.callTimeout}
+		}
+		label := "theirs"
+		if i > 0 {
+			label = fmt.Sprintf("theirs%d", i+1)
+		}
+		servers = append(servers, &benchServer{label: label, command: command, backend: backend})
+	}
+	return servers
+}
+
+// openPostgres opens --postgres, if given.
+func (b *bench) openPostgres(ctx context.Context) (*pgBackend, error) {
+	if b.o.postgres == "" {
+		return nil, nil
+	}
+	if b.o.postgres == postgresAuto {
+		b.progress("PostgreSQL: starting a private cluster")
+	}
+	pg, err := openPostgres(ctx, b.o.postgres)
+	if err != nil {
+		return nil, fmt.Errorf("--postgres: %w", err)
+	}
+	b.undo = append(b.undo, pg.close)
+	b.progress("PostgreSQL: %s", pg.where)
+	return pg, nil
+}
+
+// installClient installs the TypeScript SDK's client for --client ts.
+func (b *bench) installClient(ctx context.Context) error {
+	if b.o.client != "ts" {
+		return nil
+	}
+	sdk, err := installTSClient(ctx, b.progress)
+	if err != nil {
+		return fmt.Errorf("--client ts: %w", err)
+	}
+	c := &b.settings.client
+	c.ts = &sdk
+	c.protocol = sdk.protocol
+	if b.o.protocolSet {
+		c.protocol, c.askProtocol = b.o.protocol, b.o.protocol
+	}
+	b.progress("client: %s, in %s", c.describe(), sdk.dir)
+	return nil
+}
+
+// ourServer is --cmd, or else our server built into the scratch directory
+// (and what was built).
+func (b *bench) ourServer(ctx context.Context) (command, built string, err error) {
+	if b.o.cmd != "" {
+		return b.o.cmd, "", nil
+	}
+	b.progress("building %s", serverproc.OurServerPackage)
+	bin, err := serverproc.BuildOurServer(ctx, b.tmp)
+	if err != nil {
+		return "", "", err
+	}
+	return serverproc.ShellQuote(bin), "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin), nil
+}
+
+// meaningBackend is our server with search by meaning on, through
+// --embeddings: the stand-in endpoint, started here, or a URL.
+func (b *bench) meaningBackend(ours string) meaningBackend {
+	mb := meaningBackend{command: ours, url: b.o.embeddings, model: b.o.embeddingsModel}
+	if mb.url == embeddingsStub {
+		stub := startStub()
+		b.undo = append(b.undo, stub.Close)
+		mb.url, mb.model = stub.BaseURL(), stubModel
+		b.progress("search by meaning: the stand-in endpoint at %s", mb.url)
+	}
+	return mb
+}
+
+func (b *bench) newReport() *report {
+	return &report{
+		Machine:     describeMachine(),
+		CommandLine: serverproc.CommandLine("go run ./cmd/memory-bench", append([]string{os.Args[0]}, b.o.reportArgs...)),
+		Seed:        b.o.seed,
+		Settings:    b.settings,
+		Servers:     b.servers,
+	}
+}
+
+// preRunAll pays one-time costs (npx's download and install, cold caches)
+// before anything is timed.
+func (b *bench) preRunAll(ctx context.Context) error {
+	for _, s := range b.servers {
+		b.progress("pre-run %s: %s", s.label, s.command)
+		d, err := preRun(ctx, s.command, s.backend, b.tmp, b.settings.client)
+		if err != nil {
+			return fmt.Errorf("pre-run of %s (%s) failed: %w", s.label, s.command, err)
+		}
+		s.preRun = d
+		b.progress("pre-run %s: first handshake after %s (not counted)", s.label, fmtDuration(d))
+	}
+	return nil
+}
+
+// runSizes runs every size in turn, printing each one's table when done.
+func (b *bench) runSizes(ctx context.Context, rep *report, tableOut io.Writer) error {
+	for _, n := range b.o.sizes {
+		if ctx.Err() != nil {
+			break
+		}
+		sz, err := runSize(ctx, n, b.o.seed, b.tmp, b.servers, b.settings, b.progress)
+		if err != nil {
+			return fmt.Errorf("N=%d: %w", n, err)
+		}
+		rep.Sizes = append(rep.Sizes, sz)
+		rep.writeTable(tableOut, sz)
+	}
+	return nil
 }
 
 // runSize generates the graph of n entities and runs every server on it,
@@ -413,7 +353,8 @@ func runSize(ctx context.Context, n int, seed uint64, tmp string, servers []*ben
 }
 
 // runServer measures one server on one graph: s.starts timed starts (the
-// last one is the session the tools are measured in), then every tool.
+// last one is the session the tools are measured in), then every tool,
+// then the writes.
 func runServer(ctx context.Context, srv *benchServer, graphFile, dir string, g *testgraph.Graph, q testgraph.Queries, seed uint64, s runSettings, progress func(string, ...any)) (*RunResult, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -427,7 +368,6 @@ func runServer(ctx context.Context, srv *benchServer, graphFile, dir string, g *
 	if mem.describe != "" {
 		progress("  %s", mem.describe)
 	}
-	command := srv.command
 	res := &RunResult{LoadBefore: loadAverage(), Store: "file", MemoryNote: mem.describe}
 	defer func() { res.LoadAfter = loadAverage() }()
 	var backends *backendMemory
@@ -439,68 +379,90 @@ func runServer(ctx context.Context, srv *benchServer, graphFile, dir string, g *
 			res.Backends = &peak
 		}()
 	}
-	w := newWorkload(g, q, seed)
-
-	// startOnce starts the server and times it up to the first successful
-	// tools/call answer. The calls only read, so every start sees the
-	// same file.
-	startOnce := func() (*serverProcess, error) {
-		p, err := startServer(ctx, command, mem.env, s.client)
-		if err != nil {
-			return nil, err
-		}
-		if _, _, err := p.call(ctx, s.callTimeout, "open_nodes", map[string]any{"names": w.pickNames(3)}); err != nil {
-			p.close()
-			return nil, fmt.Errorf("first open_nodes: %w", err)
-		}
-		res.StartSamples = append(res.StartSamples, time.Since(p.started))
-		return p, nil
-	}
-	for range s.starts - 1 {
-		p, err := startOnce()
-		if err != nil {
-			res.Error = err.Error()
-			return res, nil
-		}
-		p.close()
-	}
-	p, err := startOnce()
+	m := &serverRun{ctx: ctx, command: srv.command, mem: mem, w: newWorkload(g, q, seed), s: s, res: res, progress: progress}
+	p, err := m.timeStarts()
 	if err != nil {
 		res.Error = err.Error()
 		return res, nil
 	}
-	res.Start = summarize(res.StartSamples)
-	progress("  start to first answer: %s (median of %d)", fmtDuration(res.Start.P50), res.Start.Count)
-
-	for _, tc := range w.cases() {
-		if ctx.Err() != nil {
-			break
-		}
-		if slices.ContainsFunc(s.skip, func(sk string) bool { return strings.Contains(tc.label, sk) }) {
-			continue
-		}
-		tr := measure(ctx, p, tc, s)
-		res.Tools = append(res.Tools, tr)
-		status := fmt.Sprintf("p50 %s (last byte %s) over %d calls", fmtDuration(tr.Latency.P50), fmtDuration(tr.Wire.P50), tr.Latency.Count)
-		if tr.Errors > 0 {
-			status += fmt.Sprintf(", %d errors: %s", tr.Errors, serverproc.FirstLine(tr.FirstError))
-		}
-		progress("  %-48s %s", tc.label, status)
-		if !p.alive() {
-			res.Error = "server exited during the run" + p.stderrNote()
-			break
-		}
-	}
-	if s.writes > 0 && ctx.Err() == nil && p.alive() {
-		progress("  %d one-entity writes, then a fresh server on the memory they left", s.writes)
-		res.Writes = measureWrites(ctx, p, command, mem, s.writes, s)
-		progress("  RSS after %d writes: %s MB; a fresh server on that memory: %s MB", s.writes, fmtMB(res.Writes.RSSKB), fmtMB(res.Writes.FreshRSSKB))
-	}
+	m.measureTools(p)
+	m.measureWrites(p)
 	if backends != nil {
 		backends.sampleNow()
 	}
 	res.Memory = p.close()
 	return res, nil
+}
+
+// serverRun is one server's run on one graph, as runServer takes it step
+// by step.
+type serverRun struct {
+	ctx      context.Context
+	command  string
+	mem      *memoryCopy
+	w        *workload
+	s        runSettings
+	res      *RunResult
+	progress func(string, ...any)
+}
+
+// timeStarts starts the server s.starts times, each timed up to the first
+// successful tools/call answer, and returns the last process, still
+// running. The calls only read, so every start sees the same memory.
+func (m *serverRun) timeStarts() (*serverProcess, error) {
+	for i := 1; ; i++ {
+		p, err := startServer(m.ctx, m.command, m.mem.env, m.s.client)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := p.call(m.ctx, m.s.callTimeout, "open_nodes", map[string]any{"names": m.w.pickNames(3)}); err != nil {
+			p.close()
+			return nil, fmt.Errorf("first open_nodes: %w", err)
+		}
+		m.res.StartSamples = append(m.res.StartSamples, time.Since(p.started))
+		if i == m.s.starts {
+			m.res.Start = summarize(m.res.StartSamples)
+			m.progress("  start to first answer: %s (median of %d)", fmtDuration(m.res.Start.P50), m.res.Start.Count)
+			return p, nil
+		}
+		p.close()
+	}
+}
+
+// measureTools measures every tool case not skipped, in order, until the
+// server exits or the run is interrupted.
+func (m *serverRun) measureTools(p *serverProcess) {
+	for _, tc := range m.w.cases() {
+		if m.ctx.Err() != nil {
+			break
+		}
+		if slices.ContainsFunc(m.s.skip, func(sk string) bool { return strings.Contains(tc.label, sk) }) {
+			continue
+		}
+		tr := measure(m.ctx, p, tc, m.s)
+		m.res.Tools = append(m.res.Tools, tr)
+		status := fmt.Sprintf("p50 %s (last byte %s) over %d calls", fmtDuration(tr.Latency.P50), fmtDuration(tr.Wire.P50), tr.Latency.Count)
+		if tr.Errors > 0 {
+			status += fmt.Sprintf(", %d errors: %s", tr.Errors, serverproc.FirstLine(tr.FirstError))
+		}
+		m.progress("  %-48s %s", tc.label, status)
+		if !p.alive() {
+			m.res.Error = "server exited during the run" + p.stderrNote()
+			break
+		}
+	}
+}
+
+// measureWrites makes the --writes one-entity writes and compares the
+// server's RSS with a fresh server's on the memory they left.
+func (m *serverRun) measureWrites(p *serverProcess) {
+	n := m.s.writes
+	if n == 0 || m.ctx.Err() != nil || !p.alive() {
+		return
+	}
+	m.progress("  %d one-entity writes, then a fresh server on the memory they left", n)
+	m.res.Writes = measureWrites(m.ctx, p, m.command, m.mem, n, m.s)
+	m.progress("  RSS after %d writes: %s MB; a fresh server on that memory: %s MB", n, fmtMB(m.res.Writes.RSSKB), fmtMB(m.res.Writes.FreshRSSKB))
 }
 
 func writeGraphFile(path string, g *testgraph.Graph) error {

@@ -2,21 +2,17 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"golang.org/x/text/width"
-
 	"github.com/kgmemory/mcp-server-memory/internal/serverproc"
-	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 // report is everything one benchmark run measured.
@@ -144,50 +140,55 @@ func (r *report) labels() []string {
 
 // row is one line of a results table: a label and, per server, its cells.
 type row struct {
-	label string
-	cells map[string][]string // label -> p50, p95, p99, calls
-	ratio string
+	label  string
+	cells  map[string][]string // label -> p50, p95, p99, calls
+	ratios []string            // per server after the first: its value over the first's
+}
+
+// runRow is a row of the table drawn from each server's run as a whole
+// rather than from one tool: its cells, and the value whose ratio the last
+// column shows (nil: no ratio). cells returns nil when a run has nothing
+// to show; an optional row with no cells at all is left out.
+type runRow struct {
+	label    string
+	cells    func(run *RunResult) []string
+	value    func(run *RunResult) float64
+	optional bool
 }
 
 // rows builds the table body for one size; tables in text and markdown are
-// both drawn from it.
+// both drawn from it: the tools in the order they ran, then the start, the
+// memory and the writes.
 //
 // With wire set it reports the time to the answer's last byte instead of
 // the client-seen latency, for the tools only.
 func (r *report) rows(sz *sizeResult, wire bool) []row {
-	labels := r.labels()
-	var order []string
-	seen := map[string]bool{}
-	for _, l := range labels {
-		if run := sz.Runs[l]; run != nil {
-			for _, t := range run.Tools {
-				if !seen[t.Label] {
-					seen[t.Label] = true
-					order = append(order, t.Label)
+	rows := r.toolRows(sz, wire)
+	if wire {
+		return rows
+	}
+	for _, rr := range r.runRows(sz) {
+		rw := row{label: rr.label, cells: map[string][]string{}}
+		for _, l := range r.labels() {
+			if run := sz.Runs[l]; run != nil {
+				if cells := rr.cells(run); cells != nil {
+					rw.cells[l] = cells
 				}
 			}
 		}
-	}
-	latencyCells := func(s Summary, calls int, firstErr string) []string {
-		callCell := fmt.Sprint(calls)
-		if errs := calls - s.Count; errs > 0 {
-			callCell = fmt.Sprintf("%d (%d err)", calls, errs)
+		if rr.optional && len(rw.cells) == 0 {
+			continue
 		}
-		if s.Count == 0 {
-			if firstErr == "" {
-				return []string{"n/a", "", "", callCell}
-			}
-			return []string{"ERROR: " + truncate(serverproc.FirstLine(firstErr), 40), "", "", callCell}
+		if rr.value != nil {
+			rw.ratios = r.ratios(sz, rr.value)
 		}
-		return []string{fmtMillis(s.P50), fmtMillis(s.P95), fmtMillis(s.P99), callCell}
+		rows = append(rows, rw)
 	}
-	ratio := func(get func(run *RunResult) float64) string {
-		if len(labels) < 2 || sz.Runs[labels[0]] == nil || sz.Runs[labels[1]] == nil {
-			return ""
-		}
-		return fmtRatio(get(sz.Runs[labels[1]]), get(sz.Runs[labels[0]]))
-	}
+	return rows
+}
 
+// toolRows is a row per tool case, in the order the servers ran them.
+func (r *report) toolRows(sz *sizeResult, wire bool) []row {
 	latency := func(t *ToolResult) Summary {
 		if wire {
 			return t.Wire
@@ -195,14 +196,14 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 		return t.Latency
 	}
 	var rows []row
-	for _, toolLabel := range order {
+	for _, toolLabel := range r.toolOrder(sz) {
 		rw := row{label: toolLabel, cells: map[string][]string{}}
-		for _, l := range labels {
+		for _, l := range r.labels() {
 			if t := sz.Runs[l].tool(toolLabel); t != nil {
 				rw.cells[l] = latencyCells(latency(t), t.Calls, t.FirstError)
 			}
 		}
-		rw.ratio = ratio(func(run *RunResult) float64 {
+		rw.ratios = r.ratios(sz, func(run *RunResult) float64 {
 			if t := run.tool(toolLabel); t != nil {
 				return float64(latency(t).P50)
 			}
@@ -210,80 +211,154 @@ func (r *report) rows(sz *sizeResult, wire bool) []row {
 		})
 		rows = append(rows, rw)
 	}
-	if wire {
-		return rows
-	}
-
-	start := row{label: "start to first answer", cells: map[string][]string{}}
-	largest := row{label: "peak RSS, server process (MB)", cells: map[string][]string{}}
-	sum := row{label: "peak RSS, process tree sum (MB)", cells: map[string][]string{}}
-	for _, l := range labels {
-		run := sz.Runs[l]
-		if run == nil {
-			continue
-		}
-		start.cells[l] = latencyCells(run.Start, run.Start.Count, run.Error)
-		largest.cells[l] = []string{fmtMB(run.Memory.ServerKB), "", "", ""}
-		sum.cells[l] = []string{fmtMB(run.Memory.SumKB), "", "", fmt.Sprintf("%d proc", len(run.Memory.Processes))}
-	}
-	start.ratio = ratio(func(run *RunResult) float64 { return float64(run.Start.P50) })
-	largest.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.ServerKB) })
-	sum.ratio = ratio(func(run *RunResult) float64 { return float64(run.Memory.SumKB) })
-	rows = append(rows, start, largest, sum)
-
-	// PostgreSQL's backends are not in the server's process tree.
-	backends := row{label: backendsRow, cells: map[string][]string{}}
-	for _, l := range labels {
-		if run := sz.Runs[l]; run != nil && run.Backends != nil {
-			b := run.Backends
-			note := fmt.Sprintf("%d at once", b.AtOnce)
-			if b.Seen == 0 {
-				note = "not on this machine"
-			}
-			backends.cells[l] = []string{fmtMB(b.PrivateKB), "", "", note}
-		}
-	}
-	if len(backends.cells) > 0 {
-		rows = append(rows, backends)
-	}
-
-	// After many small writes a server should hold what a fresh one
-	// loading the same file holds, not a little more per write.
-	afterWrites := row{cells: map[string][]string{}}
-	fresh := row{label: "RSS, fresh server on that memory (MB)", cells: map[string][]string{}}
-	for _, l := range labels {
-		run := sz.Runs[l]
-		if run == nil || run.Writes == nil {
-			continue
-		}
-		w := run.Writes
-		afterWrites.label = fmt.Sprintf("RSS after %d writes (MB)", w.Writes)
-		note := ""
-		if w.Errors > 0 {
-			note = fmt.Sprintf("%d errors", w.Errors)
-		}
-		afterWrites.cells[l] = []string{fmtMB(w.RSSKB), "", "", note}
-		what := "file"
-		if run.Store == "postgres" {
-			what = "tables"
-		}
-		fresh.cells[l] = []string{fmtMB(w.FreshRSSKB), "", "", fmt.Sprintf("%s %.1f MB", what, float64(w.FileBytes)/(1<<20))}
-	}
-	if afterWrites.label == "" {
-		return rows
-	}
-	writes := func(get func(*WritesResult) int64) func(*RunResult) float64 {
-		return func(run *RunResult) float64 {
-			if run.Writes == nil {
-				return 0
-			}
-			return float64(get(run.Writes))
-		}
-	}
-	afterWrites.ratio = ratio(writes(func(w *WritesResult) int64 { return w.RSSKB }))
-	fresh.ratio = ratio(writes(func(w *WritesResult) int64 { return w.FreshRSSKB }))
-	return append(rows, afterWrites, fresh)
+	return rows
 }
+
+// toolOrder lists the tool labels of a size, first seen first.
+func (r *report) toolOrder(sz *sizeResult) []string {
+	var order []string
+	for _, l := range r.labels() {
+		if run := sz.Runs[l]; run != nil {
+			for _, t := range run.Tools {
+				if !slices.Contains(order, t.Label) {
+					order = append(order, t.Label)
+				}
+			}
+		}
+	}
+	return order
+}
+
+// runRows are the rows after the tools. PostgreSQL's backends are not in
+// the server's process tree, so they have a row of their own. After many
+// small writes a server should hold what a fresh one loading the same file
+// holds, not a little more per write.
+func (r *report) runRows(sz *sizeResult) []runRow {
+	rows := []runRow{
+		{
+			label: "start to first answer",
+			cells: func(run *RunResult) []string { return latencyCells(run.Start, run.Start.Count, run.Error) },
+			value: func(run *RunResult) float64 { return float64(run.Start.P50) },
+		},
+		{
+			label: "peak RSS, server process (MB)",
+			cells: func(run *RunResult) []string { return []string{fmtMB(run.Memory.ServerKB), "", "", ""} },
+			value: func(run *RunResult) float64 { return float64(run.Memory.ServerKB) },
+		},
+		{
+			label: sumRow,
+			cells: func(run *RunResult) []string {
+				return []string{fmtMB(run.Memory.SumKB), "", "", fmt.Sprintf("%d proc", len(run.Memory.Processes))}
+			},
+			value: func(run *RunResult) float64 { return float64(run.Memory.SumKB) },
+		},
+		{label: backendsRow, cells: backendsCells, optional: true},
+	}
+	writes := sz.writes()
+	if writes == 0 {
+		return rows
+	}
+	return append(rows,
+		runRow{
+			label: fmt.Sprintf("RSS after %d writes (MB)", writes),
+			cells: ifWrites(func(w *WritesResult, _ *RunResult) []string {
+				note := ""
+				if w.Errors > 0 {
+					note = fmt.Sprintf("%d errors", w.Errors)
+				}
+				return []string{fmtMB(w.RSSKB), "", "", note}
+			}),
+			value: writesValue(func(w *WritesResult) int64 { return w.RSSKB }),
+		},
+		runRow{
+			label: "RSS, fresh server on that memory (MB)",
+			cells: ifWrites(func(w *WritesResult, run *RunResult) []string {
+				what := "file"
+				if run.Store == "postgres" {
+					what = "tables"
+				}
+				return []string{fmtMB(w.FreshRSSKB), "", "", fmt.Sprintf("%s %.1f MB", what, float64(w.FileBytes)/(1<<20))}
+			}),
+			value: writesValue(func(w *WritesResult) int64 { return w.FreshRSSKB }),
+		})
+}
+
+// latencyCells are a summary's cells: p50, p95, p99 and the calls made,
+// or what went wrong when no call succeeded.
+func latencyCells(s Summary, calls int, firstErr string) []string {
+	callCell := fmt.Sprint(calls)
+	if errs := calls - s.Count; errs > 0 {
+		callCell = fmt.Sprintf("%d (%d err)", calls, errs)
+	}
+	if s.Count == 0 {
+		if firstErr == "" {
+			return []string{"n/a", "", "", callCell}
+		}
+		return []string{"ERROR: " + truncate(serverproc.FirstLine(firstErr), 40), "", "", callCell}
+	}
+	return []string{fmtMillis(s.P50), fmtMillis(s.P95), fmtMillis(s.P99), callCell}
+}
+
+// ratios are each later server's value over the first's ("" where either
+// did not run).
+func (r *report) ratios(sz *sizeResult, get func(run *RunResult) float64) []string {
+	labels := r.labels()
+	var ratios []string
+	for _, l := range labels[min(1, len(labels)):] {
+		first, run := sz.Runs[labels[0]], sz.Runs[l]
+		if first == nil || run == nil {
+			ratios = append(ratios, "")
+			continue
+		}
+		ratios = append(ratios, fmtRatio(get(run), get(first)))
+	}
+	return ratios
+}
+
+func backendsCells(run *RunResult) []string {
+	b := run.Backends
+	if b == nil {
+		return nil
+	}
+	note := fmt.Sprintf("%d at once", b.AtOnce)
+	if b.Seen == 0 {
+		note = "not on this machine"
+	}
+	return []string{fmtMB(b.PrivateKB), "", "", note}
+}
+
+// writes is the number of writes the runs of a size made (0: none did).
+func (sz *sizeResult) writes() int {
+	n := 0
+	for _, run := range sz.Runs {
+		if run != nil && run.Writes != nil {
+			n = max(n, run.Writes.Writes)
+		}
+	}
+	return n
+}
+
+// ifWrites makes the cells of a writes row: none for a run without writes.
+func ifWrites(cells func(w *WritesResult, run *RunResult) []string) func(*RunResult) []string {
+	return func(run *RunResult) []string {
+		if run.Writes == nil {
+			return nil
+		}
+		return cells(run.Writes, run)
+	}
+}
+
+func writesValue(get func(*WritesResult) int64) func(*RunResult) float64 {
+	return func(run *RunResult) float64 {
+		if run.Writes == nil {
+			return 0
+		}
+		return float64(get(run.Writes))
+	}
+}
+
+// sumRow labels the process tree's memory, wrappers (sh, npx) included.
+const sumRow = "peak RSS, process tree sum (MB)"
 
 // backendsRow labels the PostgreSQL backends' memory.
 const backendsRow = "peak RSS, PostgreSQL backends, private (MB)"
@@ -315,59 +390,6 @@ func (sz *sizeResult) title() string {
 		withThousands(int64(sz.Relations)), float64(sz.FileBytes)/(1<<20))
 }
 
-// writeTable prints one size's results as an aligned text table, followed
-// by errors, wrong answers and notes.
-func (r *report) writeTable(w io.Writer, sz *sizeResult) {
-	fmt.Fprintf(w, "\n== %s ==\n", sz.title())
-	fmt.Fprintf(w, "latencies in ms as the MCP client sees them (%s); %d warm-up calls per tool first\n",
-		r.Settings.client.describe(), r.Settings.warmups)
-	if r.Settings.client.ts != nil {
-		fmt.Fprintln(w, tsClientNote)
-	}
-	for _, s := range r.Servers {
-		fmt.Fprintf(w, "%s: %s\n", s.label, r.describe(s))
-		if s.where != "" {
-			fmt.Fprintf(w, "  memory in %s\n", s.where)
-		}
-	}
-	if r.hasPostgres() {
-		fmt.Fprintln(w, postgresMemoryNote)
-	}
-	writeAligned(w, r.textTable(sz, false))
-	fmt.Fprintf(w, "\nthe same calls timed to the answer's last byte on the pipe (server time, without %s), ms:\n", r.Settings.client.work())
-	writeAligned(w, r.textTable(sz, true))
-	for _, note := range r.notes(sz) {
-		fmt.Fprintln(w, note)
-	}
-}
-
-func (r *report) textTable(sz *sizeResult, wire bool) [][]string {
-	labels := r.labels()
-	header := []string{"tool"}
-	for _, l := range labels {
-		header = append(header, l+" p50", "p95", "p99", "calls")
-	}
-	if len(labels) > 1 {
-		header = append(header, fmt.Sprintf("%s/%s p50", labels[1], labels[0]))
-	}
-	table := [][]string{header}
-	for _, rw := range r.rows(sz, wire) {
-		line := []string{rw.label}
-		for _, l := range labels {
-			cells := rw.cells[l]
-			if cells == nil {
-				cells = []string{"-", "", "", ""}
-			}
-			line = append(line, cells...)
-		}
-		if len(labels) > 1 {
-			line = append(line, rw.ratio)
-		}
-		table = append(table, line)
-	}
-	return table
-}
-
 // postgresMemoryNote says what the memory rows count when a server keeps
 // its memory in PostgreSQL.
 const postgresMemoryNote = "peak RSS of the server counts its process tree only (sh and the server), not PostgreSQL's processes; " +
@@ -393,213 +415,6 @@ func (r *report) describe(s *benchServer) string {
 	return fmt.Sprintf("%s (pre-run once before timing, %s, not counted)", d, fmtDuration(s.preRun))
 }
 
-// notes lists, per server, errors, wrong answers, budget cut-offs and the
-// number of entities each search returned.
-func (r *report) notes(sz *sizeResult) []string {
-	var notes []string
-	for _, l := range r.labels() {
-		run := sz.Runs[l]
-		if run == nil {
-			continue
-		}
-		if run.Error != "" {
-			notes = append(notes, fmt.Sprintf("[%s] ERROR: %s", l, run.Error))
-		}
-		if run.MemoryNote != "" {
-			notes = append(notes, fmt.Sprintf("[%s] memory: %s", l, run.MemoryNote))
-		}
-		if run.LoadBefore != "" {
-			notes = append(notes, fmt.Sprintf("[%s] machine load average (1 min) before / after the run: %s / %s",
-				l, run.LoadBefore, run.LoadAfter))
-		}
-		var hits []string
-		for _, t := range run.Tools {
-			if t.Errors > 0 {
-				notes = append(notes, fmt.Sprintf("[%s] %s: %d of %d measured calls failed (%d counting warm-ups): %s",
-					l, t.Label, countMeasuredErrors(t), t.Calls, t.Errors, t.FirstError))
-			}
-			for _, p := range t.Problems {
-				notes = append(notes, fmt.Sprintf("[%s] %s: WRONG ANSWER in %d of %d answers checked: %s",
-					l, t.Label, t.WrongAnswers, t.Checked, p))
-			}
-			if t.Note != "" {
-				notes = append(notes, fmt.Sprintf("[%s] %s: %s", l, t.Label, t.Note))
-			}
-			if t.Tool == "search_nodes" && t.Entities >= 0 {
-				hits = append(hits, fmt.Sprint(t.Entities))
-			}
-			if r.Settings.client.ts != nil && t.AnswerBytes > tsStdioMaxMessage {
-				notes = append(notes, fmt.Sprintf("[%s] %s: answers of up to %.1f MB, more than the %d MiB at which the TypeScript SDK's StdioClientTransport stops by default: a host on its defaults gets no answer",
-					l, t.Label, float64(t.AnswerBytes)/1e6, tsStdioMaxMessage>>20))
-			}
-		}
-		if len(hits) > 0 {
-			notes = append(notes, fmt.Sprintf("[%s] search_nodes entities returned (rare, common, two words, Japanese): %s",
-				l, strings.Join(hits, ", ")))
-		}
-		if len(run.Memory.Processes) > 0 {
-			notes = append(notes, fmt.Sprintf("[%s] process tree (peak RSS): %s; server process: %s",
-				l, strings.Join(run.Memory.Processes, ", "), run.Memory.ServerProcess))
-		}
-	}
-	return notes
-}
-
-// countMeasuredErrors is the number of failed measured calls.
-func countMeasuredErrors(t *ToolResult) int {
-	return t.Calls - len(t.Samples)
-}
-
-// writeAligned prints rows with the first column left-aligned and the rest
-// right-aligned, measuring width in terminal cells (Japanese takes two).
-func writeAligned(w io.Writer, rows [][]string) {
-	var widths []int
-	for _, rw := range rows {
-		for i, c := range rw {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], displayWidth(c))
-		}
-	}
-	for _, rw := range rows {
-		var b strings.Builder
-		for i, c := range rw {
-			pad := strings.Repeat(" ", widths[i]-displayWidth(c))
-			if i == 0 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-}
-
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		switch width.LookupRune(r).Kind() {
-		case width.EastAsianWide, width.EastAsianFullwidth:
-			n += 2
-		default:
-			n++
-		}
-	}
-	return n
-}
-
-// writeMarkdown prints a README-ready section: the machine, the exact
-// command, and a table per size.
-func (r *report) writeMarkdown(w io.Writer) {
-	labels := r.labels()
-	m := r.Machine
-	fmt.Fprintf(w, "### Benchmark\n\n")
-	fmt.Fprintf(w, "Measured %s on %d CPUs (`nproc`), %s, %s, %s", m.Date, m.CPUs, m.CPUModel, m.OS, m.GoVersion)
-	if m.Node != "" {
-		fmt.Fprintf(w, ", Node %s", m.Node)
-	}
-	fmt.Fprintf(w, ", with:\n\n```sh\n%s\n```\n\n", r.CommandLine)
-	for _, s := range r.Servers {
-		if s.built != "" {
-			fmt.Fprintf(w, "- **%s**: %s", s.label, s.built)
-		} else {
-			fmt.Fprintf(w, "- **%s**: `%s`", s.label, s.command)
-		}
-		if s.where != "" {
-			fmt.Fprintf(w, ", memory in %s", s.where)
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "\nEach graph has N entities with %d observations each (mixed English, Japanese and Russian text) and 2N relations, "+
-		"generated with seed %d. Latencies are milliseconds from sending `tools/call` to receiving the answer, "+
-		"as %s sees them over stdio (protocol %s), after %d warm-up calls per tool; "+
-		"up to %d measured calls per tool, fewer (but at least %d) once a tool has run for %s. "+
-		"Each server command was run once before timing, so npx's download is not counted; "+
-		"start to first answer is process start to the first `open_nodes` answer, median of %d starts. "+
-		"Peak RSS is the VmHWM of the server process (wrappers such as sh and npx not counted).%s\n",
-		testgraph.ObservationsPerEntity, r.Seed, r.Settings.client.markdownName(), r.Settings.client.protocol, r.Settings.warmups,
-		r.Settings.iters, r.Settings.minIters, r.Settings.budget, r.Settings.starts, r.loadNote())
-	if r.Settings.client.ts != nil {
-		fmt.Fprintf(w, "\n%s\n", tsClientNote)
-	}
-	if r.hasPostgres() {
-		fmt.Fprintf(w, "\nEach PostgreSQL run had a new database whose memory \"default\" held exactly the generated graph, imported before the server started. "+
-			"Its peak RSS is the server's alone; %s.\n", strings.TrimPrefix(postgresMemoryNote, "peak RSS of the server counts its process tree only (sh and the server), not PostgreSQL's processes; "))
-	}
-
-	for _, sz := range r.Sizes {
-		fmt.Fprintf(w, "\n#### %s\n\n", sz.title())
-		head := "| tool |"
-		align := "|---|"
-		for _, l := range labels {
-			head += fmt.Sprintf(" %s p50 | p95 | p99 |", l)
-			align += "--:|--:|--:|"
-		}
-		if len(labels) > 1 {
-			head += fmt.Sprintf(" %s/%s p50 |", labels[1], labels[0])
-			align += "--:|"
-		}
-		fmt.Fprintln(w, head)
-		fmt.Fprintln(w, align)
-		for _, rw := range r.rows(sz, false) {
-			if rw.label == "peak RSS, process tree sum (MB)" {
-				continue // wrappers (sh, npx) included: the text table has it
-			}
-			line := "| " + strings.ReplaceAll(rw.label, "|", `\|`) + " |"
-			for _, l := range labels {
-				cells := rw.cells[l]
-				if cells == nil {
-					cells = []string{"-", "", "", ""}
-				}
-				line += fmt.Sprintf(" %s | %s | %s |", cells[0], cells[1], cells[2])
-			}
-			if len(labels) > 1 {
-				line += " " + rw.ratio + " |"
-			}
-			fmt.Fprintln(w, line)
-		}
-		fmt.Fprintf(w, "\nTime to the answer's last byte (server time, without %s), p50 ms:\n\n", r.Settings.client.work())
-		head, align = "| tool |", "|---|"
-		for _, l := range labels {
-			head += " " + l + " |"
-			align += "--:|"
-		}
-		if len(labels) > 1 {
-			head += fmt.Sprintf(" %s/%s |", labels[1], labels[0])
-			align += "--:|"
-		}
-		fmt.Fprintln(w, head)
-		fmt.Fprintln(w, align)
-		for _, rw := range r.rows(sz, true) {
-			line := "| " + strings.ReplaceAll(rw.label, "|", `\|`) + " |"
-			for _, l := range labels {
-				cell := "-"
-				if cells := rw.cells[l]; cells != nil {
-					cell = cells[0]
-				}
-				line += " " + cell + " |"
-			}
-			if len(labels) > 1 {
-				line += " " + rw.ratio + " |"
-			}
-			fmt.Fprintln(w, line)
-		}
-		var problems []string
-		for _, n := range r.notes(sz) {
-			if strings.Contains(n, "ERROR") || strings.Contains(n, "WRONG ANSWER") || strings.Contains(n, "failed") || strings.Contains(n, "] memory: ") {
-				problems = append(problems, n)
-			}
-		}
-		if len(problems) > 0 {
-			fmt.Fprintln(w)
-			for _, p := range problems {
-				fmt.Fprintf(w, "- %s\n", p)
-			}
-		}
-	}
-}
-
 // loadNote states the range of the machine's load average over the runs,
 // since other work on a small machine moves every number.
 func (r *report) loadNote() string {
@@ -619,111 +434,4 @@ func (r *report) loadNote() string {
 		return ""
 	}
 	return fmt.Sprintf(" The machine's 1-minute load average was %.1f to %.1f during the runs.", lo, hi)
-}
-
-// JSON output: durations in milliseconds.
-
-type jsonLatency struct {
-	Count     int       `json:"count"`
-	P50       float64   `json:"p50Ms"`
-	P95       float64   `json:"p95Ms"`
-	P99       float64   `json:"p99Ms"`
-	Min       float64   `json:"minMs"`
-	Max       float64   `json:"maxMs"`
-	Mean      float64   `json:"meanMs"`
-	SamplesMs []float64 `json:"samplesMs"`
-}
-
-func toJSONLatency(samples []time.Duration) jsonLatency {
-	s := summarize(samples)
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	j := jsonLatency{Count: s.Count, P50: ms(s.P50), P95: ms(s.P95), P99: ms(s.P99), Min: ms(s.Min), Max: ms(s.Max), Mean: ms(s.Mean)}
-	j.SamplesMs = make([]float64, len(samples))
-	for i, d := range samples {
-		j.SamplesMs[i] = ms(d)
-	}
-	return j
-}
-
-func (r *report) writeJSON(w io.Writer) error {
-	type jsonTool struct {
-		*ToolResult
-		Latency jsonLatency `json:"latency"`
-		Wire    jsonLatency `json:"wire"`
-	}
-	type jsonRun struct {
-		Command string      `json:"command"`
-		Start   jsonLatency `json:"startToFirstAnswer"`
-		*RunResult
-		Tools []jsonTool `json:"tools"`
-		// Ratio is the second server's p50 over the first's per tool
-		// label (on the second run): theirs/ours, or postgres/file.
-		Ratio map[string]float64 `json:"ratioP50,omitempty"`
-	}
-	type jsonSize struct {
-		N            int                 `json:"n"`
-		Entities     int                 `json:"entities"`
-		Observations int                 `json:"observations"`
-		Relations    int                 `json:"relations"`
-		FileBytes    int64               `json:"fileBytes"`
-		Runs         map[string]*jsonRun `json:"runs"`
-	}
-	type jsonServer struct {
-		Label    string  `json:"label"`
-		Command  string  `json:"command"`
-		Built    string  `json:"built,omitempty"`
-		Memory   string  `json:"memory,omitempty"`
-		PreRunMs float64 `json:"preRunMs"`
-	}
-	out := struct {
-		Machine     machineInfo  `json:"machine"`
-		CommandLine string       `json:"commandLine"`
-		Seed        uint64       `json:"seed"`
-		Protocol    string       `json:"protocol"`
-		Client      string       `json:"client,omitempty"`
-		Servers     []jsonServer `json:"servers"`
-		Sizes       []jsonSize   `json:"sizes"`
-	}{Machine: r.Machine, CommandLine: r.CommandLine, Seed: r.Seed, Protocol: r.Settings.client.protocol}
-	if r.Settings.client.ts != nil {
-		out.Client = r.Settings.client.describe()
-	}
-	for _, s := range r.Servers {
-		out.Servers = append(out.Servers, jsonServer{s.label, s.command, s.built, s.where, float64(s.preRun) / float64(time.Millisecond)})
-	}
-	labels := r.labels()
-	for _, sz := range r.Sizes {
-		js := jsonSize{N: sz.N, Entities: sz.Entities, Observations: sz.Observations, Relations: sz.Relations, FileBytes: sz.FileBytes, Runs: map[string]*jsonRun{}}
-		for _, s := range r.Servers {
-			run := sz.Runs[s.label]
-			if run == nil {
-				continue
-			}
-			jr := &jsonRun{Command: s.command, Start: toJSONLatency(run.StartSamples), RunResult: run}
-			for _, t := range run.Tools {
-				jr.Tools = append(jr.Tools, jsonTool{ToolResult: t, Latency: toJSONLatency(t.Samples), Wire: toJSONLatency(t.WireSamples)})
-			}
-			if jr.Tools == nil {
-				jr.Tools = []jsonTool{}
-			}
-			js.Runs[s.label] = jr
-		}
-		if len(labels) > 1 && sz.Runs[labels[0]] != nil && sz.Runs[labels[1]] != nil {
-			ours, theirs := sz.Runs[labels[0]], sz.Runs[labels[1]]
-			ratios := map[string]float64{}
-			for _, t := range theirs.Tools {
-				if o := ours.tool(t.Label); o != nil && o.Latency.P50 > 0 && t.Latency.P50 > 0 {
-					ratios[t.Label] = float64(t.Latency.P50) / float64(o.Latency.P50)
-				}
-			}
-			if ours.Start.P50 > 0 && theirs.Start.P50 > 0 {
-				ratios["start to first answer"] = float64(theirs.Start.P50) / float64(ours.Start.P50)
-			}
-			js.Runs[labels[1]].Ratio = ratios
-		}
-		out.Sizes = append(out.Sizes, js)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
 }

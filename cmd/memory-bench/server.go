@@ -67,9 +67,66 @@ func (g goSession) callTool(ctx context.Context, tool string, args map[string]an
 func (g goSession) close() { g.s.Close() }
 
 // startServer runs command with sh -c, its environment with env added
-// (where the memory is: see memoryCopy), and connects an MCP client to it. The clock for start-up time starts just
-// before the process does (see serverProcess.started).
+// (where the memory is: see memoryCopy), and connects an MCP client to it.
+// The clock for start-up time starts just before the process does (see
+// serverProcess.started).
 func startServer(ctx context.Context, command string, env []string, opts clientOptions) (*serverProcess, error) {
+	cmd := serverCommand(command, env)
+	// Own the pipes (rather than mcp.CommandTransport) so the client can use
+	// IOTransport with no frame size cap: read_graph of a 100k-entity graph
+	// is one JSON-RPC line of well over the SDK's default 16 MiB.
+	pp, err := openPipes()
+	if err != nil {
+		return nil, err
+	}
+	p := &serverProcess{
+		cmd:    cmd,
+		stderr: serverproc.NewTailBuffer(16 << 10),
+		exited: make(chan struct{}),
+	}
+	cmd.Stdin = pp.stdinR
+	cmd.Stdout = pp.stdoutW
+	cmd.Stderr = p.stderr
+
+	// The TypeScript client runs before the server starts, as in a host;
+	// it takes the server's stdin (stdinW) as its stdout.
+	var ts *tsSession
+	var tsStdin *os.File
+	if opts.ts != nil {
+		if ts, tsStdin, err = startTSClient(*opts.ts, opts.askProtocol, pp.stdinW); err != nil {
+			pp.stdinR.Close()
+			pp.stdoutR.Close()
+			pp.stdoutW.Close()
+			return nil, err
+		}
+	}
+	if err := p.launch(pp); err != nil {
+		if ts != nil {
+			tsStdin.Close()
+			ts.close()
+		}
+		return nil, fmt.Errorf("starting %q: %w", command, err)
+	}
+	if ts != nil {
+		go feed(tsStdin, p.arrival)
+		p.session = ts
+		err = ts.connect(ctx)
+		if err != nil {
+			ts.close()
+		}
+	} else {
+		err = p.connectGo(ctx, pp, opts.protocol)
+	}
+	if err != nil {
+		p.stop()
+		return nil, fmt.Errorf("connecting to %q: %w%s", command, err, p.stderrNote())
+	}
+	return p, nil
+}
+
+// serverCommand is the server's command line, not started yet, in a
+// process group of its own.
+func serverCommand(command string, env []string) *exec.Cmd {
 	cmd := exec.Command("sh", "-c", command)
 	// The last value of a repeated key wins, so this overrides the caller's.
 	cmd.Env = append(os.Environ(), env...)
@@ -81,10 +138,15 @@ func startServer(ctx context.Context, command string, env []string, opts clientO
 		cmd.Env = append(cmd.Env, "MEMORY_ANSWER_LIMIT=0")
 	}
 	serverproc.NewProcessGroup(cmd)
+	return cmd
+}
 
-	// Own the pipes (rather than mcp.CommandTransport) so the client can use
-	// IOTransport with no frame size cap: read_graph of a 100k-entity graph
-	// is one JSON-RPC line of well over the SDK's default 16 MiB.
+// pipes are the server's stdin and stdout, both ends.
+type pipes struct {
+	stdinR, stdinW, stdoutR, stdoutW *os.File
+}
+
+func openPipes() (*pipes, error) {
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -95,69 +157,42 @@ func startServer(ctx context.Context, command string, env []string, opts clientO
 		stdinW.Close()
 		return nil, err
 	}
-	p := &serverProcess{
-		cmd:    cmd,
-		stderr: serverproc.NewTailBuffer(16 << 10),
-		exited: make(chan struct{}),
-	}
-	cmd.Stdin = stdinR
-	cmd.Stdout = stdoutW
-	cmd.Stderr = p.stderr
+	return &pipes{stdinR, stdinW, stdoutR, stdoutW}, nil
+}
 
-	// The TypeScript client runs before the server starts, as in a host;
-	// it takes the server's stdin (stdinW) as its stdout.
-	var ts *tsSession
-	var tsStdin *os.File
-	if opts.ts != nil {
-		if ts, tsStdin, err = startTSClient(*opts.ts, opts.askProtocol, stdinW); err != nil {
-			stdinR.Close()
-			stdoutR.Close()
-			stdoutW.Close()
-			return nil, err
-		}
-	}
-
+// launch starts the process, keeping only the client's ends of the pipes,
+// and starts watching its exit and its memory.
+func (p *serverProcess) launch(pp *pipes) error {
 	p.started = time.Now()
-	err = cmd.Start()
-	stdinR.Close()
-	stdoutW.Close()
+	err := p.cmd.Start()
+	pp.stdinR.Close()
+	pp.stdoutW.Close()
 	if err != nil {
-		stdinW.Close()
-		stdoutR.Close()
-		if ts != nil {
-			tsStdin.Close()
-			ts.close()
-		}
-		return nil, fmt.Errorf("starting %q: %w", command, err)
+		pp.stdinW.Close()
+		pp.stdoutR.Close()
+		return err
 	}
 	go func() {
-		p.waitErr = cmd.Wait()
+		p.waitErr = p.cmd.Wait()
 		close(p.exited)
 	}()
-	p.memory = watchTreeMemory(cmd.Process.Pid, time.Second)
+	p.memory = watchTreeMemory(p.cmd.Process.Pid, time.Second)
+	p.arrival = &arrivalReader{f: pp.stdoutR}
+	return nil
+}
 
-	p.arrival = &arrivalReader{f: stdoutR}
-	if ts != nil {
-		go feed(tsStdin, p.arrival)
-		p.session = ts
-		if err := ts.connect(ctx); err != nil {
-			ts.close()
-			p.stop()
-			return nil, fmt.Errorf("connecting to %q: %w%s", command, err, p.stderrNote())
-		}
-		return p, nil
-	}
+// connectGo connects the go-sdk's client on the pipes.
+func (p *serverProcess) connectGo(ctx context.Context, pp *pipes, protocol string) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "memory-bench", Version: "1"}, nil)
-	transport := &mcp.IOTransport{Reader: p.arrival, Writer: stdinW, MaxLineLength: -1}
-	session, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: opts.protocol})
+	transport := &mcp.IOTransport{Reader: p.arrival, Writer: pp.stdinW, MaxLineLength: -1}
+	session, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
-		stdinW.Close()
-		stdoutR.Close()
-		p.stop()
-		return nil, fmt.Errorf("connecting to %q: %w%s", command, err, p.stderrNote())
+		pp.stdinW.Close()
+		pp.stdoutR.Close()
+		return err
 	}
 	p.session = goSession{session}
-	return p, nil
+	return nil
 }
 
 // alive reports whether the started process is still running.

@@ -139,6 +139,63 @@ func TestVsLoadToolsEndToEnd(t *testing.T) {
 	}
 }
 
+// TestSeveralVs runs three servers in one run, the third loaded through
+// its tools: each has its run, each later one its ratios to the first, in
+// the JSON and as a column of the tables.
+func TestSeveralVs(t *testing.T) {
+	ours := buildOurs(t)
+	var stdout, stderr bytes.Buffer
+	args := []string{"--sizes", "40", "--cmd", ours, "--vs", ours, "--vs", ours, "--vs-load", "file,tools", "--iters", "2", "--min-iters", "1",
+		"--warmups", "1", "--starts", "1", "--writes", "4", "--skip", "read_graph,search", "--json", "--markdown"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	var out struct {
+		Servers []struct{ Label string }
+		Sizes   []struct {
+			Runs map[string]struct {
+				Error      string
+				MemoryNote string
+				Tools      []ToolResult
+				Ratio      map[string]float64 `json:"ratioP50"`
+			}
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("decoding the JSON report: %v\n%s", err, stdout.String())
+	}
+	var labels []string
+	for _, s := range out.Servers {
+		labels = append(labels, s.Label)
+	}
+	if want := []string{"ours", "theirs", "theirs2"}; !slices.Equal(labels, want) || len(out.Sizes) != 1 {
+		t.Fatalf("servers %q, %d sizes; want %q and 1", labels, len(out.Sizes), want)
+	}
+	runs := out.Sizes[0].Runs
+	for _, l := range labels {
+		if r := runs[l]; r.Error != "" || len(r.Tools) != 5 {
+			t.Errorf("%s run: error %q, %d tools", l, r.Error, len(r.Tools))
+		}
+	}
+	for _, l := range labels[1:] {
+		if runs[l].Ratio["start to first answer"] == 0 || runs[l].Ratio["open_nodes (3 names)"] == 0 {
+			t.Errorf("%s ratios: %v", l, runs[l].Ratio)
+		}
+	}
+	if runs["ours"].Ratio != nil || runs["theirs"].MemoryNote != "" || !strings.Contains(runs["theirs2"].MemoryNote, "40 entities (200 observations) and 80 relations created") {
+		t.Errorf("ours ratios %v; memory notes %q, %q", runs["ours"].Ratio, runs["theirs"].MemoryNote, runs["theirs2"].MemoryNote)
+	}
+	for _, header := range []string{
+		"| tool | ours p50 | p95 | p99 | theirs p50 | p95 | p99 | theirs2 p50 | p95 | p99 | theirs/ours p50 | theirs2/ours p50 |",
+		"| tool | ours | theirs | theirs2 | theirs/ours | theirs2/ours |",
+		"theirs/ours p50  theirs2/ours p50",
+	} {
+		if !strings.Contains(stderr.String(), header) {
+			t.Errorf("no %q in the tables:\n%s", header, stderr.String())
+		}
+	}
+}
+
 func TestVsLoadFlagErrors(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
@@ -146,6 +203,8 @@ func TestVsLoadFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--vs-load", "tools"}, "--vs-load tools needs --vs"},
 		{[]string{"--vs", "x", "--vs-load", "sqlite"}, `--vs-load: "sqlite" is neither`},
+		{[]string{"--vs", "x", "--vs", "y", "--vs-load", "file,tools,file"}, "--vs-load: 3 values for 2 --vs servers"},
+		{[]string{"--vs", "x", "--vs", "y", "--postgres", "auto"}, "--postgres and --vs both name the second server"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(context.Background(), tt.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.want) {

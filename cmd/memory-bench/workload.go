@@ -110,161 +110,199 @@ type toolCase struct {
 	check func(res *mcp.CallToolResult) (entities int, problem string)
 }
 
+// cases are the rows of the benchmark, in the order they run: the reads,
+// then the writes (delete_observations deletes what add_observations
+// added), then read_graph, which sees what the writes made.
 func (w *workload) cases() []toolCase {
-	search := func(label, query string) toolCase {
-		want := w.graph.CountMatches(query)
-		return toolCase{
-			label: fmt.Sprintf("search_nodes %s %q (%d)", label, query, want),
-			tool:  "search_nodes",
-			args:  func() (map[string]any, bool) { return map[string]any{"query": query}, true },
-			check: func(res *mcp.CallToolResult) (int, string) {
-				got := countField(res, "entities")
-				if got < want {
-					return got, fmt.Sprintf("returned %d entities; %d contain %q", got, want, query)
-				}
-				return got, ""
-			},
-		}
-	}
 	return []toolCase{
-		{
-			label: "open_nodes (3 names)",
-			tool:  "open_nodes",
-			args:  func() (map[string]any, bool) { return map[string]any{"names": w.pickNames(3)}, true },
-			check: func(res *mcp.CallToolResult) (int, string) {
-				got := countField(res, "entities")
-				if got != 3 {
-					return got, fmt.Sprintf("returned %d entities for 3 existing names", got)
-				}
-				return got, ""
-			},
+		w.openNodesCase(),
+		w.searchCase("rare", w.queries.Rare),
+		w.searchCase("common", w.queries.Common),
+		w.searchCase("two words", w.queries.TwoWords),
+		w.searchCase("Japanese", w.queries.Japanese),
+		w.addObservationsCase(),
+		w.createEntitiesCase(),
+		w.createRelationsCase(),
+		w.deleteObservationsCase(),
+		w.readGraphCase(),
+	}
+}
+
+// searchCase searches for query and checks that no entity containing it
+// is missing from the answer.
+func (w *workload) searchCase(label, query string) toolCase {
+	want := w.graph.CountMatches(query)
+	return toolCase{
+		label: fmt.Sprintf("search_nodes %s %q (%d)", label, query, want),
+		tool:  "search_nodes",
+		args:  func() (map[string]any, bool) { return map[string]any{"query": query}, true },
+		check: func(res *mcp.CallToolResult) (int, string) {
+			got := countField(res, "entities")
+			if got < want {
+				return got, fmt.Sprintf("returned %d entities; %d contain %q", got, want, query)
+			}
+			return got, ""
 		},
-		search("rare", w.queries.Rare),
-		search("common", w.queries.Common),
-		search("two words", w.queries.TwoWords),
-		search("Japanese", w.queries.Japanese),
-		{
-			label: "add_observations (1)",
-			tool:  "add_observations",
-			args: func() (map[string]any, bool) {
-				w.counter++
-				ref := observationRef{
-					entity: w.pickNames(1)[0],
-					text:   fmt.Sprintf("Benchmark note %d: asked for a follow-up call next week", w.counter),
-				}
-				w.pendingAdd = ref
-				return map[string]any{"observations": []any{
-					map[string]any{"entityName": ref.entity, "contents": []string{ref.text}},
-				}}, true
-			},
-			check: func(res *mcp.CallToolResult) (int, string) {
-				type result struct {
-					AddedObservations []string `json:"addedObservations"`
-				}
-				var out struct {
-					Results []result `json:"results"`
-				}
-				if err := decodeStructured(res, &out); err != nil {
-					// Older versions of the reference answer a bare array
-					// in the text.
-					if res.StructuredContent != nil || json.Unmarshal([]byte(firstText(res)), &out.Results) != nil {
-						return -1, err.Error()
-					}
-				}
-				if len(out.Results) != 1 || len(out.Results[0].AddedObservations) != 1 {
-					return -1, fmt.Sprintf("expected 1 result with 1 added observation, got %+v", out.Results)
-				}
-				w.added = append(w.added, w.pendingAdd)
-				return -1, ""
-			},
+	}
+}
+
+// openNodesCase opens three existing entities by name.
+func (w *workload) openNodesCase() toolCase {
+	return toolCase{
+		label: "open_nodes (3 names)",
+		tool:  "open_nodes",
+		args:  func() (map[string]any, bool) { return map[string]any{"names": w.pickNames(3)}, true },
+		check: func(res *mcp.CallToolResult) (int, string) {
+			got := countField(res, "entities")
+			if got != 3 {
+				return got, fmt.Sprintf("returned %d entities for 3 existing names", got)
+			}
+			return got, ""
 		},
-		{
-			label: "create_entities (1)",
-			tool:  "create_entities",
-			args: func() (map[string]any, bool) {
-				w.counter++
-				return map[string]any{"entities": []any{map[string]any{
-					"name":       fmt.Sprintf("Bench_Person_%d", w.counter),
-					"entityType": "person",
-					"observations": []string{
-						fmt.Sprintf("Created by memory-bench, call %d", w.counter),
-						"Prefers email over phone calls",
-					},
-				}}}, true
-			},
-			check: func(res *mcp.CallToolResult) (int, string) {
-				if got := countCreated(res, "entities"); got != 1 {
-					return -1, fmt.Sprintf("created %d entities, want 1 (fresh name)", got)
-				}
-				w.createdEntities++
-				return -1, ""
-			},
+	}
+}
+
+// addObservationsCase adds one observation on an existing entity,
+// remembered for delete_observations.
+func (w *workload) addObservationsCase() toolCase {
+	return toolCase{
+		label: "add_observations (1)",
+		tool:  "add_observations",
+		args: func() (map[string]any, bool) {
+			w.counter++
+			ref := observationRef{
+				entity: w.pickNames(1)[0],
+				text:   fmt.Sprintf("Benchmark note %d: asked for a follow-up call next week", w.counter),
+			}
+			w.pendingAdd = ref
+			return map[string]any{"observations": []any{
+				map[string]any{"entityName": ref.entity, "contents": []string{ref.text}},
+			}}, true
 		},
-		{
-			label: "create_relations (1)",
-			tool:  "create_relations",
-			args: func() (map[string]any, bool) {
-				w.counter++
-				names := w.pickNames(2)
-				return map[string]any{"relations": []any{map[string]any{
-					"from": names[0], "to": names[1],
-					"relationType": fmt.Sprintf("bench_link_%d", w.counter),
-				}}}, true
-			},
-			check: func(res *mcp.CallToolResult) (int, string) {
-				if got := countCreated(res, "relations"); got != 1 {
-					return -1, fmt.Sprintf("created %d relations, want 1 (fresh type)", got)
-				}
-				w.createdRels++
-				return -1, ""
-			},
-		},
-		{
-			label: "delete_observations (1)",
-			tool:  "delete_observations",
-			args: func() (map[string]any, bool) {
-				if len(w.added) == 0 {
-					return nil, false
-				}
-				ref := w.added[0]
-				w.added = w.added[1:]
-				return map[string]any{"deletions": []any{
-					map[string]any{"entityName": ref.entity, "observations": []string{ref.text}},
-				}}, true
-			},
-			check: func(res *mcp.CallToolResult) (int, string) {
-				// The reference answers only {success, message}, its older
-				// versions only a sentence of text; ours also counts what
-				// it deleted.
-				var out struct {
-					DeletedCount *int `json:"deletedCount"`
-				}
-				if res.StructuredContent == nil && !json.Valid([]byte(firstText(res))) {
-					return -1, ""
-				}
-				if err := decodeStructured(res, &out); err != nil {
+		check: func(res *mcp.CallToolResult) (int, string) {
+			type result struct {
+				AddedObservations []string `json:"addedObservations"`
+			}
+			var out struct {
+				Results []result `json:"results"`
+			}
+			if err := decodeStructured(res, &out); err != nil {
+				// Older versions of the reference answer a bare array
+				// in the text.
+				if res.StructuredContent != nil || json.Unmarshal([]byte(firstText(res)), &out.Results) != nil {
 					return -1, err.Error()
 				}
-				if out.DeletedCount != nil && *out.DeletedCount != 1 {
-					return -1, fmt.Sprintf("deletedCount %d, want 1", *out.DeletedCount)
-				}
-				return -1, ""
-			},
+			}
+			if len(out.Results) != 1 || len(out.Results[0].AddedObservations) != 1 {
+				return -1, fmt.Sprintf("expected 1 result with 1 added observation, got %+v", out.Results)
+			}
+			w.added = append(w.added, w.pendingAdd)
+			return -1, ""
 		},
-		{
-			label: "read_graph",
-			tool:  "read_graph",
-			args:  func() (map[string]any, bool) { return map[string]any{}, true },
-			check: func(res *mcp.CallToolResult) (int, string) {
-				ents, rels := countField(res, "entities"), countField(res, "relations")
-				wantEnts := len(w.graph.Entities) + w.createdEntities
-				wantRels := len(w.graph.Relations) + w.createdRels
-				if ents != wantEnts || rels != wantRels {
-					return ents, fmt.Sprintf("returned %d entities and %d relations, want %d and %d",
-						ents, rels, wantEnts, wantRels)
-				}
-				return ents, ""
-			},
+	}
+}
+
+// createEntitiesCase creates one entity with a fresh name.
+func (w *workload) createEntitiesCase() toolCase {
+	return toolCase{
+		label: "create_entities (1)",
+		tool:  "create_entities",
+		args: func() (map[string]any, bool) {
+			w.counter++
+			return map[string]any{"entities": []any{map[string]any{
+				"name":       fmt.Sprintf("Bench_Person_%d", w.counter),
+				"entityType": "person",
+				"observations": []string{
+					fmt.Sprintf("Created by memory-bench, call %d", w.counter),
+					"Prefers email over phone calls",
+				},
+			}}}, true
+		},
+		check: func(res *mcp.CallToolResult) (int, string) {
+			if got := countCreated(res, "entities"); got != 1 {
+				return -1, fmt.Sprintf("created %d entities, want 1 (fresh name)", got)
+			}
+			w.createdEntities++
+			return -1, ""
+		},
+	}
+}
+
+// createRelationsCase creates one relation of a fresh type between
+// existing entities.
+func (w *workload) createRelationsCase() toolCase {
+	return toolCase{
+		label: "create_relations (1)",
+		tool:  "create_relations",
+		args: func() (map[string]any, bool) {
+			w.counter++
+			names := w.pickNames(2)
+			return map[string]any{"relations": []any{map[string]any{
+				"from": names[0], "to": names[1],
+				"relationType": fmt.Sprintf("bench_link_%d", w.counter),
+			}}}, true
+		},
+		check: func(res *mcp.CallToolResult) (int, string) {
+			if got := countCreated(res, "relations"); got != 1 {
+				return -1, fmt.Sprintf("created %d relations, want 1 (fresh type)", got)
+			}
+			w.createdRels++
+			return -1, ""
+		},
+	}
+}
+
+// deleteObservationsCase deletes one of the observations add_observations added.
+func (w *workload) deleteObservationsCase() toolCase {
+	return toolCase{
+		label: "delete_observations (1)",
+		tool:  "delete_observations",
+		args: func() (map[string]any, bool) {
+			if len(w.added) == 0 {
+				return nil, false
+			}
+			ref := w.added[0]
+			w.added = w.added[1:]
+			return map[string]any{"deletions": []any{
+				map[string]any{"entityName": ref.entity, "observations": []string{ref.text}},
+			}}, true
+		},
+		check: func(res *mcp.CallToolResult) (int, string) {
+			// The reference answers only {success, message}, its older
+			// versions only a sentence of text; ours also counts what
+			// it deleted.
+			var out struct {
+				DeletedCount *int `json:"deletedCount"`
+			}
+			if res.StructuredContent == nil && !json.Valid([]byte(firstText(res))) {
+				return -1, ""
+			}
+			if err := decodeStructured(res, &out); err != nil {
+				return -1, err.Error()
+			}
+			if out.DeletedCount != nil && *out.DeletedCount != 1 {
+				return -1, fmt.Sprintf("deletedCount %d, want 1", *out.DeletedCount)
+			}
+			return -1, ""
+		},
+	}
+}
+
+// readGraphCase reads the whole graph, with what the workload created.
+func (w *workload) readGraphCase() toolCase {
+	return toolCase{
+		label: "read_graph",
+		tool:  "read_graph",
+		args:  func() (map[string]any, bool) { return map[string]any{}, true },
+		check: func(res *mcp.CallToolResult) (int, string) {
+			ents, rels := countField(res, "entities"), countField(res, "relations")
+			wantEnts := len(w.graph.Entities) + w.createdEntities
+			wantRels := len(w.graph.Relations) + w.createdRels
+			if ents != wantEnts || rels != wantRels {
+				return ents, fmt.Sprintf("returned %d entities and %d relations, want %d and %d",
+					ents, rels, wantEnts, wantRels)
+			}
+			return ents, ""
 		},
 	}
 }
@@ -284,60 +322,80 @@ func (w *workload) pickNames(k int) []string {
 // measure runs one case: warm-up calls, then measured calls until iters are
 // done, or minIters are done and the budget is spent.
 func measure(ctx context.Context, p *serverProcess, tc toolCase, s runSettings) *ToolResult {
-	r := &ToolResult{Label: tc.label, Tool: tc.tool, Entities: -1}
-	one := func(measured bool) (stop bool) {
-		args, ok := tc.args()
-		if !ok {
-			r.Note = fmt.Sprintf("ran out of work after %d measured calls", len(r.Samples))
-			return true
-		}
-		res, t, err := p.call(ctx, s.callTimeout, tc.tool, args)
-		if measured {
-			r.Calls++
-		}
-		r.AnswerBytes = max(r.AnswerBytes, t.bytes)
-		if err != nil {
-			r.Errors++
-			if r.FirstError == "" {
-				r.FirstError = err.Error()
-			}
-			return !p.alive() || ctx.Err() != nil
-		}
-		if measured {
-			r.Samples = append(r.Samples, t.client)
-			r.WireSamples = append(r.WireSamples, t.wire)
-		}
-		ents, problem := tc.check(res)
-		r.Entities = ents
-		r.Checked++
-		if problem != "" {
-			r.WrongAnswers++
-			if len(r.Problems) < 3 && !slices.Contains(r.Problems, problem) {
-				r.Problems = append(r.Problems, problem)
-			}
-		}
-		return false
-	}
+	m := &measurement{ctx: ctx, p: p, tc: tc, s: s, r: &ToolResult{Label: tc.label, Tool: tc.tool, Entities: -1}}
 	defer func() {
-		r.Latency = summarize(r.Samples)
-		r.Wire = summarize(r.WireSamples)
+		m.r.Latency = summarize(m.r.Samples)
+		m.r.Wire = summarize(m.r.WireSamples)
 	}()
 	for range s.warmups {
-		if one(false) {
-			return r
+		if m.call(false) {
+			return m.r
 		}
 	}
 	start := time.Now()
 	for i := 0; i < s.iters; i++ {
 		if i >= s.minIters && time.Since(start) > s.budget {
-			r.Note = fmt.Sprintf("time budget: %d of %d calls", i, s.iters)
+			m.r.Note = fmt.Sprintf("time budget: %d of %d calls", i, s.iters)
 			break
 		}
-		if one(true) {
+		if m.call(true) {
 			break
 		}
 	}
-	return r
+	return m.r
+}
+
+// measurement is one case being measured on one server.
+type measurement struct {
+	ctx context.Context
+	p   *serverProcess
+	tc  toolCase
+	s   runSettings
+	r   *ToolResult
+}
+
+// call makes one call of the case, counting it when measured, and checks
+// the answer. It reports whether the case should stop: out of work, or the
+// server or the run gone.
+func (m *measurement) call(measured bool) (stop bool) {
+	r := m.r
+	args, ok := m.tc.args()
+	if !ok {
+		r.Note = fmt.Sprintf("ran out of work after %d measured calls", len(r.Samples))
+		return true
+	}
+	res, t, err := m.p.call(m.ctx, m.s.callTimeout, m.tc.tool, args)
+	if measured {
+		r.Calls++
+	}
+	r.AnswerBytes = max(r.AnswerBytes, t.bytes)
+	if err != nil {
+		r.Errors++
+		if r.FirstError == "" {
+			r.FirstError = err.Error()
+		}
+		return !m.p.alive() || m.ctx.Err() != nil
+	}
+	if measured {
+		r.Samples = append(r.Samples, t.client)
+		r.WireSamples = append(r.WireSamples, t.wire)
+	}
+	m.check(res)
+	return false
+}
+
+// check checks one answer, keeping up to three distinct problems.
+func (m *measurement) check(res *mcp.CallToolResult) {
+	r := m.r
+	ents, problem := m.tc.check(res)
+	r.Entities = ents
+	r.Checked++
+	if problem != "" {
+		r.WrongAnswers++
+		if len(r.Problems) < 3 && !slices.Contains(r.Problems, problem) {
+			r.Problems = append(r.Problems, problem)
+		}
+	}
 }
 
 // countField counts the elements of an array field of the structured

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -202,42 +203,14 @@ func loadMemory(path string) (*memory, error) {
 		}
 		switch l.Type {
 		case "entity":
-			if l.Name == "" || l.EntityType == "" || len(l.Observations) == 0 {
-				return nil, fmt.Errorf("%s:%d: entity needs name, entityType and observations", path, n)
-			}
-			if _, dup := m.observations[l.Name]; dup {
-				return nil, fmt.Errorf("%s:%d: entity %q defined twice", path, n, l.Name)
-			}
-			if m.Relations > 0 {
-				return nil, fmt.Errorf("%s:%d: entity after relations (the reference writes entities first)", path, n)
-			}
-			for i, o := range l.Observations {
-				if slices.Contains(l.Observations[:i], o) {
-					return nil, fmt.Errorf("%s:%d: entity %q repeats observation %q", path, n, l.Name, o)
-				}
-			}
-			m.observations[l.Name] = l.Observations
-			m.types[l.Name] = l.EntityType
-			m.Entities++
-			m.Observations += len(l.Observations)
+			err = m.addEntity(l)
 		case "relation":
-			if l.RelationType == "" {
-				return nil, fmt.Errorf("%s:%d: relation without relationType", path, n)
-			}
-			for _, end := range []string{l.From, l.To} {
-				if _, ok := m.observations[end]; !ok {
-					return nil, fmt.Errorf("%s:%d: relation names unknown entity %q", path, n, end)
-				}
-			}
-			key := [3]string{l.From, l.To, l.RelationType}
-			if relations[key] {
-				return nil, fmt.Errorf("%s:%d: relation %v repeated", path, n, key)
-			}
-			relations[key] = true
-			m.relations = append(m.relations, key)
-			m.Relations++
+			err = m.addRelation(l, relations)
 		default:
-			return nil, fmt.Errorf("%s:%d: unknown type %q", path, n, l.Type)
+			err = fmt.Errorf("unknown type %q", l.Type)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -247,6 +220,51 @@ func loadMemory(path string) (*memory, error) {
 		return nil, fmt.Errorf("%s holds no entities", path)
 	}
 	return m, nil
+}
+
+// addEntity adds an entity line: complete, new, before every relation,
+// with no observation twice.
+func (m *memory) addEntity(l memoryLine) error {
+	if l.Name == "" || l.EntityType == "" || len(l.Observations) == 0 {
+		return errors.New("entity needs name, entityType and observations")
+	}
+	if _, dup := m.observations[l.Name]; dup {
+		return fmt.Errorf("entity %q defined twice", l.Name)
+	}
+	if m.Relations > 0 {
+		return errors.New("entity after relations (the reference writes entities first)")
+	}
+	for i, o := range l.Observations {
+		if slices.Contains(l.Observations[:i], o) {
+			return fmt.Errorf("entity %q repeats observation %q", l.Name, o)
+		}
+	}
+	m.observations[l.Name] = l.Observations
+	m.types[l.Name] = l.EntityType
+	m.Entities++
+	m.Observations += len(l.Observations)
+	return nil
+}
+
+// addRelation adds a relation line between known entities, not seen
+// before.
+func (m *memory) addRelation(l memoryLine, seen map[[3]string]bool) error {
+	if l.RelationType == "" {
+		return errors.New("relation without relationType")
+	}
+	for _, end := range []string{l.From, l.To} {
+		if _, ok := m.observations[end]; !ok {
+			return fmt.Errorf("relation names unknown entity %q", end)
+		}
+	}
+	key := [3]string{l.From, l.To, l.RelationType}
+	if seen[key] {
+		return fmt.Errorf("relation %v repeated", key)
+	}
+	seen[key] = true
+	m.relations = append(m.relations, key)
+	m.Relations++
+	return nil
 }
 
 // selectQuestions keeps the questions of the named memories (all when

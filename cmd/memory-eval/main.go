@@ -1,31 +1,3 @@
-// Command memory-eval measures how well knowledge-graph memory servers
-// answer questions asked in people's own words. It reads an evaluation set
-// (testdata/eval: memories in the reference's JSONL format and questions,
-// each naming the entity and observation that answer it), starts each server
-// command over stdio with MEMORY_FILE_PATH pointing at a fresh copy of each
-// memory, calls search_nodes with every question verbatim as the query, and
-// prints per memory and language:
-//
-//   - recall@5 and recall@10: the share of questions whose answering entity
-//     is among the first 5 (10) entities of the structured result;
-//
-//   - MRR: the mean of 1/rank of the answering entity (0 when absent);
-//
-//   - evidence@4000B: the share whose answering observation lies wholly
-//     within the first 4,000 bytes of the answer's text items, concatenated
-//     in order, the observation looked for as JSON encodes it there;
-//
-//   - p50 and p95 of the answer's size in bytes of text.
-//
-//     go run ./cmd/memory-eval --vs 'npx -y @modelcontextprotocol/server-memory@2026.8.31'
-//
-// With --embeddings URL the server measured searches by meaning too,
-// through the OpenAI-compatible API at URL (docs/evaluation.md): every
-// question is asked once every text of the memory has its vector.
-//
-// Without --cmd it builds ./cmd/mcp-server-memory into a temporary
-// directory and measures that. The table goes to stdout, or to stderr when
-// --json or --markdown put their output on stdout.
 package main
 
 import (
@@ -90,145 +62,234 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
+		return usageStatus(stderr, err)
+	}
+	if o == nil { // --help
+		return 0
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "memory-eval: %v\n", err)
+		return 1
+	}
+	set, err := loadSet(o.setDir)
+	if err != nil {
+		return fail(fmt.Errorf("evaluation set: %w", err))
+	}
+	questions, err := o.chooseQuestions(set)
+	if err != nil {
+		return usageStatus(stderr, err)
+	}
+	if err := o.checkEmbeddings(); err != nil {
+		return usageStatus(stderr, err)
+	}
+	s := o.settings(stderr)
+	tmp, err := os.MkdirTemp("", "memory-eval-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(tmp)
+	servers, err := o.servers(ctx, tmp, s.progress)
+	if err != nil {
+		return fail(err)
+	}
+	rep := &report{
+		CommandLine: serverproc.CommandLine("go run ./cmd/memory-eval", append([]string{os.Args[0]}, args...)),
+		Date:        time.Now().UTC().Format("2006-01-02"),
+		Set:         o.setDir,
+		Servers:     servers,
+		Outcomes:    map[string][]outcome{},
+	}
+	if err := rep.askEveryMemory(ctx, set, questions, tmp, o.startTimeout, s); err != nil {
+		return fail(err)
+	}
+	rep.summarize(questions)
+	if err := o.writeReports(rep, stdout, stderr); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// options is the command line, read once.
+type options struct {
+	setDir          string
+	cmd             string
+	vs              string
+	memories        string
+	filter          string
+	perQuestion     bool
+	protocol        string
+	callTimeout     time.Duration
+	startTimeout    time.Duration
+	jsonOut         bool
+	markdown        bool
+	embeddings      string
+	embeddingsURL   *url.URL
+	embeddingsModel string
+	vectorsTimeout  time.Duration
+}
+
+// usageError is a command line that cannot run: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// usageStatus reports a usage error (the flag package's own are reported
+// already) and returns exit status 2.
+func usageStatus(stderr io.Writer, err error) int {
+	if err.Error() != "" {
+		fmt.Fprintf(stderr, "memory-eval: %v\n", err)
+	}
+	return 2
+}
+
+// parseOptions reads the command line. It returns a nil error and nil
+// options for --help.
+func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("memory-eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	setDir := fs.String("set", "testdata/eval", "evaluation set directory (memories/*.jsonl and questions.jsonl)")
-	cmdFlag := fs.String("cmd", "", "server command to measure, run with sh -c (default: go build ./cmd/mcp-server-memory and run it)")
-	vsFlag := fs.String("vs", "", "second server command to compare against, e.g. 'npx -y @modelcontextprotocol/server-memory@2026.8.31'")
-	memoryFlag := fs.String("memory", "", "comma-separated memory names to run (default: all)")
-	filter := fs.String("questions", "", "run only questions whose id, kind or text contains this (case-insensitive)")
-	perQuestion := fs.Bool("per-question", false, "print each question's rank and evidence to stderr")
-	protocol := fs.String("protocol", "2025-06-18", "MCP protocol version the client asks for in initialize")
-	callTimeout := fs.Duration("call-timeout", time.Minute, "a single search taking longer fails")
-	startTimeout := fs.Duration("start-timeout", 10*time.Minute, "time allowed for a server to start and answer the handshake (npx may download first)")
-	jsonOut := fs.Bool("json", false, "write machine-readable results to stdout (the table goes to stderr)")
-	markdown := fs.Bool("markdown", false, "print a markdown section (to stdout, or stderr with --json)")
-	embeddings := fs.String("embeddings", "", "measure the server with search by meaning through the OpenAI-compatible API at this base URL, e.g. http://127.0.0.1:11434/v1 (the server's MEMORY_EMBEDDINGS_URL); the API key, if any, from MEMORY_EMBEDDINGS_API_KEY or _API_KEY_FILE as the server reads them")
-	embeddingsModel := fs.String("embeddings-model", "", "the embedding model with --embeddings (default: MEMORY_EMBEDDINGS_MODEL, as the server reads it)")
-	vectorsTimeout := fs.Duration("vectors-timeout", time.Hour, "with --embeddings, the longest wait for every text of a memory to have its vector")
+	o := &options{}
+	fs.StringVar(&o.setDir, "set", "testdata/eval", "evaluation set directory (memories/*.jsonl and questions.jsonl)")
+	fs.StringVar(&o.cmd, "cmd", "", "server command to measure, run with sh -c (default: go build ./cmd/mcp-server-memory and run it)")
+	fs.StringVar(&o.vs, "vs", "", "second server command to compare against, e.g. 'npx -y @modelcontextprotocol/server-memory@2026.8.31'")
+	fs.StringVar(&o.memories, "memory", "", "comma-separated memory names to run (default: all)")
+	fs.StringVar(&o.filter, "questions", "", "run only questions whose id, kind or text contains this (case-insensitive)")
+	fs.BoolVar(&o.perQuestion, "per-question", false, "print each question's rank and evidence to stderr")
+	fs.StringVar(&o.protocol, "protocol", "2025-06-18", "MCP protocol version the client asks for in initialize")
+	fs.DurationVar(&o.callTimeout, "call-timeout", time.Minute, "a single search taking longer fails")
+	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Minute, "time allowed for a server to start and answer the handshake (npx may download first)")
+	fs.BoolVar(&o.jsonOut, "json", false, "write machine-readable results to stdout (the table goes to stderr)")
+	fs.BoolVar(&o.markdown, "markdown", false, "print a markdown section (to stdout, or stderr with --json)")
+	fs.StringVar(&o.embeddings, "embeddings", "", "measure the server with search by meaning through the OpenAI-compatible API at this base URL, e.g. http://127.0.0.1:11434/v1 (the server's MEMORY_EMBEDDINGS_URL); the API key, if any, from MEMORY_EMBEDDINGS_API_KEY or _API_KEY_FILE as the server reads them")
+	fs.StringVar(&o.embeddingsModel, "embeddings-model", "", "the embedding model with --embeddings (default: MEMORY_EMBEDDINGS_MODEL, as the server reads it)")
+	fs.DurationVar(&o.vectorsTimeout, "vectors-timeout", time.Hour, "with --embeddings, the longest wait for every text of a memory to have its vector")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return nil, nil
 		}
-		return 2
+		return nil, usageError{} // the flag package has said why
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "memory-eval: unexpected argument %q (flags only; see --help)\n", fs.Arg(0))
-		return 2
+		return nil, usagef("unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "memory-eval: %v\n", err)
-		return 1
-	}
+	return o, nil
+}
 
-	set, err := loadSet(*setDir)
-	if err != nil {
-		return fail(fmt.Errorf("evaluation set: %w", err))
-	}
+// chooseQuestions is the questions of the set that --memory and
+// --questions select.
+func (o *options) chooseQuestions(set *evalSet) ([]question, error) {
 	var memories []string
-	for name := range strings.SplitSeq(*memoryFlag, ",") {
+	for name := range strings.SplitSeq(o.memories, ",") {
 		if name = strings.TrimSpace(name); name == "" {
 			continue
 		}
 		if set.memory(name) == nil {
-			fmt.Fprintf(stderr, "memory-eval: --memory: no memory %q in %s (have: %s)\n", name, *setDir, strings.Join(set.memoryNames(), ", "))
-			return 2
+			return nil, usagef("--memory: no memory %q in %s (have: %s)", name, o.setDir, strings.Join(set.memoryNames(), ", "))
 		}
 		memories = append(memories, name)
 	}
-	questions := selectQuestions(set.Questions, memories, *filter)
+	questions := selectQuestions(set.Questions, memories, o.filter)
 	if len(questions) == 0 {
-		fmt.Fprintln(stderr, "memory-eval: no question matches --memory and --questions")
-		return 2
+		return nil, usagef("no question matches --memory and --questions")
 	}
+	return questions, nil
+}
 
-	if *embeddingsModel != "" && *embeddings == "" {
-		fmt.Fprintln(stderr, "memory-eval: --embeddings-model needs --embeddings URL")
-		return 2
+// checkEmbeddings checks --embeddings and --embeddings-model.
+func (o *options) checkEmbeddings() error {
+	if o.embeddingsModel != "" && o.embeddings == "" {
+		return usagef("--embeddings-model needs --embeddings URL")
 	}
-	embeddingsURL, err := url.Parse(*embeddings)
-	if *embeddings != "" && (err != nil || embeddingsURL.Scheme != "http" && embeddingsURL.Scheme != "https" || embeddingsURL.Host == "") {
-		fmt.Fprintln(stderr, "memory-eval: --embeddings: want the http or https base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1")
-		return 2
+	u, err := url.Parse(o.embeddings)
+	if o.embeddings != "" && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
+		return usagef("--embeddings: want the http or https base URL of an OpenAI-compatible API, such as http://127.0.0.1:11434/v1")
 	}
+	o.embeddingsURL = u
+	return nil
+}
+
+func (o *options) settings(stderr io.Writer) settings {
 	progress := func(format string, a ...any) { fmt.Fprintf(stderr, "memory-eval: "+format+"\n", a...) }
-	s := settings{protocol: *protocol, callTimeout: *callTimeout, vectorsTimeout: *vectorsTimeout, progress: progress}
-	if *perQuestion {
+	s := settings{protocol: o.protocol, callTimeout: o.callTimeout, vectorsTimeout: o.vectorsTimeout, progress: progress}
+	if o.perQuestion {
 		s.perQuestion = stderr
 	}
+	return s
+}
 
-	tmp, err := os.MkdirTemp("", "memory-eval-")
-	if err != nil {
-		return fail(err)
-	}
-	defer os.RemoveAll(tmp)
-
-	servers := []*serverUnderTest{{Label: "ours", Command: *cmdFlag, env: embeddingsEnv(*embeddings, *embeddingsModel)}}
-	if *embeddings != "" {
-		model := strconv.Quote(*embeddingsModel)
-		if *embeddingsModel == "" {
+// servers lists the servers to measure: ours (--cmd, or else built into
+// tmp), with search by meaning if asked, and the --vs server.
+func (o *options) servers(ctx context.Context, tmp string, progress func(string, ...any)) ([]*serverUnderTest, error) {
+	ours := &serverUnderTest{Label: "ours", Command: o.cmd, env: embeddingsEnv(o.embeddings, o.embeddingsModel)}
+	if o.embeddings != "" {
+		model := strconv.Quote(o.embeddingsModel)
+		if o.embeddingsModel == "" {
 			model = "named by MEMORY_EMBEDDINGS_MODEL"
 		}
-		servers[0].Embeddings = fmt.Sprintf("model %s at %s", model, embeddingsURL.Redacted())
+		ours.Embeddings = fmt.Sprintf("model %s at %s", model, o.embeddingsURL.Redacted())
 	}
-	if servers[0].Command == "" {
+	if ours.Command == "" {
 		progress("building %s", serverproc.OurServerPackage)
 		bin, err := serverproc.BuildOurServer(ctx, tmp)
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
-		servers[0].Command = serverproc.ShellQuote(bin)
-		servers[0].Built = "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin)
+		ours.Command = serverproc.ShellQuote(bin)
+		ours.Built = "./cmd/mcp-server-memory built with go build" + serverproc.Version(bin)
 	}
-	if *vsFlag != "" {
-		servers = append(servers, &serverUnderTest{Label: "theirs", Command: *vsFlag, env: embeddingsEnv("", "")})
+	servers := []*serverUnderTest{ours}
+	if o.vs != "" {
+		servers = append(servers, &serverUnderTest{Label: "theirs", Command: o.vs, env: embeddingsEnv("", "")})
 	}
+	return servers, nil
+}
 
-	rep := &report{
-		CommandLine: serverproc.CommandLine("go run ./cmd/memory-eval", append([]string{os.Args[0]}, args...)),
-		Date:        time.Now().UTC().Format("2006-01-02"),
-		Set:         *setDir,
-		Servers:     servers,
-		Outcomes:    map[string][]outcome{},
-	}
+// askEveryMemory asks every server the selected questions of each memory,
+// memory by memory.
+func (r *report) askEveryMemory(ctx context.Context, set *evalSet, questions []question, tmp string, startTimeout time.Duration, s settings) error {
 	for _, m := range set.Memories {
 		qs := slices.DeleteFunc(slices.Clone(questions), func(q question) bool { return q.Memory != m.Name })
 		if len(qs) == 0 {
 			continue
 		}
-		rep.Memories = append(rep.Memories, memoryInfo{Name: m.Name, Entities: m.Entities, Observations: m.Observations, Relations: m.Relations})
-		for _, srv := range servers {
-			progress("%s: %d questions to %s", m.Name, len(qs), srv.Label)
-			outs, err := askAll(ctx, srv, m, qs, filepath.Join(tmp, srv.Label), *startTimeout, s)
+		r.Memories = append(r.Memories, memoryInfo{Name: m.Name, Entities: m.Entities, Observations: m.Observations, Relations: m.Relations})
+		for _, srv := range r.Servers {
+			s.progress("%s: %d questions to %s", m.Name, len(qs), srv.Label)
+			outs, err := askAll(ctx, srv, m, qs, filepath.Join(tmp, srv.Label), startTimeout, s)
 			if err != nil {
-				return fail(fmt.Errorf("%s on %s: %w", srv.Label, m.Name, err))
+				return fmt.Errorf("%s on %s: %w", srv.Label, m.Name, err)
 			}
-			rep.Outcomes[srv.Label] = append(rep.Outcomes[srv.Label], outs...)
+			r.Outcomes[srv.Label] = append(r.Outcomes[srv.Label], outs...)
 		}
 	}
-	rep.summarize(questions)
+	return nil
+}
 
+// writeReports prints the table, and the markdown and JSON if asked: the
+// table goes to stdout unless --json or --markdown take it.
+func (o *options) writeReports(rep *report, stdout, stderr io.Writer) error {
 	tableOut, markdownOut := stdout, stdout
-	if *jsonOut || *markdown {
+	if o.jsonOut || o.markdown {
 		tableOut = stderr
 	}
-	if *jsonOut {
+	if o.jsonOut {
 		markdownOut = stderr
 	}
 	rep.writeTable(tableOut)
-	if *markdown {
+	if o.markdown {
 		rep.writeMarkdown(markdownOut)
 	}
-	if *jsonOut {
-		if err := rep.writeJSON(stdout); err != nil {
-			return fail(err)
-		}
+	if o.jsonOut {
+		return rep.writeJSON(stdout)
 	}
-	return 0
+	return nil
 }
 
 // askAll asks one server every question of one memory, on a fresh copy of

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,36 +37,19 @@ type groupScores struct {
 	Scores    map[string]scores `json:"scores"` // by server label
 }
 
-// summarize fills Groups and Kinds from Outcomes.
+// summarize fills Groups and Kinds from Outcomes: a group per memory, per
+// language found in more than one memory, and for all memories, then one
+// per kind of question.
 func (r *report) summarize(questions []question) {
 	byID := map[string]question{}
 	for _, q := range questions {
 		byID[q.ID] = q
 	}
-	group := func(name string, keep func(question) bool) groupScores {
-		g := groupScores{Name: name, Scores: map[string]scores{}}
-		for _, srv := range r.Servers {
-			var outs []outcome
-			for _, o := range r.Outcomes[srv.Label] {
-				if keep(byID[o.ID]) {
-					outs = append(outs, o)
-				}
-			}
-			s := summarize(outs)
-			g.Scores[srv.Label] = s
-			g.Questions = s.Questions
-		}
-		return g
-	}
+	group := func(name string, keep func(question) bool) groupScores { return r.group(name, byID, keep) }
 	langMemories := map[string][]string{}
 	var langs []string
 	for _, m := range r.Memories {
-		var lang []string
-		for _, q := range questions {
-			if q.Memory == m.Name && !slices.Contains(lang, q.Language) {
-				lang = append(lang, q.Language)
-			}
-		}
+		lang := memoryLanguages(questions, m.Name)
 		r.Groups = append(r.Groups, group(fmt.Sprintf("%s (%s)", m.Name, strings.Join(lang, ", ")),
 			func(q question) bool { return q.Memory == m.Name }))
 		for _, l := range lang {
@@ -83,17 +67,40 @@ func (r *report) summarize(questions []question) {
 	if len(r.Memories) > 1 {
 		r.Groups = append(r.Groups, group("all", func(question) bool { return true }))
 	}
-	kinds := make([]string, 0, len(questionKinds))
-	for k := range questionKinds {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	for _, k := range kinds {
-		g := group(k, func(q question) bool { return q.Kind == k })
-		if g.Questions > 0 {
+	for _, k := range slices.Sorted(maps.Keys(questionKinds)) {
+		if g := group(k, func(q question) bool { return q.Kind == k }); g.Questions > 0 {
 			r.Kinds = append(r.Kinds, g)
 		}
 	}
+}
+
+// group scores, per server, the outcomes of the questions keep keeps.
+func (r *report) group(name string, byID map[string]question, keep func(question) bool) groupScores {
+	g := groupScores{Name: name, Scores: map[string]scores{}}
+	for _, srv := range r.Servers {
+		var outs []outcome
+		for _, o := range r.Outcomes[srv.Label] {
+			if keep(byID[o.ID]) {
+				outs = append(outs, o)
+			}
+		}
+		s := summarize(outs)
+		g.Scores[srv.Label] = s
+		g.Questions = s.Questions
+	}
+	return g
+}
+
+// memoryLanguages lists the languages of a memory's questions, first
+// asked first.
+func memoryLanguages(questions []question, memory string) []string {
+	var lang []string
+	for _, q := range questions {
+		if q.Memory == memory && !slices.Contains(lang, q.Language) {
+			lang = append(lang, q.Language)
+		}
+	}
+	return lang
 }
 
 var columns = []string{"questions", "server", "recall@5", "recall@10", "MRR", "evidence@4000B", "p50 bytes", "p95 bytes", "errors"}

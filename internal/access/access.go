@@ -12,7 +12,9 @@
 // /mcp); "*" is every memory. A token on several lines gets the union of
 // its grants. The label, the rest of the line, names the token's holder
 // in the history of writes (the client a write is recorded as made by);
-// a token on several lines takes its first label. Blank lines and lines
+// a token on several lines takes its first label. A label holding a
+// bidirectional control or a zero-width character, which would make it
+// show as another, is refused. Blank lines and lines
 // starting with # are ignored.
 //
 // No error quotes a field of the file: a token pasted into the wrong
@@ -60,7 +62,8 @@ func (l Level) String() string {
 	return "none"
 }
 
-// DefaultMemory names the memory served at /mcp.
+// DefaultMemory names the memory served at /mcp, and the memory in the
+// database when --memory is not given (internal/memoryconfig).
 const DefaultMemory = "default"
 
 // MinTokenLength is the shortest token a tokens file may grant: shorter
@@ -78,6 +81,21 @@ type grant struct {
 
 // Grants is a parsed tokens file. The zero value grants nothing.
 type Grants struct{ grants []grant }
+
+// invisibleRune returns the first character of s that changes how text
+// around it shows without showing itself: a bidirectional embedding,
+// override or isolate (U+202A–U+202E, U+2066–U+2069), a zero-width
+// character or directional mark (U+200B–U+200F), or U+FEFF.
+func invisibleRune(s string) (rune, bool) {
+	for _, r := range s {
+		switch {
+		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069,
+			r >= 0x200B && r <= 0x200F, r == 0xFEFF:
+			return r, true
+		}
+	}
+	return 0, false
+}
 
 // Parse reads a tokens file. Errors name the line and what is wrong with
 // it; no error quotes a token.
@@ -117,9 +135,13 @@ func Parse(r io.Reader) (*Grants, error) {
 			byDigest[d] = i
 			g.grants = append(g.grants, newGrant(token))
 		}
+		label := strings.Join(f[3:], " ")
+		if r, ok := invisibleRune(label); ok {
+			return nil, fmt.Errorf("line %d: the label holds U+%04X, a bidirectional control or zero-width character, which would make it show as something it is not in the history; remove it", n, r)
+		}
 		gr := &g.grants[i]
 		if gr.label == "" {
-			gr.label = strings.Join(f[3:], " ")
+			gr.label = label
 		}
 		for i, name := range strings.Split(names, ",") {
 			if name == "*" {

@@ -89,6 +89,11 @@ func TestParseErrors(t *testing.T) {
 		{alice + " team," + strings.ToUpper(bob) + " read", "line 1: memory name 2 of the memories field"},
 		{alice + " team " + bob, "line 1: the access field is neither read nor write"},
 		{"team " + alice + " write", "line 1: the token is 4 characters long"},
+		// A label that would show as another: refused, the character named.
+		{alice + " team write Alice\u202e", "line 1: the label holds U+202E, a bidirectional control or zero-width character"},
+		{"# x\n" + alice + " team write Al\u200bice", "line 2: the label holds U+200B"},
+		{alice + " team write \u2066Bob\u2069", "line 1: the label holds U+2066"},
+		{alice + " team write \ufeffBob", "line 1: the label holds U+FEFF"},
 	} {
 		_, err := Parse(strings.NewReader(c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -63,11 +63,7 @@ func evidenceHitsIn(hits []graph.Hit) int {
 func chosen(hits []graph.Hit) []View {
 	views := make([]View, len(hits))
 	matches := make([][]graph.Match, len(hits))
-	type weighed struct {
-		hit, rank int // rank: the place among the hit's matches
-		weight    float64
-	}
-	var all []weighed
+	var all []weighedMatch
 	budget := 0
 	for i, h := range hits {
 		views[i] = View{Entity: h.Entity}
@@ -79,7 +75,7 @@ func chosen(hits []graph.Hit) []View {
 		matches[i] = ms
 		budget += HitObservations
 		for r, w := range matchWeights(h.Score, ms) {
-			all = append(all, weighed{i, r, w})
+			all = append(all, weighedMatch{i, r, w})
 		}
 	}
 	shown := make([]int, len(hits)) // observations chosen per hit
@@ -89,24 +85,8 @@ func chosen(hits []graph.Hit) []View {
 			budget--
 		}
 	}
-	slices.SortStableFunc(all, func(a, b weighed) int {
-		if a.weight != b.weight {
-			if a.weight > b.weight {
-				return -1
-			}
-			return 1
-		}
-		return a.hit - b.hit
-	})
-	for _, w := range all {
-		if budget <= 0 {
-			break
-		}
-		if w.rank > 0 && w.rank == shown[w.hit] { // a hit's matches are taken in its order
-			shown[w.hit]++
-			budget--
-		}
-	}
+	slices.SortStableFunc(all, byWeight)
+	budget = takeMatches(all, shown, budget)
 	for i, h := range hits {
 		if h.Whole {
 			continue
@@ -121,6 +101,40 @@ func chosen(hits []graph.Hit) []View {
 		views[i].Most = max(1, shown[i])
 	}
 	return views
+}
+
+// weighedMatch is one match of one hit, weighed against all the others.
+type weighedMatch struct {
+	hit, rank int // rank: the place among the hit's matches
+	weight    float64
+}
+
+// byWeight orders matches heaviest first, and of equal weight by their
+// hit's place.
+func byWeight(a, b weighedMatch) int {
+	if a.weight != b.weight {
+		if a.weight > b.weight {
+			return -1
+		}
+		return 1
+	}
+	return a.hit - b.hit
+}
+
+// takeMatches spends budget on the matches all, heaviest first, each
+// hit's in their order: shown counts the observations chosen per hit. It
+// returns what is left of the budget.
+func takeMatches(all []weighedMatch, shown []int, budget int) int {
+	for _, w := range all {
+		if budget <= 0 {
+			break
+		}
+		if w.rank > 0 && w.rank == shown[w.hit] { // a hit's matches are taken in its order
+			shown[w.hit]++
+			budget--
+		}
+	}
+	return budget
 }
 
 // matchWeights returns the weight of each of a hit's matches, in their

@@ -55,11 +55,7 @@ func runCheck(c *context_, args []string) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(s.Path())
-	if errors.Is(err, fs.ErrNotExist) {
-		// A typo in --file must not pass as a clean memory.
-		return fmt.Errorf("there is no memory file at %s; nothing to check", s.Path())
-	}
+	data, err := readMemoryFile(s.Path())
 	if err != nil {
 		return err
 	}
@@ -77,13 +73,7 @@ func runCheck(c *context_, args []string) error {
 			return err
 		}
 	}
-	for _, r := range dangling {
-		f := Finding{Kind: "dangling", Message: fmt.Sprintf("relation %s: %s", describeRelation(r), missingEnds(r, s))}
-		if *fix {
-			f.Fixed = "removed the relation"
-		}
-		findings = append(findings, f)
-	}
+	findings = append(findings, danglingFindings(dangling, s, *fix)...)
 	found := len(findings)
 	findings = append(findings, sideEffects...)
 	remaining := 0
@@ -92,24 +82,53 @@ func runCheck(c *context_, args []string) error {
 			remaining++
 		}
 	}
-	if c.json {
-		if findings == nil {
-			findings = []Finding{}
-		}
-		if err := c.printJSON(struct {
-			File     string    `json:"file"`
-			Findings []Finding `json:"findings"`
-			Clean    bool      `json:"clean"`
-		}{s.Path(), findings, remaining == 0}); err != nil {
-			return err
-		}
-	} else {
-		c.printCheck(s.Path(), findings, found, remaining)
+	if err := c.reportCheck(s.Path(), findings, found, remaining); err != nil {
+		return err
 	}
 	if remaining > 0 {
 		return errReported
 	}
 	return nil
+}
+
+// readMemoryFile reads the file check looks at; a file that is not there
+// is an error, as a typo in --file must not pass as a clean memory.
+func readMemoryFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("there is no memory file at %s; nothing to check", path)
+	}
+	return data, err
+}
+
+// danglingFindings are the findings for relations to missing entities
+// (fix: removed).
+func danglingFindings(dangling []graph.Relation, s *filestore.Store, fix bool) []Finding {
+	var findings []Finding
+	for _, r := range dangling {
+		f := Finding{Kind: "dangling", Message: fmt.Sprintf("relation %s: %s", describeRelation(r), missingEnds(r, s))}
+		if fix {
+			f.Fixed = "removed the relation"
+		}
+		findings = append(findings, f)
+	}
+	return findings
+}
+
+// reportCheck prints the findings, as JSON or for a terminal.
+func (c *context_) reportCheck(path string, findings []Finding, found, remaining int) error {
+	if !c.json {
+		c.printCheck(path, findings, found, remaining)
+		return nil
+	}
+	if findings == nil {
+		findings = []Finding{}
+	}
+	return c.printJSON(struct {
+		File     string    `json:"file"`
+		Findings []Finding `json:"findings"`
+		Clean    bool      `json:"clean"`
+	}{path, findings, remaining == 0})
 }
 
 // problemFindings turns what the reader reported into findings, and says
@@ -202,60 +221,83 @@ func rewrittenLines(before, after []byte, explained func(n int, line string) boo
 		kept[maphash.Bytes(seed, bytes.TrimSuffix(l, []byte("\n")))]++
 	}
 	var out []Finding
-	var blank, crlf, bom, reformatted int
+	var t rewriteTally
 	i := -1
 	for b := range bytes.Lines(before) {
 		i++
-		b = bytes.TrimSuffix(b, []byte("\n"))
-		if t := bytes.TrimRight(b, "\r"); len(t) != len(b) {
-			crlf++
-			b = t
-		}
-		if t := bytes.TrimLeft(b, "\uFEFF"); len(t) != len(b) {
-			bom++
-			b = t
-		}
+		b = t.strip(b)
 		h := maphash.Bytes(seed, b)
 		switch {
 		case len(bytes.TrimSpace(b)) == 0:
-			blank++
+			t.blank++
 		case kept[h] > 0:
 			kept[h]--
 		case !explained(i+1, string(b)):
-			l := string(b)
-			f := Finding{Kind: "rewritten", Line: i + 1, Message: "written again in the form the server writes", Fixed: "rewrote the line"}
-			listed := reformatted < maxReformattedListed
-			if !listed && len(merged) == 0 {
-				reformatted++ // counted, not described: reading it costs
-				continue
-			}
-			id, _ := identify(l)
-			switch {
-			case id.Type == "entity" && merged[id.Name]:
-				f.Message = fmt.Sprintf("entity %q: its duplicates were merged into this line", oneLine(id.Name))
-				f.Fixed = "rewrote the line with their observations added"
-				out = append(out, f)
-				continue
-			case id.Type == "entity":
-				f.Message = fmt.Sprintf("entity %q, in the form the server writes", oneLine(id.Name))
-			case id.Type == "relation":
-				f.Message = fmt.Sprintf("relation %s, in the form the server writes", describeRelation(graph.Relation{From: id.From, To: id.To, RelationType: id.RelationType}))
-			}
-			// A file another program wrote may differ in form on every
-			// line: name a few, count the rest.
-			reformatted++
-			if listed {
+			if f, listed := t.rewritten(i+1, string(b), merged); listed {
 				out = append(out, f)
 			}
 		}
 	}
-	if more := reformatted - maxReformattedListed; more > 0 {
+	return append(out, t.findings()...)
+}
+
+// rewriteTally counts what a save changed in a file's form.
+type rewriteTally struct {
+	blank, crlf, bom, reformatted int
+}
+
+// strip cuts the line end, a CR before it and byte order marks from a
+// line, counting the last two.
+func (t *rewriteTally) strip(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	if s := bytes.TrimRight(b, "\r"); len(s) != len(b) {
+		t.crlf++
+		b = s
+	}
+	if s := bytes.TrimLeft(b, "\uFEFF"); len(s) != len(b) {
+		t.bom++
+		b = s
+	}
+	return b
+}
+
+// rewritten describes line n, l, which the save wrote in another form.
+// listed is false for a line counted only: past the first
+// maxReformattedListed, a file another program wrote may differ in form
+// on every line. A line duplicates were merged into is always listed.
+func (t *rewriteTally) rewritten(n int, l string, merged map[string]bool) (f Finding, listed bool) {
+	f = Finding{Kind: "rewritten", Line: n, Message: "written again in the form the server writes", Fixed: "rewrote the line"}
+	listed = t.reformatted < maxReformattedListed
+	if !listed && len(merged) == 0 {
+		t.reformatted++ // counted, not described: reading it costs
+		return f, false
+	}
+	id, _ := identify(l)
+	switch {
+	case id.Type == "entity" && merged[id.Name]:
+		f.Message = fmt.Sprintf("entity %q: its duplicates were merged into this line", oneLine(id.Name))
+		f.Fixed = "rewrote the line with their observations added"
+		return f, true
+	case id.Type == "entity":
+		f.Message = fmt.Sprintf("entity %q, in the form the server writes", oneLine(id.Name))
+	case id.Type == "relation":
+		f.Message = fmt.Sprintf("relation %s, in the form the server writes", describeRelation(graph.Relation{From: id.From, To: id.To, RelationType: id.RelationType}))
+	}
+	t.reformatted++
+	return f, listed
+}
+
+// findings are the tally's counted changes: the lines rewritten in form
+// past those listed, blank lines, byte order marks and CRLF line ends.
+func (t *rewriteTally) findings() []Finding {
+	var out []Finding
+	if more := t.reformatted - maxReformattedListed; more > 0 {
 		out = append(out, Finding{Kind: "rewritten", Message: plural(more, "more line", "more lines") + " written again in the form the server writes", Fixed: "rewrote them"})
 	}
 	for _, n := range []struct {
 		count int
 		what  string
-	}{{blank, plural(blank, "blank line", "blank lines") + " dropped"}, {bom, plural(bom, "byte order mark", "byte order marks") + " dropped"}, {crlf, plural(crlf, "CRLF line end", "CRLF line ends") + " written as LF"}} {
+	}{{t.blank, plural(t.blank, "blank line", "blank lines") + " dropped"}, {t.bom, plural(t.bom, "byte order mark", "byte order marks") + " dropped"}, {t.crlf, plural(t.crlf, "CRLF line end", "CRLF line ends") + " written as LF"}} {
 		if n.count > 0 {
 			out = append(out, Finding{Kind: "rewritten", Message: n.what, Fixed: "rewrote the file as the server writes it"})
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kgmemory/mcp-server-memory/internal/meaning"
+	"github.com/kgmemory/mcp-server-memory/internal/memoryconfig"
 )
 
 var cmdEmbed = &command{
@@ -49,15 +50,9 @@ func runEmbed(c *context_, args []string) error {
 	if len(args) > 0 {
 		return usagef("embed takes no arguments")
 	}
-	if *batch < 1 || *batch > 2048 {
-		return usagef("--batch must be 1..2048")
-	}
-	if err := c.config.EmbeddingsErr(); err != nil {
-		return usageError{err.Error()}
-	}
-	e := c.config.Embeddings
-	if !e.On() {
-		return usagef("search by meaning is off: set MEMORY_EMBEDDINGS_URL to an OpenAI-compatible API (such as http://127.0.0.1:11434/v1 for Ollama) and MEMORY_EMBEDDINGS_MODEL to the model, as for the server")
+	e, err := c.embeddings(*batch)
+	if err != nil {
+		return err
 	}
 	s, err := c.open(false)
 	if err != nil {
@@ -71,8 +66,41 @@ func runEmbed(c *context_, args []string) error {
 	ctx, stop := interruptible()
 	defer stop()
 	bar := c.progress("texts have a vector")
+	defer stopOnInterrupt(ctx, stop, bar)()
+	start, have := -1, 0
+	err = ix.Backfill(context.Background(), s, func(h, w int) error {
+		if start < 0 {
+			start = h
+			sayAsking(bar, e, h, w)
+		}
+		have = h
+		bar.show(h, w)
+		return ctx.Err()
+	})
+	bar.end()
+	return c.reportEmbedded(s, e, max(0, have-start), ctx.Err() != nil, err)
+}
+
+// embeddings checks embed's settings: the batch size and the endpoint.
+func (c *context_) embeddings(batch int) (memoryconfig.Embeddings, error) {
+	e := c.config.Embeddings
+	if batch < 1 || batch > 2048 {
+		return e, usagef("--batch must be 1..2048")
+	}
+	if err := c.config.EmbeddingsErr(); err != nil {
+		return e, usageError{err.Error()}
+	}
+	if !e.On() {
+		return e, usagef("search by meaning is off: set MEMORY_EMBEDDINGS_URL to an OpenAI-compatible API (such as http://127.0.0.1:11434/v1 for Ollama) and MEMORY_EMBEDDINGS_MODEL to the model, as for the server")
+	}
+	return e, nil
+}
+
+// stopOnInterrupt says, on the first Ctrl-C, that embed stops after the
+// batch in flight, and gives Ctrl-C its usual effect back. The function
+// it returns ends the watch.
+func stopOnInterrupt(ctx context.Context, stop func(), bar *progress) (done func()) {
 	finished := make(chan struct{})
-	defer close(finished)
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -81,32 +109,33 @@ func runEmbed(c *context_, args []string) error {
 		case <-finished:
 		}
 	}()
-	start, have := -1, 0
-	err = ix.Backfill(context.Background(), s, func(h, w int) error {
-		if start < 0 {
-			start = h
-			if h < w {
-				n := "vectors"
-				if w-h == 1 {
-					n = "vector"
-				}
-				bar.say("asking %s for %s %s", e, thousands(w-h), n)
-			}
-		}
-		have = h
-		bar.show(h, w)
-		return ctx.Err()
-	})
-	bar.end()
-	// Say what the file holds now, not what was asked for.
+	return func() { close(finished) }
+}
+
+// sayAsking says how many vectors embed asks e for, when it asks for any:
+// h of w texts have one.
+func sayAsking(bar *progress, e memoryconfig.Embeddings, h, w int) {
+	if h >= w {
+		return
+	}
+	n := "vectors"
+	if w-h == 1 {
+		n = "vector"
+	}
+	bar.say("asking %s for %s %s", e, thousands(w-h), n)
+}
+
+// reportEmbedded says what the file holds now, not what was asked for:
+// computed vectors came in this run; interrupted by Ctrl-C, or stopped by
+// err, it says how to continue.
+func (c *context_) reportEmbedded(s *memory, e memoryconfig.Embeddings, computed int, interrupted bool, err error) error {
 	stored, want, cerr := meaning.Count(s.vectors(), e.Model, s.View)
 	if cerr != nil {
 		return cerr
 	}
-	computed := max(0, have-start)
 	left := fmt.Sprintf("%s of %s texts have a vector (%s computed now); run embed again to continue", thousands(stored), thousands(want), thousands(computed))
 	switch {
-	case ctx.Err() != nil && stored < want:
+	case interrupted && stored < want:
 		c.logf("stopped by Ctrl-C: %s", left)
 		return errInterrupted
 	case err != nil:

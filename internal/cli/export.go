@@ -63,35 +63,16 @@ func runExport(c *context_, args []string) error {
 	if len(args) > 0 {
 		return usagef("export takes no arguments, only options")
 	}
-	formatGiven := false
-	c.flags.Visit(func(f *flag.Flag) { formatGiven = formatGiven || f.Name == "format" })
-	if c.json && *output == "" {
-		// Standard output is the export: --json asks for it in JSON.
-		if formatGiven && *format != "json" {
-			return usagef("--json prints JSON on standard output, where the export goes: use --format json, or --output PATH to get a JSON summary of the %s export", *format)
-		}
-		*format = "json"
-	}
-	export := exporters[*format]
-	if export == nil {
-		return usagef("--format must be one of jsonl, json, mermaid, dot, graphml, html")
+	export, err := c.exporter(format, *output)
+	if err != nil {
+		return err
 	}
 	s, err := c.open(false)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	if s.file != nil {
-		// Fold the journal in first: the memory file is then the whole
-		// memory, so an edited export renamed over it is a plain
-		// replacement, which no journaled write undoes.
-		ctx, stop := interruptible()
-		err := s.file.Compact(ctx)
-		stop()
-		if err != nil {
-			c.logf("the journal could not be folded into %s first (%v); the export holds the whole memory all the same", s.where, err)
-		}
-	}
+	c.foldJournal(s)
 	var out io.Writer = c.stdout
 	var f *os.File
 	if *output != "" {
@@ -124,6 +105,40 @@ func runExport(c *context_, args []string) error {
 		return c.printJSON(exportSummary{Output: *output, Format: *format, Entities: entities, Relations: relations, Bytes: counted.n})
 	}
 	return nil
+}
+
+// exporter picks the export's format. --json without --format asks for
+// the JSON export on standard output, where the export goes.
+func (c *context_) exporter(format *string, output string) (func(w *bufio.Writer, g *graph.Graph), error) {
+	formatGiven := false
+	c.flags.Visit(func(f *flag.Flag) { formatGiven = formatGiven || f.Name == "format" })
+	if c.json && output == "" {
+		// Standard output is the export: --json asks for it in JSON.
+		if formatGiven && *format != "json" {
+			return nil, usagef("--json prints JSON on standard output, where the export goes: use --format json, or --output PATH to get a JSON summary of the %s export", *format)
+		}
+		*format = "json"
+	}
+	export := exporters[*format]
+	if export == nil {
+		return nil, usagef("--format must be one of jsonl, json, mermaid, dot, graphml, html")
+	}
+	return export, nil
+}
+
+// foldJournal folds the journal into the memory file first: the memory
+// file is then the whole memory, so an edited export renamed over it is a
+// plain replacement, which no journaled write undoes.
+func (c *context_) foldJournal(s *memory) {
+	if s.file == nil {
+		return
+	}
+	ctx, stop := interruptible()
+	err := s.file.Compact(ctx)
+	stop()
+	if err != nil {
+		c.logf("the journal could not be folded into %s first (%v); the export holds the whole memory all the same", s.where, err)
+	}
 }
 
 // exportSummary is what export --json --output prints.

@@ -207,14 +207,6 @@ func readJSONExport(data []byte) (snap graph.Snapshot, ok bool, err error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return snap, false, nil
 	}
-	type entity struct {
-		Name         *string  `json:"name"`
-		EntityType   *string  `json:"entityType"`
-		Observations []string `json:"observations"`
-	}
-	type relation struct {
-		From, To, RelationType *string
-	}
 	g := graph.New()
 	found := false
 	for dec.More() {
@@ -226,29 +218,9 @@ func readJSONExport(data []byte) (snap graph.Snapshot, ok bool, err error) {
 		var each func(n int) error
 		switch key {
 		case "entities":
-			each = func(n int) error {
-				var e entity
-				if err := dec.Decode(&e); err != nil {
-					return err
-				}
-				if e.Name == nil || e.EntityType == nil {
-					return missingMember(fmt.Sprintf("entity %d lacks name or entityType", n))
-				}
-				g.LoadEntity(graph.Entity{Name: *e.Name, EntityType: *e.EntityType, Observations: e.Observations})
-				return nil
-			}
+			each = entityLoader(dec, g)
 		case "relations":
-			each = func(n int) error {
-				var r relation
-				if err := dec.Decode(&r); err != nil {
-					return err
-				}
-				if r.From == nil || r.To == nil || r.RelationType == nil {
-					return missingMember(fmt.Sprintf("relation %d lacks from, to or relationType", n))
-				}
-				g.LoadRelation(graph.Relation{From: *r.From, To: *r.To, RelationType: *r.RelationType})
-				return nil
-			}
+			each = relationLoader(dec, g)
 		default:
 			if dec.Decode(new(json.RawMessage)) != nil {
 				return snap, false, nil
@@ -256,26 +228,78 @@ func readJSONExport(data []byte) (snap graph.Snapshot, ok bool, err error) {
 			continue
 		}
 		found = true
-		err = readJSONArray(dec, each)
-		var se *json.SyntaxError
-		var mm missingMember
-		switch {
-		case err == nil:
-		case errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-			return snap, false, nil // not JSON: perhaps JSON Lines
-		case errors.As(err, &mm):
-			return snap, true, err
-		default:
-			return snap, true, fmt.Errorf("%s: %v", key, err)
+		if ok, err := exportArray(key, readJSONArray(dec, each)); !ok || err != nil {
+			return snap, ok, err
 		}
 	}
-	if _, err := dec.Token(); err != nil || !found {
+	if !exportEnds(dec, found) {
 		return snap, false, nil
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return snap, false, nil // more after the object: JSON Lines
-	}
 	return g.ReadGraph(), true, nil
+}
+
+// entityLoader decodes the entities of an export into g, one at a time.
+func entityLoader(dec *json.Decoder, g *graph.Graph) func(n int) error {
+	return func(n int) error {
+		var e struct {
+			Name         *string  `json:"name"`
+			EntityType   *string  `json:"entityType"`
+			Observations []string `json:"observations"`
+		}
+		if err := dec.Decode(&e); err != nil {
+			return err
+		}
+		if e.Name == nil || e.EntityType == nil {
+			return missingMember(fmt.Sprintf("entity %d lacks name or entityType", n))
+		}
+		g.LoadEntity(graph.Entity{Name: *e.Name, EntityType: *e.EntityType, Observations: e.Observations})
+		return nil
+	}
+}
+
+// relationLoader decodes the relations of an export into g, one at a time.
+func relationLoader(dec *json.Decoder, g *graph.Graph) func(n int) error {
+	return func(n int) error {
+		var r struct {
+			From, To, RelationType *string
+		}
+		if err := dec.Decode(&r); err != nil {
+			return err
+		}
+		if r.From == nil || r.To == nil || r.RelationType == nil {
+			return missingMember(fmt.Sprintf("relation %d lacks from, to or relationType", n))
+		}
+		g.LoadRelation(graph.Relation{From: *r.From, To: *r.To, RelationType: *r.RelationType})
+		return nil
+	}
+}
+
+// exportArray judges what reading the array under key gave: ok is false
+// when the data is not JSON (perhaps JSON Lines); err is an export's
+// mistake.
+func exportArray(key string, err error) (ok bool, _ error) {
+	var se *json.SyntaxError
+	var mm missingMember
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return false, nil // not JSON: perhaps JSON Lines
+	case errors.As(err, &mm):
+		return true, err
+	default:
+		return true, fmt.Errorf("%s: %v", key, err)
+	}
+}
+
+// exportEnds reports whether the object read had entities or relations
+// and closes where the data ends (more after it: JSON Lines).
+func exportEnds(dec *json.Decoder, found bool) bool {
+	if _, err := dec.Token(); err != nil || !found {
+		return false
+	}
+	_, err := dec.Token()
+	return err == io.EOF
 }
 
 // missingMember is an entity or relation of an export that lacks a member.

@@ -98,6 +98,27 @@ func runStats(c *context_, args []string) error {
 		return err
 	}
 	defer s.close()
+	st := statsWhere(s)
+	now := graph.TimeOf(time.Now())
+	err = s.View(func(g *graph.Graph) {
+		countGraph(g, &st, now)
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.countBeside(s, &st, now); err != nil {
+		return err
+	}
+	if c.json {
+		return c.printJSON(st)
+	}
+	c.printStats(st, now)
+	return nil
+}
+
+// statsWhere names where the memory is kept: its file and the file's
+// size, or the store.
+func statsWhere(s *memory) Stats {
 	var st Stats
 	if f, ok := s.Store.(interface{ Path() string }); ok {
 		st.File = f.Path()
@@ -109,27 +130,32 @@ func runStats(c *context_, args []string) error {
 	} else {
 		st.Memory = s.where
 	}
-	now := graph.TimeOf(time.Now())
-	err = s.View(func(g *graph.Graph) {
-		entityTypes := make(map[string]int)
-		for _, e := range g.Entities() {
-			st.Observations += len(e.Observations)
-			entityTypes[e.EntityType]++
-		}
-		relationTypes := make(map[string]int)
-		for _, r := range g.Relations() {
-			relationTypes[r.RelationType]++
-			if g.Entity(r.From) == nil || g.Entity(r.To) == nil {
-				st.DanglingRelations++
-			}
-		}
-		st.Entities, st.Relations = g.Len()
-		st.EntityTypes, st.RelationTypes = byCount(entityTypes), byCount(relationTypes)
-		st.Learned = g.Timeline(now, graph.RecentDays)
-	})
-	if err != nil {
-		return err
+	return st
+}
+
+// countGraph counts g's entities, observations and relations, by type,
+// and what was learned lately.
+func countGraph(g *graph.Graph, st *Stats, now graph.Time) {
+	entityTypes := make(map[string]int)
+	for _, e := range g.Entities() {
+		st.Observations += len(e.Observations)
+		entityTypes[e.EntityType]++
 	}
+	relationTypes := make(map[string]int)
+	for _, r := range g.Relations() {
+		relationTypes[r.RelationType]++
+		if g.Entity(r.From) == nil || g.Entity(r.To) == nil {
+			st.DanglingRelations++
+		}
+	}
+	st.Entities, st.Relations = g.Len()
+	st.EntityTypes, st.RelationTypes = byCount(entityTypes), byCount(relationTypes)
+	st.Learned = g.Timeline(now, graph.RecentDays)
+}
+
+// countBeside counts what is kept beside the graph: the journal's writes,
+// the history's writes per day, the vectors.
+func (c *context_) countBeside(s *memory, st *Stats, now graph.Time) error {
 	if s.file != nil {
 		if writes, n := s.file.Journal(); writes > 0 {
 			st.Journal = &JournalCount{Path: s.file.Path() + ".journal", Writes: writes, Bytes: n}
@@ -149,9 +175,11 @@ func runStats(c *context_, args []string) error {
 		}
 		st.Vectors = &VectorCount{Model: e.Model, Ready: have, Texts: want}
 	}
-	if c.json {
-		return c.printJSON(st)
-	}
+	return nil
+}
+
+// printStats prints st for a person.
+func (c *context_) printStats(st Stats, now graph.Time) {
 	if st.File != "" {
 		c.printf("Memory file     %s (%s)\n", st.File, fileSize(st))
 	} else {
@@ -175,7 +203,6 @@ func runStats(c *context_, args []string) error {
 	if st.Writes != nil {
 		printPerDay(c, "Writes          ", st.Writes.PerDay)
 	}
-	return nil
 }
 
 // fileSize is the memory file's size, and what its journal adds when it
@@ -321,23 +348,36 @@ func runSearch(c *context_, args []string) error {
 	var snap graph.Snapshot
 	exact := 0 // the leading entities that contain the whole query
 	if err := s.View(func(g *graph.Graph) {
-		found := g.SearchRanked(query, graph.DefaultSearchLimit)
-		exact = found.Exact
-		for _, h := range found.Hits {
-			snap.Entities = append(snap.Entities, graph.Entity{Name: h.Entity.Name, EntityType: h.Entity.EntityType, Observations: h.Observations()})
-		}
-		for _, r := range found.Relations {
-			snap.Relations = append(snap.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType})
-		}
+		snap, exact = searched(g, query)
 	}); err != nil {
 		return err
 	}
 	if c.json {
 		return c.printJSON(snap)
 	}
+	c.printFound(snap, exact, query, *limit)
+	return nil
+}
+
+// searched is what search_nodes finds for query, and how many of the
+// leading entities contain it whole.
+func searched(g *graph.Graph, query string) (snap graph.Snapshot, exact int) {
+	found := g.SearchRanked(query, graph.DefaultSearchLimit)
+	for _, h := range found.Hits {
+		snap.Entities = append(snap.Entities, graph.Entity{Name: h.Entity.Name, EntityType: h.Entity.EntityType, Observations: h.Observations()})
+	}
+	for _, r := range found.Relations {
+		snap.Relations = append(snap.Relations, graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType})
+	}
+	return snap, found.Exact
+}
+
+// printFound prints up to limit (0: all) of the entities found for a
+// person, three observations each, those containing the query first.
+func (c *context_) printFound(snap graph.Snapshot, exact int, query string, limit int) {
 	if len(snap.Entities) == 0 {
 		c.printf("No entity matches %q.\n", query)
-		return nil
+		return
 	}
 	switch {
 	case exact == 0:
@@ -346,8 +386,8 @@ func runSearch(c *context_, args []string) error {
 		c.printf("%s %s %q:\n\n", plural(exact, "entity", "entities"), map[bool]string{true: "matches", false: "match"}[exact == 1], query)
 	}
 	shown := snap.Entities
-	if *limit > 0 && len(shown) > *limit {
-		shown = shown[:*limit]
+	if limit > 0 && len(shown) > limit {
+		shown = shown[:limit]
 	}
 	for i, e := range shown {
 		if i == exact && exact > 0 {
@@ -366,7 +406,6 @@ func runSearch(c *context_, args []string) error {
 	if len(shown) < len(snap.Entities) {
 		c.printf("\n… and %d more (--limit 0 shows all).\n", len(snap.Entities)-len(shown))
 	}
-	return nil
 }
 
 // oneLine shows s on one terminal line.

@@ -77,10 +77,36 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	g.byName[to] = e
 	g.entityChanged(e)
 
+	dead := g.renameEnds(rels, from, to)
+	for _, list := range [][]*Relation{rels, waiting} {
+		for _, r := range list {
+			// The other end's context names this entity.
+			g.relationChanged(r)
+		}
+	}
+	g.removeDuplicates(dead)
+	g.version++
+	if g.log != nil {
+		g.record(Change{Kind: EntityCreated, Entity: e.clone()})
+		for _, r := range rels {
+			if !dead[r] {
+				g.record(Change{Kind: RelationCreated, Relation: r.clone()})
+			}
+		}
+	}
+	res.Relations = len(rels)
+	return res, nil
+}
+
+// renameEnds points the relations from or to the entity named from at
+// to, and moves its lists of relations under the new name. It returns the
+// relations that now say what a dangling relation already said, to be
+// removed (removeDuplicates).
+func (g *Graph) renameEnds(rels []*Relation, from, to string) (dead map[*Relation]bool) {
 	for _, r := range rels {
 		g.relSet.del(r.key())
 	}
-	dead := make(map[*Relation]bool)
+	dead = make(map[*Relation]bool)
 	for _, r := range rels {
 		if r.From == from {
 			r.From = to
@@ -100,12 +126,12 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	g.in[to] = mergeBySeq(g.in[to], g.in[from])
 	delete(g.out, from)
 	delete(g.in, from)
-	for _, list := range [][]*Relation{rels, waiting} {
-		for _, r := range list {
-			// The other end's context names this entity.
-			g.relationChanged(r)
-		}
-	}
+	return dead
+}
+
+// removeDuplicates removes the relations dead, each of which has the key
+// of another that stays.
+func (g *Graph) removeDuplicates(dead map[*Relation]bool) {
 	survivors := make([]*Relation, 0, len(dead))
 	for r := range dead {
 		survivors = append(survivors, g.relSet.get(r.key()))
@@ -114,17 +140,6 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	for _, r := range survivors {
 		g.relSet.put(r) // removing its duplicate dropped its entry
 	}
-	g.version++
-	if g.log != nil {
-		g.record(Change{Kind: EntityCreated, Entity: e.clone()})
-		for _, r := range rels {
-			if !dead[r] {
-				g.record(Change{Kind: RelationCreated, Relation: r.clone()})
-			}
-		}
-	}
-	res.Relations = len(rels)
-	return res, nil
 }
 
 // MergeResult reports what Merge changed.
@@ -182,13 +197,30 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 	}
 
 	// Decide every relation of the merged entity first, then apply.
-	rels := g.touching([]*Entity{gone})
-	dead := make(map[*Relation]bool)
-	type move struct {
-		r      *Relation
-		target relationKey
+	dead, moves := g.planMoves(g.touching([]*Entity{gone}), into, merged, &res)
+	g.removeRelations(dead)
+	for _, m := range moves {
+		g.moveRelation(m)
+		res.MovedRelations = append(res.MovedRelations, m.r.clone())
 	}
-	var moves []move
+	g.version++
+	g.endStep()
+	g.DeleteEntities([]string{merged}) // records the merged entity's removal
+	return res, nil
+}
+
+// relationMove is a relation of a merged entity and the key it takes.
+type relationMove struct {
+	r      *Relation
+	target relationKey
+}
+
+// planMoves decides each relation from or to merged: it moves to into,
+// or is dropped (recorded in res) when into has it already, when two of
+// merged's would become one, or when it runs between the two and would
+// point into at itself.
+func (g *Graph) planMoves(rels []*Relation, into, merged string, res *MergeResult) (dead map[*Relation]bool, moves []relationMove) {
+	dead = make(map[*Relation]bool)
 	taken := make(map[relationKey]bool)
 	for _, r := range rels {
 		k := r.key()
@@ -206,39 +238,38 @@ func (g *Graph) Merge(into, merged string) (MergeResult, error) {
 			continue
 		}
 		taken[k] = true
-		moves = append(moves, move{r, k})
+		moves = append(moves, relationMove{r, k})
 	}
-	g.removeRelations(dead)
-	for _, m := range moves {
-		r := m.r
-		g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
-		g.relSet.del(r.key())
-		if r.From != m.target.from {
-			g.out[r.From] = dropRelation(g.out[r.From], r)
-			if len(g.out[r.From]) == 0 {
-				delete(g.out, r.From)
-			}
-			r.From = m.target.from
-			g.out[r.From] = insertBySeq(g.out[r.From], r)
+	return dead, moves
+}
+
+// moveRelation gives m.r its new ends, keeping the lists of relations
+// from and to each entity in graph order, and records the move as the
+// relation removed and created again.
+func (g *Graph) moveRelation(m relationMove) {
+	r := m.r
+	g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
+	g.relSet.del(r.key())
+	if r.From != m.target.from {
+		g.out[r.From] = dropRelation(g.out[r.From], r)
+		if len(g.out[r.From]) == 0 {
+			delete(g.out, r.From)
 		}
-		if r.To != m.target.to {
-			g.in[r.To] = dropRelation(g.in[r.To], r)
-			if len(g.in[r.To]) == 0 {
-				delete(g.in, r.To)
-			}
-			r.To = m.target.to
-			g.in[r.To] = insertBySeq(g.in[r.To], r)
-		}
-		r.encoded = nil
-		g.relSet.put(r)
-		g.relationChanged(r) // both ends' context changed
-		res.MovedRelations = append(res.MovedRelations, r.clone())
-		g.record(Change{Kind: RelationCreated, Relation: r.clone()})
+		r.From = m.target.from
+		g.out[r.From] = insertBySeq(g.out[r.From], r)
 	}
-	g.version++
-	g.endStep()
-	g.DeleteEntities([]string{merged}) // records the merged entity's removal
-	return res, nil
+	if r.To != m.target.to {
+		g.in[r.To] = dropRelation(g.in[r.To], r)
+		if len(g.in[r.To]) == 0 {
+			delete(g.in, r.To)
+		}
+		r.To = m.target.to
+		g.in[r.To] = insertBySeq(g.in[r.To], r)
+	}
+	r.encoded = nil
+	g.relSet.put(r)
+	g.relationChanged(r) // both ends' context changed
+	g.record(Change{Kind: RelationCreated, Relation: r.clone()})
 }
 
 // mergeBySeq merges two lists in graph order into one, in graph order.

@@ -1,8 +1,11 @@
 package httpserver
 
 import (
+	"bytes"
 	"net/http"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/kgmemory/mcp-server-memory/internal/server"
 )
@@ -63,10 +66,11 @@ func (l *callLimits) add(k callKey, n int) {
 }
 
 // startCalls counts a request as one the server is running (for
-// shutdown) and its calls as in progress (callLimits), returning the func
-// that ends both; past the cap it answers the request with 429 and a
-// JSON-RPC error, and returns nil.
-func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, msgs peeked) (done func()) {
+// shutdown) and its calls as in progress (callLimits), returning the
+// writer to answer it with and the func that ends both; past the cap it
+// answers the request with 429 and a JSON-RPC error, and returns a nil
+// func.
+func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, msgs peeked) (_ http.ResponseWriter, done func()) {
 	rt.calls.Add(1)
 	ended := func() { rt.calls.Add(-1) }
 	reads, writes := 0, 0
@@ -78,27 +82,112 @@ func (rt *generationRouter) startCalls(w http.ResponseWriter, r *http.Request, m
 		}
 	}
 	if rt.callCaps == nil || reads+writes == 0 {
-		return ended
+		return w, ended
 	}
 	inProgress, refusal := rt.callCaps.start(tokenKey(r), reads, writes)
 	if inProgress == nil {
 		ended()
 		w.Header().Set("Retry-After", "1")
 		writeRPCStatus(w, http.StatusTooManyRequests, msgs.firstID, rpcCodeUnavailable, refusal)
-		return nil
+		return w, nil
 	}
 	// The answers of its reads stay counted as held until it is written.
 	var closeScope func()
 	if reads > 0 && rt.limiter != nil {
 		scope := rt.limiter.OpenScope()
 		r.Header.Set(server.ScopeHeader, scope)
-		closeScope = func() { rt.limiter.CloseScope(scope) }
+		if msgs.messages == 1 {
+			bw := &busyWriter{ResponseWriter: w, id: msgs.firstID, refusal: func() *jsonrpc.Error { return rt.limiter.Refusal(scope) }}
+			w, closeScope = bw, bw.end
+		}
+		closeScope = then(closeScope, func() { rt.limiter.CloseScope(scope) })
 	}
-	return func() {
+	return w, func() {
 		if closeScope != nil {
 			closeScope()
 		}
 		inProgress()
 		ended()
+	}
+}
+
+// then returns a func that runs first, if not nil, then next.
+func then(first, next func()) func() {
+	if first == nil {
+		return next
+	}
+	return func() { first(); next() }
+}
+
+// busyWriter answers a POST of one read whose call the server's bounds
+// refused (the reads running, the answers held: Limiter.Refusal) with 503,
+// Retry-After and the refusal as a JSON-RPC error, instead of the go-sdk's
+// 200. It decides at the go-sdk's first write of the answer, when the call
+// has been refused or not. A 2025-11-25 session's stream opens with a
+// priming event before the call runs: busyWriter holds it back until the
+// answer, so that the status can still change. Once the go-sdk has written
+// anything else, the status is 200 whatever follows.
+type busyWriter struct {
+	http.ResponseWriter
+	id      string // the request's id, as JSON
+	refusal func() *jsonrpc.Error
+
+	decided, refused bool
+	held             []byte // the priming event, held back
+}
+
+// decide answers with the refusal, if there is one, the first time it is
+// called, and reports whether it did.
+func (b *busyWriter) decide() (refused bool) {
+	if b.decided {
+		return b.refused
+	}
+	b.decided = true
+	if e := b.refusal(); e != nil {
+		b.refused = true
+		b.Header().Set("Retry-After", "1")
+		writeRPCStatus(b.ResponseWriter, http.StatusServiceUnavailable, b.id, e.Code, e.Message)
+		return true
+	}
+	if b.held != nil {
+		_, _ = b.ResponseWriter.Write(b.held)
+		b.held = nil
+	}
+	return false
+}
+
+func (b *busyWriter) WriteHeader(status int) {
+	if status != http.StatusOK {
+		b.decided = true
+	}
+	if !b.decide() {
+		b.ResponseWriter.WriteHeader(status)
+	}
+}
+
+func (b *busyWriter) Write(p []byte) (int, error) {
+	if !b.decided && b.held == nil && bytes.HasPrefix(p, []byte("event: prime\n")) {
+		b.held = append([]byte(nil), p...)
+		return len(p), nil
+	}
+	if b.decide() {
+		return len(p), nil // the go-sdk's answer, replaced by the refusal
+	}
+	return b.ResponseWriter.Write(p)
+}
+
+func (b *busyWriter) Flush() {
+	if b.decided && !b.refused {
+		_ = http.NewResponseController(b.ResponseWriter).Flush()
+	}
+}
+
+func (b *busyWriter) Unwrap() http.ResponseWriter { return b.ResponseWriter }
+
+// end writes what is still held back when the request ends.
+func (b *busyWriter) end() {
+	if b.held != nil && !b.decided {
+		b.decided = true
+		_, _ = b.ResponseWriter.Write(b.held)
 	}
 }

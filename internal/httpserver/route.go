@@ -95,7 +95,7 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet || msgs.listen {
 		r, done = rt.openStream(w, r, msgs)
 	} else {
-		done = rt.startCalls(w, r, msgs)
+		w, done = rt.startCalls(w, r, msgs)
 	}
 	if done == nil {
 		return // refused
@@ -308,6 +308,8 @@ type peeked struct {
 	// calls are the reads and writes of the memory the body asks for: the
 	// tool of each tools/call, "" for each resources/read.
 	calls []string
+	// messages is how many messages the body holds.
+	messages int
 }
 
 // peek looks at a JSON-RPC message or batch without judging it; malformed
@@ -321,7 +323,7 @@ func peek(body []byte) peeked {
 		}
 		batch = []peekedMessage{one}
 	}
-	p := peeked{firstID: "null"}
+	p := peeked{firstID: "null", messages: len(batch)}
 	if len(batch) == 0 {
 		return p
 	}

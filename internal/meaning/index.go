@@ -365,10 +365,6 @@ func (ix *Index) pass(ctx context.Context, store graph.Store) error {
 // hashed after; the others cost a comparison. Another graph than the last
 // look's (the memory read again from its storage) is looked at whole.
 func (ix *Index) look(store graph.Store, model string) error {
-	type entityTexts struct {
-		name, entityType string
-		observations     []string
-	}
 	var (
 		changed     []entityTexts
 		gone        []string
@@ -376,44 +372,74 @@ func (ix *Index) look(store graph.Store, model string) error {
 	)
 	err := store.View(func(g *graph.Graph) {
 		id, version = g.ID(), g.Version()
-		since := ix.version
-		if id != ix.graph {
-			since = 0
-		} else if version == ix.version {
-			return
-		}
-		// ix.entities is written by this goroutine only: reading it here
-		// needs no lock.
-		ents, added := g.Entities(), 0
-		for _, e := range ents {
-			if e.Revision() <= since {
-				continue
-			}
-			if _, ok := ix.entities[e.Name]; !ok {
-				added++
-			}
-			changed = append(changed, entityTexts{e.Name, e.EntityType, slices.Clone(e.Observations)})
-		}
-		// Every entity the graph has is in ix.entities now: more there
-		// means some are gone.
-		if len(ix.entities)+added != len(ents) {
-			for name := range ix.entities {
-				if g.Entity(name) == nil {
-					gone = append(gone, name)
-				}
-			}
-		}
+		changed, gone = ix.changedSince(g)
 	})
 	if err != nil {
 		return err
 	}
-	type entityKeys struct {
-		name string
-		keys []key
-		lack []string // the texts, for the keys without a vector
+	keyed := ix.keyTexts(model, changed)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.record(gone, keyed)
+	ix.graph, ix.version = id, version
+	ix.trimQueue()
+	return nil
+}
+
+// entityTexts is what look copies of an entity while the graph is held.
+type entityTexts struct {
+	name, entityType string
+	observations     []string
+}
+
+// entityKeys is an entity's texts' keys, one per observation (one for
+// the name alone when it has none).
+type entityKeys struct {
+	name string
+	keys []key
+	lack []string // the texts, for the keys without a vector
+}
+
+// changedSince copies the entities of g changed since the last look (all
+// of them when g is another graph than the last look's) and lists the
+// names ix knows that g no longer has. It runs while g is held.
+func (ix *Index) changedSince(g *graph.Graph) (changed []entityTexts, gone []string) {
+	since := ix.version
+	if g.ID() != ix.graph {
+		since = 0
+	} else if g.Version() == ix.version {
+		return nil, nil
 	}
+	// ix.entities is written by this goroutine only: reading it here
+	// needs no lock.
+	ents, added := g.Entities(), 0
+	for _, e := range ents {
+		if e.Revision() <= since {
+			continue
+		}
+		if _, ok := ix.entities[e.Name]; !ok {
+			added++
+		}
+		changed = append(changed, entityTexts{e.Name, e.EntityType, slices.Clone(e.Observations)})
+	}
+	// Every entity the graph has is in ix.entities now: more there
+	// means some are gone.
+	if len(ix.entities)+added != len(ents) {
+		for name := range ix.entities {
+			if g.Entity(name) == nil {
+				gone = append(gone, name)
+			}
+		}
+	}
+	return changed, gone
+}
+
+// keyTexts hashes the texts of the changed entities into their keys,
+// noting the texts whose keys have no vector yet.
+func (ix *Index) keyTexts(model string, changed []entityTexts) []entityKeys {
 	keyed := make([]entityKeys, len(changed))
 	ix.mu.RLock() // against Search only: this goroutine alone writes the vectors
+	defer ix.mu.RUnlock()
 	for i, et := range changed {
 		head := et.name + " (" + et.entityType + ")"
 		n := max(len(et.observations), 1)
@@ -438,9 +464,12 @@ func (ix *Index) look(store graph.Store, model string) error {
 		keyed[i] = ek
 		ix.hashed.Add(int64(n))
 	}
-	ix.mu.RUnlock()
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	return keyed
+}
+
+// record forgets the entities gone and takes the keys of those changed,
+// queueing each key without a vector once. ix.mu is held.
+func (ix *Index) record(gone []string, keyed []entityKeys) {
 	for _, name := range gone {
 		ix.forget(name)
 	}
@@ -462,18 +491,21 @@ func (ix *Index) look(store graph.Store, model string) error {
 			ix.lacks++
 		}
 	}
-	ix.graph, ix.version = id, version
-	if len(ix.queue) > 2*len(ix.lacking)+1024 {
-		// Texts changed again and again while the endpoint was down: the
-		// queue keeps each lacking key once, in its order.
-		queued := make(map[key]bool, len(ix.lacking))
-		ix.queue = slices.DeleteFunc(ix.queue, func(k key) bool {
-			drop := ix.lacking[k] == nil || queued[k]
-			queued[k] = true
-			return drop
-		})
+}
+
+// trimQueue drops from the queue the keys no longer lacking and the
+// repeats, once it has grown well past the keys lacking: texts changed
+// again and again while the endpoint was down. ix.mu is held.
+func (ix *Index) trimQueue() {
+	if len(ix.queue) <= 2*len(ix.lacking)+1024 {
+		return
 	}
-	return nil
+	queued := make(map[key]bool, len(ix.lacking))
+	ix.queue = slices.DeleteFunc(ix.queue, func(k key) bool {
+		drop := ix.lacking[k] == nil || queued[k]
+		queued[k] = true
+		return drop
+	})
 }
 
 // textKey is keyOf(model, head+textSep+o) (head alone when !hasObs)

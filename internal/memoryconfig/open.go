@@ -9,15 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kgmemory/mcp-server-memory/internal/access"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/meaning"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 )
-
-// DefaultMemory is the memory in the database when --memory is not given.
-const DefaultMemory = "default"
 
 // A SettingError is a setting the user has to change before anything can
 // be opened: a malformed MEMORY_DATABASE_URL, or a flag that does not
@@ -176,7 +174,7 @@ func (c Config) openDatabase(ctx context.Context, ch Choice) (*Memory, error) {
 	}
 	name := ch.Memory
 	if name == "" {
-		name = DefaultMemory
+		name = access.DefaultMemory
 	}
 	desc, err := describe(c.DatabaseURL)
 	if err != nil {

@@ -77,93 +77,114 @@ type row[K comparable] struct {
 // keeps its own. Otherwise new and moved items get the next sequence
 // numbers, so the database keeps graph order.
 func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], next *int64) changes {
-	keyOf, lineOf, hash := kind.key, kind.line, kind.hash
 	var ch changes
-	i, n := 0, min(len(items), len(t.rows))
-	for ; i < n; i++ {
-		k, r := keyOf(items[i]), &t.rows[i]
-		if k != r.key {
-			break
-		}
-		if line := lineOf(items[i]); !bytes.Equal(r.line, line) {
-			r.line = line
-			ch.write(hash(k), r.seq, line, kind.times(items[i]))
-		}
-	}
+	i := syncPrefix(t, items, kind, &ch)
 	if i < len(t.rows) {
-		// The slow path: look the rest of the known rows up by key.
-		rest := make(map[K]row[K], len(t.rows)-i)
-		for _, r := range t.rows[i:] {
-			rest[r.key] = r
-		}
-		var last int64
-		if i > 0 {
-			last = t.rows[i-1].seq
-		}
-		// A new item at the position of a row that goes takes that row's
-		// seq (see above). Which rows go is worked out at the first
-		// renamed item: a write that only deletes or appends never pays
-		// for it.
-		old := t.rows[i:] // old[p] is read before the append of item p overwrites it
-		var (
-			keep      map[K]bool
-			keptAfter []bool // keptAfter[q]: a row after old[q] stays
-		)
-		inPlace := func(p int, it T, last int64) bool {
-			if p >= len(old) || old[p].seq <= last || !kind.renamed(old[p], it) {
-				return false
-			}
-			if keep == nil {
-				keep = make(map[K]bool, len(items)-i)
-				for _, it := range items[i:] {
-					keep[keyOf(it)] = true
-				}
-				keptAfter = make([]bool, len(old))
-				for q := len(old) - 2; q >= p; q-- { // old[:p] is overwritten already
-					keptAfter[q] = keptAfter[q+1] || keep[old[q+1].key]
-				}
-			}
-			return !keep[old[p].key] && (kind.renamedLast || keptAfter[p])
-		}
-		t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
-		for p, it := range items[i:] {
-			k, line := keyOf(it), lineOf(it)
-			r, ok := rest[k]
-			delete(rest, k)
-			switch {
-			case ok && r.seq > last && bytes.Equal(r.line, line):
-			case ok && r.seq > last:
-				r.line = line
-				ch.write(hash(k), r.seq, line, kind.times(it))
-			case !ok && inPlace(p, it, last):
-				// In the place of a row that goes: the seq stays in
-				// order, and rows after it keep theirs.
-				r = row[K]{key: k, seq: old[p].seq, line: line}
-				ch.write(hash(k), r.seq, line, kind.times(it))
-			default:
-				if ok {
-					ch.removed = append(ch.removed, r.seq)
-				}
-				r = row[K]{key: k, seq: *next, line: line}
-				*next++
-				ch.write(hash(k), r.seq, line, kind.times(it))
-			}
-			last = r.seq
-			t.rows = append(t.rows, r)
-		}
-		for k, r := range rest {
-			ch.gone = append(ch.gone, hash(k))
-			ch.removed = append(ch.removed, r.seq)
-		}
+		syncRest(t, items, i, kind, next, &ch)
 		return ch
 	}
 	for _, it := range items[i:] {
-		k, line := keyOf(it), lineOf(it)
+		k, line := kind.key(it), kind.line(it)
 		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line})
-		ch.write(hash(k), *next, line, kind.times(it))
+		ch.write(kind.hash(k), *next, line, kind.times(it))
 		*next++
 	}
 	return ch
+}
+
+// syncPrefix is syncTable's fast path: it writes the rows of the leading
+// items in the known rows' order whose lines changed, and returns how many
+// items lead so.
+func syncPrefix[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], ch *changes) int {
+	i, n := 0, min(len(items), len(t.rows))
+	for ; i < n; i++ {
+		k, r := kind.key(items[i]), &t.rows[i]
+		if k != r.key {
+			break
+		}
+		if line := kind.line(items[i]); !bytes.Equal(r.line, line) {
+			r.line = line
+			ch.write(kind.hash(k), r.seq, line, kind.times(items[i]))
+		}
+	}
+	return i
+}
+
+// syncRest is syncTable's slow path, from items[i] on, where the known
+// rows no longer follow the items: it looks the rest of the known rows up
+// by key.
+func syncRest[K comparable, T any](t *table[K], items []T, i int, kind rowKind[K, T], next *int64, ch *changes) {
+	rest := make(map[K]row[K], len(t.rows)-i)
+	for _, r := range t.rows[i:] {
+		rest[r.key] = r
+	}
+	var last int64
+	if i > 0 {
+		last = t.rows[i-1].seq
+	}
+	// old[p] is read before the append of item p overwrites it.
+	pl := &places[K, T]{kind: kind, items: items[i:], old: t.rows[i:]}
+	t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
+	for p, it := range items[i:] {
+		k, line := kind.key(it), kind.line(it)
+		r, ok := rest[k]
+		delete(rest, k)
+		switch {
+		case ok && r.seq > last && bytes.Equal(r.line, line):
+		case ok && r.seq > last:
+			r.line = line
+			ch.write(kind.hash(k), r.seq, line, kind.times(it))
+		case !ok && pl.inPlace(p, it, last):
+			// In the place of a row that goes: the seq stays in
+			// order, and rows after it keep theirs.
+			r = row[K]{key: k, seq: pl.old[p].seq, line: line}
+			ch.write(kind.hash(k), r.seq, line, kind.times(it))
+		default:
+			if ok {
+				ch.removed = append(ch.removed, r.seq)
+			}
+			r = row[K]{key: k, seq: *next, line: line}
+			*next++
+			ch.write(kind.hash(k), r.seq, line, kind.times(it))
+		}
+		last = r.seq
+		t.rows = append(t.rows, r)
+	}
+	for k, r := range rest {
+		ch.gone = append(ch.gone, kind.hash(k))
+		ch.removed = append(ch.removed, r.seq)
+	}
+}
+
+// places tells whether a new item takes the seq of the known row at its
+// position, one that goes (see syncTable). Which rows go is worked out at
+// the first renamed item: a write that only deletes or appends never pays
+// for it.
+type places[K comparable, T any] struct {
+	kind      rowKind[K, T]
+	items     []T      // the items from the first out of order on
+	old       []row[K] // the known rows from there, overwritten as items are placed
+	keep      map[K]bool
+	keptAfter []bool // keptAfter[q]: a row after old[q] stays
+}
+
+// inPlace reports whether item p, it, takes old[p]'s seq; last is the
+// seq of the item before it.
+func (pl *places[K, T]) inPlace(p int, it T, last int64) bool {
+	if p >= len(pl.old) || pl.old[p].seq <= last || !pl.kind.renamed(pl.old[p], it) {
+		return false
+	}
+	if pl.keep == nil {
+		pl.keep = make(map[K]bool, len(pl.items))
+		for _, it := range pl.items {
+			pl.keep[pl.kind.key(it)] = true
+		}
+		pl.keptAfter = make([]bool, len(pl.old))
+		for q := len(pl.old) - 2; q >= p; q-- { // old[:p] is overwritten already
+			pl.keptAfter[q] = pl.keptAfter[q+1] || pl.keep[pl.old[q+1].key]
+		}
+	}
+	return !pl.keep[pl.old[p].key] && (pl.kind.renamedLast || pl.keptAfter[p])
 }
 
 // queueChanges queues at most three statements for one table, however many

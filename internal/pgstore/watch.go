@@ -60,13 +60,6 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	w := &watcher{memory: s.id.Load(), origin: s.origin, wake: make(chan struct{}, 1)}
 	s.db.hub.subscribe(w, interval)
 	defer s.db.hub.unsubscribe(w)
-	revision := func() (int64, bool) {
-		qctx, cancel := context.WithTimeout(ctx, s.db.opts.QueryTimeout)
-		defer cancel()
-		var rev int64
-		err := s.db.pool.QueryRow(qctx, "SELECT revision FROM memories WHERE id = $1", s.id.Load()).Scan(&rev)
-		return rev, err == nil
-	}
 	if waited != nil {
 		// Only now does awaitRow's watcher let go, so the hub listened
 		// throughout; compare the revision once for a write made between
@@ -74,7 +67,7 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 		s.db.hub.unsubscribe(waited)
 		w.resync.Store(true)
 		w.poke()
-	} else if rev, ok := revision(); ok {
+	} else if rev, ok := s.currentRevision(ctx); ok {
 		seen = rev
 	}
 	for {
@@ -83,21 +76,40 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 			return
 		case <-w.wake:
 		}
-		changed := w.foreign.Swap(false)
-		if w.resync.Swap(false) {
-			if rev, ok := revision(); ok {
-				changed = changed || seen >= 0 && rev > seen && rev != s.lastOwn.Load()
-				seen = max(seen, rev)
-			} else {
-				// The pool lost its connections too: ask again later.
-				w.resync.Store(true)
-				time.AfterFunc(interval, w.poke)
-			}
-		}
-		if changed {
+		if s.wokeByChange(ctx, w, &seen, interval) {
 			onChange()
 		}
 	}
+}
+
+// wokeByChange reports whether what woke w is a change to report: another
+// Store's notification, or, after the listening connection was lost, a
+// revision above seen that is not this Store's own write. seen becomes
+// the latest revision known. When the revision cannot be read, it is
+// asked for again after interval.
+func (s *Store) wokeByChange(ctx context.Context, w *watcher, seen *int64, interval time.Duration) bool {
+	changed := w.foreign.Swap(false)
+	if !w.resync.Swap(false) {
+		return changed
+	}
+	if rev, ok := s.currentRevision(ctx); ok {
+		changed = changed || *seen >= 0 && rev > *seen && rev != s.lastOwn.Load()
+		*seen = max(*seen, rev)
+	} else {
+		// The pool lost its connections too: ask again later.
+		w.resync.Store(true)
+		time.AfterFunc(interval, w.poke)
+	}
+	return changed
+}
+
+// currentRevision reads the memory's revision; false when the query fails.
+func (s *Store) currentRevision(ctx context.Context) (int64, bool) {
+	qctx, cancel := context.WithTimeout(ctx, s.db.opts.QueryTimeout)
+	defer cancel()
+	var rev int64
+	err := s.db.pool.QueryRow(qctx, "SELECT revision FROM memories WHERE id = $1", s.id.Load()).Scan(&rev)
+	return rev, err == nil
 }
 
 // awaitRow waits until the memory has its row (its first write, here or

@@ -86,61 +86,72 @@ func wholeNumber(n json.Number) (float64, bool) {
 // checkValue checks v against s; path names v ("" for the arguments
 // themselves).
 func checkValue(s *jsonschema.Schema, v any, path string) error {
-	mismatch := func() error {
-		return fmt.Errorf("%s must be %s; got %s", argName(path), expected(s), shown(v))
-	}
+	var ok bool
 	switch s.Type {
 	case "string":
-		if _, ok := v.(string); !ok {
-			return mismatch()
-		}
+		_, ok = v.(string)
 	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return mismatch()
-		}
+		_, ok = v.(bool)
 	case "integer":
-		n, ok := v.(json.Number)
-		if !ok {
-			return mismatch()
-		}
-		f, ok := wholeNumber(n)
-		if !ok || s.Minimum != nil && f < *s.Minimum || s.Maximum != nil && f > *s.Maximum {
-			return mismatch()
-		}
+		ok = inRange(s, v)
 	case "array":
-		list, ok := v.([]any)
-		if !ok {
-			return mismatch()
-		}
-		for i, item := range list {
-			if err := checkValue(s.Items, item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
+		var list []any
+		if list, ok = v.([]any); ok {
+			return checkItems(s, list, path)
 		}
 	case "object":
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return mismatch()
-		}
-		for _, name := range s.Required {
-			if _, ok := obj[name]; !ok {
-				return fmt.Errorf("%s is required: %s", join(path, name), expected(s.Properties[name]))
-			}
-		}
-		names := make([]string, 0, len(obj))
-		for name := range obj {
-			if s.Properties[name] != nil {
-				names = append(names, name)
-			}
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			if err := checkValue(s.Properties[name], obj[name], join(path, name)); err != nil {
-				return err
-			}
+		var obj map[string]any
+		if obj, ok = v.(map[string]any); ok {
+			return checkProperties(s, obj, path)
 		}
 	default:
 		panic(fmt.Sprintf("input schema type %q is not checked", s.Type))
+	}
+	if !ok {
+		return fmt.Errorf("%s must be %s; got %s", argName(path), expected(s), shown(v))
+	}
+	return nil
+}
+
+// inRange reports whether v is a whole number within s's bounds.
+func inRange(s *jsonschema.Schema, v any) bool {
+	n, ok := v.(json.Number)
+	if !ok {
+		return false
+	}
+	f, ok := wholeNumber(n)
+	return ok && (s.Minimum == nil || f >= *s.Minimum) && (s.Maximum == nil || f <= *s.Maximum)
+}
+
+// checkItems checks each item of an array against s.Items.
+func checkItems(s *jsonschema.Schema, list []any, path string) error {
+	for i, item := range list {
+		if err := checkValue(s.Items, item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkProperties checks that obj has s's required properties, then the
+// properties s knows, by name; other properties are left alone.
+func checkProperties(s *jsonschema.Schema, obj map[string]any, path string) error {
+	for _, name := range s.Required {
+		if _, ok := obj[name]; !ok {
+			return fmt.Errorf("%s is required: %s", join(path, name), expected(s.Properties[name]))
+		}
+	}
+	names := make([]string, 0, len(obj))
+	for name := range obj {
+		if s.Properties[name] != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := checkValue(s.Properties[name], obj[name], join(path, name)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // What tool calls can make the server hold, and how it refuses past that
@@ -94,11 +95,14 @@ type Limiter struct {
 	// releases of the answers they hold.
 	scopes    map[string][]func()
 	nextScope uint64
+	// refusals are the refusals by the bounds above of calls the scopes
+	// carry, by scope id (Refusal).
+	refusals map[string]*jsonrpc.Error
 }
 
 // NewLimiter returns a Limiter of bounds (zero values: the defaults).
 func NewLimiter(bounds Bounds) *Limiter {
-	return &Limiter{bounds: bounds.withDefaults(), changed: make(chan struct{}), scopes: map[string][]func(){}}
+	return &Limiter{bounds: bounds.withDefaults(), changed: make(chan struct{}), scopes: map[string][]func(){}, refusals: map[string]*jsonrpc.Error{}}
 }
 
 // ScopeHeader is the request header under which the HTTP transport names
@@ -124,6 +128,7 @@ func (l *Limiter) CloseScope(id string) {
 	l.mu.Lock()
 	releases := l.scopes[id]
 	delete(l.scopes, id)
+	delete(l.refusals, id)
 	l.mu.Unlock()
 	for _, release := range releases {
 		release()
@@ -140,6 +145,37 @@ func (l *Limiter) keepUntilClosed(id string, release func()) bool {
 		l.scopes[id] = append(releases, release)
 	}
 	return open
+}
+
+// Refusal returns the refusal, by the reads running or the answers held,
+// of a call that scope id carries, or nil. The HTTP transport answers a
+// request so refused with 503 rather than 200 when it still can.
+func (l *Limiter) Refusal(id string) *jsonrpc.Error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.refusals[id]
+}
+
+// noteRefusal records the refusal e of a call scope id carries, if the
+// scope is open.
+func (l *Limiter) noteRefusal(id string, e *jsonrpc.Error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, open := l.scopes[id]; open {
+		l.refusals[id] = e
+	}
+}
+
+// refusedInRequest records a refusal by the bounds with the scope of the
+// HTTP request that carries req, if it has one (Limiter.Refusal).
+func (s *Server) refusedInRequest(req mcp.Request, err error) {
+	var refusal *jsonrpc.Error
+	extra := req.GetExtra()
+	if errors.As(err, &refusal) && extra != nil && extra.Header != nil {
+		if id := extra.Header.Get(ScopeHeader); id != "" {
+			s.limiter.noteRefusal(id, refusal)
+		}
+	}
 }
 
 // Bounds returns the limiter's bounds, defaults filled in.

@@ -190,6 +190,7 @@ func (s *Server) receive(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.isRead(method, req) {
 			done, err := s.limiter.startRead(ctx)
 			if err != nil {
+				s.refusedInRequest(req, err)
 				return nil, wireError(method, err)
 			}
 			defer done()

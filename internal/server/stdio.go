@@ -330,19 +330,9 @@ func notJSONOrNotObject(err error) *jsonrpc.Error {
 // answer with, or nil. line is the whole line, for the go-sdk's decoder in
 // the rare case of a response from the client.
 func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
-	if string(m.ID) == "null" {
-		m.ID = nil
-	}
-	var badID error
-	switch {
-	case m.ID == nil, m.ID[0] == '"':
-	case m.ID[0] == '-' || ('0' <= m.ID[0] && m.ID[0] <= '9'):
-		if protocol.BadID(m.ID) {
-			return protocol.ErrBadID(string(m.ID))
-		}
-	default:
-		badID = fmt.Errorf("invalid ID type %s", m.ID)
-		m.ID = nil
+	badID, e := checkID(m)
+	if e != nil {
+		return e
 	}
 	switch {
 	case m.JSONRPC == nil || *m.JSONRPC != "2.0":
@@ -366,6 +356,32 @@ func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 	if !m.isCall() {
 		return nil
 	}
+	return l.checkCall(m)
+}
+
+// checkID looks at m's id: a null id is no id; a number out of range is
+// answered at once (e); an id of another type is dropped and reported
+// (badID), to be answered once the version tag is known to be right.
+func checkID(m *message) (badID error, e *jsonrpc.Error) {
+	if string(m.ID) == "null" {
+		m.ID = nil
+	}
+	switch {
+	case m.ID == nil, m.ID[0] == '"':
+	case m.ID[0] == '-' || ('0' <= m.ID[0] && m.ID[0] <= '9'):
+		if protocol.BadID(m.ID) {
+			return nil, protocol.ErrBadID(string(m.ID))
+		}
+	default:
+		badID = fmt.Errorf("invalid ID type %s", m.ID)
+		m.ID = nil
+	}
+	return badID, nil
+}
+
+// checkCall checks a well-formed call: its id is not one still being
+// answered, and server/discover carries _meta.
+func (l *stdioLines) checkCall(m *message) *jsonrpc.Error {
 	l.mu.Lock()
 	_, dup := l.inProgress[idKey(m.ID)]
 	l.mu.Unlock()

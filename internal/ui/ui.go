@@ -180,15 +180,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	if name == "edit" {
-		if err := sameOrigin(r, h.opts.MayEdit == nil); err != nil {
-			writeError(w, http.StatusForbidden, err.Error())
-			return
-		}
-		if err := h.mayEdit(r); err != nil {
-			writeError(w, http.StatusForbidden, err.Error())
-			return
-		}
-		h.edit(w, r)
+		h.editCall(w, r)
 		return
 	}
 	if r.Method != http.MethodGet {
@@ -198,24 +190,7 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	q := r.URL.Query()
 	switch name {
 	case "stats":
-		readOnly := ""
-		if err := h.mayEdit(r); err != nil {
-			readOnly = err.Error()
-		}
-		var vectors any
-		if h.opts.Vectors != nil {
-			ready, texts := h.opts.Vectors()
-			vectors = map[string]int{"ready": ready, "texts": texts}
-		}
-		h.view(w, func(g *graph.Graph) (any, int) {
-			e, rel := g.Len()
-			ans := map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly,
-				"history": historyOf(h.store) != nil}
-			if vectors != nil {
-				ans["vectors"] = vectors
-			}
-			return ans, 200
-		})
+		h.stats(w, r)
 	case "learned":
 		h.learned(w, h.mayEdit(r) == nil)
 	case "history":
@@ -238,6 +213,43 @@ func (h *Handler) api(w http.ResponseWriter, r *http.Request, name string) {
 	default:
 		writeError(w, http.StatusNotFound, "no such API call")
 	}
+}
+
+// editCall makes an edit, when it comes from this page and r may change
+// the memory.
+func (h *Handler) editCall(w http.ResponseWriter, r *http.Request) {
+	if err := sameOrigin(r, h.opts.MayEdit == nil); err != nil {
+		writeError(w, http.StatusForbidden, err.Error())
+		return
+	}
+	if err := h.mayEdit(r); err != nil {
+		writeError(w, http.StatusForbidden, err.Error())
+		return
+	}
+	h.edit(w, r)
+}
+
+// stats answers the page's first question: how big the memory is, where
+// it is kept, whether r may edit it, and how far the vectors are.
+func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
+	readOnly := ""
+	if err := h.mayEdit(r); err != nil {
+		readOnly = err.Error()
+	}
+	var vectors any
+	if h.opts.Vectors != nil {
+		ready, texts := h.opts.Vectors()
+		vectors = map[string]int{"ready": ready, "texts": texts}
+	}
+	h.view(w, func(g *graph.Graph) (any, int) {
+		e, rel := g.Len()
+		ans := map[string]any{"entities": e, "relations": rel, "where": h.where, "wholeGraph": e <= wholeGraphLimit, "readOnly": readOnly,
+			"history": historyOf(h.store) != nil}
+		if vectors != nil {
+			ans["vectors"] = vectors
+		}
+		return ans, 200
+	})
 }
 
 // mayEdit asks Options.MayEdit whether r may change the memory.

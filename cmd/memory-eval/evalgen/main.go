@@ -1,16 +1,3 @@
-// Command evalgen writes the long memories of the evaluation set: two chat
-// logs of a few hundred dated messages each, stored one entity per message
-// as a client would store them (no relations), and a memory of the four
-// people in them, each one entity holding some three hundred facts, with
-// the questions about all three.
-//
-// The messages are composed from the hand-written pools in events.go and
-// filler.go with a fixed seed, so the output is the same on every run:
-//
-//	go run ./cmd/memory-eval/evalgen -out testdata/eval
-//
-// writes memories/chat-a.jsonl, memories/chat-b.jsonl, memories/people.jsonl
-// and questions-generated.jsonl. Commit what it writes.
 package main
 
 import (
@@ -151,104 +138,158 @@ type scheduled struct {
 // generate writes c's messages in sessions, the questions about them, the
 // same questions asked of the people memory, and each person's facts.
 func (c chat) generate() (msgs []message, qs, pqs []question, facts map[string][]string) {
-	r := rand.New(rand.NewPCG(c.seed, 42))
+	g := &chatLog{
+		c:          c,
+		r:          rand.New(rand.NewPCG(c.seed, 42)),
+		usedFiller: map[fillerKey]bool{},
+		facts:      map[string][]string{},
+		eventLine:  map[string]bool{},
+		asked:      map[string]bool{},
+		day:        c.start,
+	}
+	g.at = g.day
+	g.plan = g.schedule()
+	for len(g.plan) > 0 || len(g.msgs) < minMessages {
+		g.session()
+	}
+	g.keepSayings()
+	g.addProfiles()
+	return g.msgs, g.qs, g.pqs, g.facts
+}
+
+type fillerKey struct{ when, doing int }
+
+// chatLog is one chat being written, message by message; every choice is
+// drawn from r, in order, so the log is the same on every run.
+type chatLog struct {
+	c          chat
+	r          *rand.Rand
+	plan       []scheduled // the events still to come
+	msgs       []message
+	qs, pqs    []question
+	facts      map[string][]string // by person
+	usedFiller map[fillerKey]bool
+	eventLine  map[string]bool // message names that are part of an event
+	asked      map[string]bool // question texts
+	day, at    time.Time
+}
+
+// schedule is every event's every item, in a shuffled order, each with the
+// speaker who has the news.
+func (g *chatLog) schedule() []scheduled {
 	var plan []scheduled
 	for i := range events {
 		for j, it := range events[i].items {
-			plan = append(plan, scheduled{&events[i], it, (i + j + int(c.seed)) % 2})
+			plan = append(plan, scheduled{&events[i], it, (i + j + int(g.c.seed)) % 2})
 		}
 	}
-	r.Shuffle(len(plan), func(i, j int) { plan[i], plan[j] = plan[j], plan[i] })
+	g.r.Shuffle(len(plan), func(i, j int) { plan[i], plan[j] = plan[j], plan[i] })
+	return plan
+}
 
-	type fillerKey struct{ when, doing int }
-	usedFiller := map[fillerKey]bool{}
-	facts = map[string][]string{}
-	eventLine := map[string]bool{} // message names that are part of an event
-	asked := map[string]bool{}
-	day := c.start
-	at := day
-	add := func(who int, text string) string {
-		at = at.Add(time.Duration(1+r.IntN(6)) * time.Minute)
-		m := message{name: fmt.Sprintf("%s-%04d", c.prefix, len(msgs)+1), speaker: c.people[who], text: text, at: at}
-		msgs = append(msgs, m)
-		return m.name
+// add writes one message a few minutes after the last and returns its name.
+func (g *chatLog) add(who int, text string) string {
+	g.at = g.at.Add(time.Duration(1+g.r.IntN(6)) * time.Minute)
+	m := message{name: fmt.Sprintf("%s-%04d", g.c.prefix, len(g.msgs)+1), speaker: g.c.people[who], text: text, at: g.at}
+	g.msgs = append(g.msgs, m)
+	return m.name
+}
+
+// filler writes two messages of small talk: a canned exchange, or news of
+// the day (never the same twice) and a reaction.
+func (g *chatLog) filler() {
+	r := g.r
+	who := r.IntN(2)
+	if r.IntN(3) == 0 {
+		ch := chats[r.IntN(len(chats))]
+		g.add(who, ch[0])
+		g.add(1-who, ch[1])
+		return
 	}
-	filler := func() {
-		who := r.IntN(2)
-		if r.IntN(3) == 0 {
-			ch := chats[r.IntN(len(chats))]
-			add(who, ch[0])
-			add(1-who, ch[1])
-			return
+	var k fillerKey
+	for {
+		k = fillerKey{r.IntN(len(whens)), r.IntN(len(doings))}
+		if !g.usedFiller[k] {
+			break
 		}
-		var k fillerKey
-		for {
-			k = fillerKey{r.IntN(len(whens)), r.IntN(len(doings))}
-			if !usedFiller[k] {
-				break
-			}
-		}
-		usedFiller[k] = true
-		add(who, whens[k.when]+" "+doings[k.doing]+". "+feelings[r.IntN(len(feelings))])
-		add(1-who, reactions[r.IntN(len(reactions))])
 	}
-	for len(plan) > 0 || len(msgs) < minMessages {
-		day = day.AddDate(0, 0, 2+r.IntN(7))
-		at = day.Add(time.Duration(8*60+r.IntN(13*60)) * time.Minute)
-		first := r.IntN(2)
-		add(first, openers[r.IntN(len(openers))])
-		add(1-first, greetings[r.IntN(len(greetings))])
-		n := 1 + r.IntN(3)
-		for range n {
-			for range 1 + r.IntN(4) {
-				filler()
-			}
-			if len(plan) == 0 {
-				continue
-			}
-			s := plan[0]
-			plan = plan[1:]
-			names := make([]string, len(s.ev.lines))
-			texts := make([]string, len(s.ev.lines))
-			fill := func(t string) string { return c.fill(t, s) }
-			for i, l := range s.ev.lines {
-				who := s.actor
-				if l.other {
-					who = 1 - who
-				}
-				texts[i] = fill(l.text)
-				names[i] = add(who, texts[i])
-				eventLine[names[i]] = true
-			}
-			date := msgs[len(msgs)-len(names)].at.Format("2 January 2006")
-			actor := c.people[s.actor]
-			fact := strings.ReplaceAll(fill(s.ev.fact), "{date}", date)
-			if !strings.HasPrefix(fact, actor) {
-				fact = actor + " " + strings.ToLower(fact[:1]) + fact[1:]
-			}
-			facts[actor] = append(facts[actor], fact)
-			for k, q := range s.ev.questions {
-				text := fill(q.text)
-				if asked[text] {
-					continue // it would have two answers
-				}
-				asked[text] = true
-				qs = append(qs, question{fmt.Sprintf("%s-%03d", c.prefix, len(qs)+1), c.memory, "en", q.kind, text, names[q.target], texts[q.target]})
-				if k == 0 {
-					pqs = append(pqs, question{"", "people", "en", q.kind, text, actor, fact})
-				}
-			}
+	g.usedFiller[k] = true
+	g.add(who, whens[k.when]+" "+doings[k.doing]+". "+feelings[r.IntN(len(feelings))])
+	g.add(1-who, reactions[r.IntN(len(reactions))])
+}
+
+// session is one day's conversation, some days after the last: an opener
+// and a greeting, one to three rounds of small talk each followed by the
+// next event, more small talk, and a closer.
+func (g *chatLog) session() {
+	r := g.r
+	g.day = g.day.AddDate(0, 0, 2+r.IntN(7))
+	g.at = g.day.Add(time.Duration(8*60+r.IntN(13*60)) * time.Minute)
+	first := r.IntN(2)
+	g.add(first, openers[r.IntN(len(openers))])
+	g.add(1-first, greetings[r.IntN(len(greetings))])
+	n := 1 + r.IntN(3)
+	for range n {
+		for range 1 + r.IntN(4) {
+			g.filler()
 		}
-		for range r.IntN(3) {
-			filler()
+		if len(g.plan) == 0 {
+			continue
 		}
-		last := r.IntN(2)
-		add(last, closers[r.IntN(len(closers))])
+		s := g.plan[0]
+		g.plan = g.plan[1:]
+		g.playEvent(s)
 	}
-	// What each person said outside the events, as a note-taker keeps it.
+	for range r.IntN(3) {
+		g.filler()
+	}
+	last := r.IntN(2)
+	g.add(last, closers[r.IntN(len(closers))])
+}
+
+// playEvent writes an event's lines, the fact it gives its actor, and its
+// questions (each text asked once, or it would have two answers); the
+// first is asked of the people memory too.
+func (g *chatLog) playEvent(s scheduled) {
+	c := g.c
+	names := make([]string, len(s.ev.lines))
+	texts := make([]string, len(s.ev.lines))
+	fill := func(t string) string { return c.fill(t, s) }
+	for i, l := range s.ev.lines {
+		who := s.actor
+		if l.other {
+			who = 1 - who
+		}
+		texts[i] = fill(l.text)
+		names[i] = g.add(who, texts[i])
+		g.eventLine[names[i]] = true
+	}
+	date := g.msgs[len(g.msgs)-len(names)].at.Format("2 January 2006")
+	actor := c.people[s.actor]
+	fact := strings.ReplaceAll(fill(s.ev.fact), "{date}", date)
+	if !strings.HasPrefix(fact, actor) {
+		fact = actor + " " + strings.ToLower(fact[:1]) + fact[1:]
+	}
+	g.facts[actor] = append(g.facts[actor], fact)
+	for k, q := range s.ev.questions {
+		text := fill(q.text)
+		if g.asked[text] {
+			continue
+		}
+		g.asked[text] = true
+		g.qs = append(g.qs, question{fmt.Sprintf("%s-%03d", c.prefix, len(g.qs)+1), c.memory, "en", q.kind, text, names[q.target], texts[q.target]})
+		if k == 0 {
+			g.pqs = append(g.pqs, question{"", "people", "en", q.kind, text, actor, fact})
+		}
+	}
+}
+
+// keepSayings adds to each person's facts what they said outside the
+// events, as a note-taker keeps it.
+func (g *chatLog) keepSayings() {
 	kept := map[string]bool{}
-	for _, m := range msgs {
-		if eventLine[m.name] || len(strings.Fields(m.text)) < 3 {
+	for _, m := range g.msgs {
+		if g.eventLine[m.name] || len(strings.Fields(m.text)) < 3 {
 			continue
 		}
 		f := fmt.Sprintf("%s said on %s: %s", m.speaker, m.at.Format("2 January 2006"), m.text)
@@ -256,15 +297,18 @@ func (c chat) generate() (msgs []message, qs, pqs []question, facts map[string][
 			continue
 		}
 		kept[f] = true
-		facts[m.speaker] = append(facts[m.speaker], f)
+		g.facts[m.speaker] = append(g.facts[m.speaker], f)
 	}
-	for who, p := range c.people {
+}
+
+// addProfiles adds each person's profile facts.
+func (g *chatLog) addProfiles() {
+	for who, p := range g.c.people {
 		for i, f := range profile {
-			v := f[1+(i+who+int(c.seed))%(len(f)-1)]
-			facts[p] = append(facts[p], p+" "+fmt.Sprintf(f[0], v))
+			v := f[1+(i+who+int(g.c.seed))%(len(f)-1)]
+			g.facts[p] = append(g.facts[p], p+" "+fmt.Sprintf(f[0], v))
 		}
 	}
-	return msgs, qs, pqs, facts
 }
 
 // fill puts the event's people and item into a template.

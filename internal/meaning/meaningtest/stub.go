@@ -129,57 +129,91 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "invalid_request_error", "Invalid URL (%s %s)", r.Method, r.URL.Path)
 		return
 	}
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-r.Context().Done():
-			return
-		case <-s.quit:
-			return
-		case <-undo:
-		}
-	}
-	if down {
-		apiError(w, http.StatusServiceUnavailable, "server_error", "The server is overloaded or not ready yet.")
+	if !s.wait(r, delay, undo) || refused(w, r, down, key) {
 		return
 	}
-	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
-		// OpenAI quotes the key it refused; a client must not pass it on.
-		apiError(w, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided: %s.", strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		apiError(w, http.StatusBadRequest, "invalid_request_error", "Content-Type %q is not application/json", ct)
-		return
-	}
-	var req struct {
-		Model string   `json:"model"`
-		Input []string `json:"input"`
-	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		apiError(w, http.StatusBadRequest, "invalid_request_error", "We could not parse the JSON body of your request: %v", err)
-		return
-	}
-	if !s.models[req.Model] {
-		apiError(w, http.StatusNotFound, "invalid_request_error", "The model `%s` does not exist or you do not have access to it.", req.Model)
-		return
-	}
-	if len(req.Input) == 0 || s.MaxBatch > 0 && len(req.Input) > s.MaxBatch {
-		apiError(w, http.StatusBadRequest, "invalid_request_error", "'input' must hold between 1 and %d items, not %d", s.MaxBatch, len(req.Input))
+	req, ok := s.decode(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
 	s.texts[req.Model] = append(s.texts[req.Model], req.Input...)
 	s.mu.Unlock()
+	s.answer(w, req, dims, bad)
+}
+
+// embedRequest is the body of a request for embeddings.
+type embedRequest struct {
+	Model string   `json:"model"`
+	Input []string `json:"input"`
+}
+
+// wait holds a request for delay, or until undo is closed; false when the
+// client or the stub gave up first.
+func (s *Server) wait(r *http.Request, delay time.Duration, undo <-chan struct{}) bool {
+	if delay <= 0 {
+		return true
+	}
+	select {
+	case <-time.After(delay):
+	case <-r.Context().Done():
+		return false
+	case <-s.quit:
+		return false
+	case <-undo:
+	}
+	return true
+}
+
+// refused answers, and reports true, when the stub is down, the key is
+// wrong or the body is not JSON.
+func refused(w http.ResponseWriter, r *http.Request, down bool, key string) bool {
+	if down {
+		apiError(w, http.StatusServiceUnavailable, "server_error", "The server is overloaded or not ready yet.")
+		return true
+	}
+	if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+		// OpenAI quotes the key it refused; a client must not pass it on.
+		apiError(w, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided: %s.", strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+		return true
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "Content-Type %q is not application/json", ct)
+		return true
+	}
+	return false
+}
+
+// decode reads the request's body, answering when it is not one the stub
+// serves: unknown fields, an unknown model, too few or too many inputs.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request) (embedRequest, bool) {
+	var req embedRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "We could not parse the JSON body of your request: %v", err)
+		return req, false
+	}
+	if !s.models[req.Model] {
+		apiError(w, http.StatusNotFound, "invalid_request_error", "The model `%s` does not exist or you do not have access to it.", req.Model)
+		return req, false
+	}
+	if len(req.Input) == 0 || s.MaxBatch > 0 && len(req.Input) > s.MaxBatch {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "'input' must hold between 1 and %d items, not %d", s.MaxBatch, len(req.Input))
+		return req, false
+	}
+	return req, true
+}
+
+// answer writes the vectors of req's inputs, last first (the index, not
+// the order, says which input a vector is), one short when bad.
+func (s *Server) answer(w http.ResponseWriter, req embedRequest, dims int, bad bool) {
 	type item struct {
 		Object    string    `json:"object"`
 		Embedding []float32 `json:"embedding"`
 		Index     int       `json:"index"`
 	}
 	data := make([]item, 0, len(req.Input))
-	// Last first: the index, not the order, says which input a vector is.
 	for i := len(req.Input) - 1; i >= 0; i-- {
 		data = append(data, item{"embedding", vectorOf(req.Model, req.Input[i], dims), i})
 	}
