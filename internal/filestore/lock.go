@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log"
 	mathrand "math/rand/v2"
 	"os"
 	"sync"
@@ -38,10 +37,6 @@ const (
 	maxRetryDelay = 20 * time.Millisecond
 )
 
-// stderrLogger writes bare lines, the same as the other servers that share
-// the lock protocol, so operators see one message format.
-var stderrLogger = log.New(os.Stderr, "", 0)
-
 // LockOptions tunes AcquireLock. The zero value gives the timings
 // docs/design.md §6 prescribes; tests shorten them.
 type LockOptions struct {
@@ -53,8 +48,8 @@ type LockOptions struct {
 	// StaleAfter is the mtime age after which a lock counts as abandoned,
 	// whoever wrote it. 0 means 30 s.
 	StaleAfter time.Duration
-	// Logf reports that a stale lock is being broken. nil writes to
-	// os.Stderr.
+	// Logf reports that a stale lock is being broken; nil discards it
+	// (the command hands down its one logger).
 	Logf func(format string, args ...any)
 }
 
@@ -69,7 +64,7 @@ func (o LockOptions) withDefaults() LockOptions {
 		o.StaleAfter = defaultStaleAfter
 	}
 	if o.Logf == nil {
-		o.Logf = stderrLogger.Printf
+		o.Logf = func(string, ...any) {}
 	}
 	return o
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log"
 	"os"
 	"path/filepath"
 	"sync"
@@ -20,7 +19,8 @@ import (
 // (docs/design.md §6).
 type Options struct {
 	Lock LockOptions
-	// Logf reports unreadable lines and other notices; nil logs to stderr.
+	// Logf reports unreadable lines and other notices; nil discards
+	// them (the command hands down its one logger).
 	Logf func(format string, args ...any)
 	// Journal makes a write that the write tools describe append a record
 	// to the journal beside the memory file instead of rewriting the file;
@@ -168,7 +168,7 @@ func (o *outage) ok() { o.told = false }
 // missing file is an empty graph and is created on the first write.
 func Open(path string, opts Options) *Store {
 	if opts.Logf == nil {
-		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+		opts.Logf = func(string, ...any) {}
 	}
 	if opts.Lock.Logf == nil {
 		opts.Lock.Logf = opts.Logf

@@ -251,25 +251,27 @@ func (g *Graph) moveRelation(m relationMove) {
 	g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
 	g.relSet.del(r.key())
 	if r.From != m.target.from {
-		g.out[r.From] = dropRelation(g.out[r.From], r)
-		if len(g.out[r.From]) == 0 {
-			delete(g.out, r.From)
-		}
+		reattach(g.out, r, r.From, m.target.from)
 		r.From = m.target.from
-		g.out[r.From] = insertBySeq(g.out[r.From], r)
 	}
 	if r.To != m.target.to {
-		g.in[r.To] = dropRelation(g.in[r.To], r)
-		if len(g.in[r.To]) == 0 {
-			delete(g.in, r.To)
-		}
+		reattach(g.in, r, r.To, m.target.to)
 		r.To = m.target.to
-		g.in[r.To] = insertBySeq(g.in[r.To], r)
 	}
 	r.encoded = nil
 	g.relSet.put(r)
 	g.relationChanged(r) // both ends' context changed
 	g.record(Change{Kind: RelationCreated, Relation: r.clone()})
+}
+
+// reattach moves r from the list of relations under the name from to the
+// one under to, in graph order.
+func reattach(lists map[string][]*Relation, r *Relation, from, to string) {
+	lists[from] = dropRelation(lists[from], r)
+	if len(lists[from]) == 0 {
+		delete(lists, from)
+	}
+	lists[to] = insertBySeq(lists[to], r)
 }
 
 // mergeBySeq merges two lists in graph order into one, in graph order.

@@ -132,3 +132,62 @@ func (g *Graph) sequenceNeighbours(e *Entity, f func(*Entity)) {
 		f(g.entities[i+1])
 	}
 }
+
+// An entry that follows a strongly matching entry of its log is often what
+// answers it: the reply to the question, the next line of the story the
+// question names. So each of the followFrom best-scoring entries passes
+// followShare of its score to the entry after it in its log, on top of the
+// words the two already share (their documents hold each other's at half
+// weight), but never more than followCap of that entry's score: the entry
+// that holds the question's words stays first, the answer comes next. Only the best pass, and only those holding at least
+// followInformation of what the query's words say (Information): a word
+// every entry holds lifts nothing.
+const (
+	followShare       = 0.5
+	followFrom        = 50
+	followInformation = 0.1
+	followCap         = 0.99
+)
+
+// carryForward passes the best entries' shares to the entries after them;
+// the shares and caps are of the scores before any is passed.
+func (g *Graph) carryForward(x *wordIndex, query string) {
+	if followShare == 0 || len(x.touched) == 0 {
+		return
+	}
+	scores := make([]float64, len(x.touched))
+	for i, id := range x.touched {
+		scores[i] = x.scores[id]
+	}
+	cut := max(nthLargest(scores, min(followFrom, len(scores))), followInformation*x.information(query))
+	type carry struct {
+		to    *Entity
+		score float64 // its new score
+	}
+	var carries []carry
+	for _, id := range x.touched {
+		if s := x.scores[id]; s > 0 && s >= cut {
+			if next := g.nextEntry(x.byID[id]); next != nil && next.wid != 0 {
+				if own := x.scores[next.wid]; own < followCap*s {
+					carries = append(carries, carry{next, min(own+followShare*s, followCap*s)})
+				}
+			}
+		}
+	}
+	for _, c := range carries {
+		if x.scores[c.to.wid] == 0 {
+			x.touched = append(x.touched, c.to.wid)
+		}
+		x.scores[c.to.wid] = c.score
+	}
+}
+
+// nextEntry returns the entry of e's log just after it, nil when e is not
+// an entry or ends its log.
+func (g *Graph) nextEntry(e *Entity) *Entity {
+	i, found := g.position(e)
+	if !found || i+1 >= len(g.entities) || !alikeEntries(e, g.entities[i+1]) || !g.isEntry(i) {
+		return nil
+	}
+	return g.entities[i+1]
+}

@@ -1,6 +1,9 @@
 package graph
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // An event with a year in its name is no entry of a log: "Tokyo" finds the
 // Acme offsite, not the Lisbon one beside it (issue: the digit alone made
@@ -76,5 +79,31 @@ func TestAlikeNames(t *testing.T) {
 		if got := alikeNames(tc.a, tc.b); got != tc.want {
 			t.Errorf("alikeNames(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// The entry after a strongly matching one takes a share of its score: the
+// reply to the message a question names comes before the message before
+// it, though both hold its words at the same half weight; and a word every
+// entry holds passes nothing on.
+func TestEntryAfterAStrongMatchFollows(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("msg-0040", "message", "speaker: Bo", "Long day at the office"),
+		ent("msg-0041", "message", "speaker: Ann", "Where should we take the kayak on Saturday?"),
+		ent("msg-0042", "message", "speaker: Bo", "The lake past the old mill, it is calm there"),
+		ent("msg-0043", "message", "speaker: Ann", "Lovely, see you then"),
+	}, nil)
+	hits := g.SearchRanked("Where did they take the kayak?", 0).Hits
+	if len(hits) < 3 || hits[0].Entity.Name != "msg-0041" || hits[1].Entity.Name != "msg-0042" {
+		t.Errorf("hits %v, want msg-0041 then its reply msg-0042", entityNames(hits))
+	}
+	var crowd []Entity
+	for i := range 12 {
+		crowd = append(crowd, ent(fmt.Sprintf("Person %02d", i+1), "person", fmt.Sprintf("a person registered on day %d at the desk", i+1)))
+	}
+	g = newGraph(t, crowd, nil)
+	hits = g.SearchRanked("Which person is into music?", 12).Hits
+	if len(hits) != 12 || hits[0].Score > 1.1*hits[11].Score {
+		t.Errorf("crowd: %d hits, scores %v to %v; want 12 alike", len(hits), hits[0].Score, hits[len(hits)-1].Score)
 	}
 }

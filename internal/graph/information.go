@@ -11,7 +11,11 @@ package graph
 func (g *Graph) Information(query string) float64 {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
-	x := g.wordIndex()
+	return g.wordIndex().information(query)
+}
+
+// information is Information by x; g.searchMu is held.
+func (x *wordIndex) information(query string) float64 {
 	seen := make(map[string]bool)
 	var sum float64
 	forEachToken(Fold(query), func(tok string, word bool) {

@@ -185,8 +185,9 @@ func TestSearchRankedOrder(t *testing.T) {
 			},
 			query: "what did Bo suggest for the back pain?",
 			// msg-2 holds msg-1's words at half weight, and Bo's name;
-			// msg-4 has only the name, msg-3 only its neighbours' name.
-			want: []string{"~msg-1", "~msg-2", "~msg-4", "~msg-3"},
+			// msg-3 follows msg-2 and takes a share of its score (the
+			// reply to it); msg-4 has only the name.
+			want: []string{"~msg-1", "~msg-2", "~msg-3", "~msg-4"},
 		},
 		{
 			name: "entities named by words are not entries",

@@ -129,6 +129,9 @@ func (g *Graph) searchRanked(query string, limit int, keep func(*Entity) bool, w
 	q := x.resolve(query)
 	x.accumulate(q)
 	defer x.reset()
+	if limit > len(exact) { // else no partial match is shown
+		g.carryForward(x, query)
+	}
 	g.boostNamed(x, query)
 	if isTemporal(query) {
 		for _, id := range x.touched {

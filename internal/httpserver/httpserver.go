@@ -139,7 +139,8 @@ type Config struct {
 	// DefaultMemoryIdleTimeout.
 	MaxOpenMemories   int
 	MemoryIdleTimeout time.Duration
-	// Logf receives the access log and notices; nil writes to stderr.
+	// Logf receives the access log and notices; nil discards them (the
+	// command hands down its one logger).
 	Logf func(format string, args ...any)
 	// Page, when set, is served at / behind the same Host and Origin
 	// checks and the same gate as /mcp: the memory's web page
@@ -328,7 +329,7 @@ func (cfg *Config) setDefaults() {
 		cfg.MemoryIdleTimeout = DefaultMemoryIdleTimeout
 	}
 	if cfg.Logf == nil {
-		cfg.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+		cfg.Logf = func(string, ...any) {}
 	}
 }
 

@@ -122,19 +122,19 @@ func TestPeek(t *testing.T) {
 		body string
 		want peeked
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, peeked{method: "initialize", firstID: "1", initialize: true}},
-		{`{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, peeked{method: "server/discover", firstID: "1", sessionless: true, discoverWithoutMeta: true}},
-		{`{"jsonrpc":"2.0","id":"a","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peeked{method: "server/discover", firstID: `"a"`, sessionless: true, version: "2026-07-28"}},
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peeked{method: "tools/list", firstID: "1", sessionless: true, version: "2026-07-28"}},
-		{`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peeked{method: "subscriptions/listen", firstID: "1", sessionless: true, version: "2026-07-28", listen: true}},
-		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`, peeked{method: "ping", firstID: "1"}},
-		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, peeked{method: "ping", firstID: "1.5", badID: "1.5"}},
-		{`{"jsonrpc":"2.0","id":1e2,"method":"ping"}`, peeked{method: "ping", firstID: "1e2", badID: "1e2"}},
-		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, peeked{method: "ping", firstID: "null"}},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, peeked{method: "initialize", firstID: "1", initialize: true, messages: 1}},
+		{`{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, peeked{method: "server/discover", firstID: "1", sessionless: true, discoverWithoutMeta: true, messages: 1}},
+		{`{"jsonrpc":"2.0","id":"a","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peeked{method: "server/discover", firstID: `"a"`, sessionless: true, version: "2026-07-28", messages: 1}},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peeked{method: "tools/list", firstID: "1", sessionless: true, version: "2026-07-28", messages: 1}},
+		{`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, peeked{method: "subscriptions/listen", firstID: "1", sessionless: true, version: "2026-07-28", listen: true, messages: 1}},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`, peeked{method: "ping", firstID: "1", messages: 2}},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, peeked{method: "ping", firstID: "1.5", badID: "1.5", messages: 1}},
+		{`{"jsonrpc":"2.0","id":1e2,"method":"ping"}`, peeked{method: "ping", firstID: "1e2", badID: "1e2", messages: 1}},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, peeked{method: "ping", firstID: "null", messages: 1}},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,2]}`, peeked{}},
 		{`not json`, peeked{}},
 		{`[]`, peeked{firstID: "null"}},
-		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_graph"}},{"jsonrpc":"2.0","id":2,"method":"resources/read"}]`, peeked{method: "tools/call", firstID: "1", calls: []string{"read_graph", ""}}},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_graph"}},{"jsonrpc":"2.0","id":2,"method":"resources/read"}]`, peeked{method: "tools/call", firstID: "1", calls: []string{"read_graph", ""}, messages: 2}},
 	} {
 		if got := peek([]byte(tc.body)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("peek(%s) = %+v, want %+v", tc.body, got, tc.want)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,8 +37,8 @@ type Choice struct {
 	// Memory is --memory: the memory in the database; "" is "default".
 	Memory string
 	// Logf reports notices: a legacy file moved into place, a stale lock
-	// broken, unreadable lines, the database's notices. nil logs to
-	// stderr.
+	// broken, unreadable lines, the database's notices. nil discards
+	// them (the command hands down its one logger).
 	Logf func(format string, args ...any)
 	// Quiet leaves the store's own notices (unreadable lines) out of
 	// Logf, for a caller that reports them itself.
@@ -53,7 +52,7 @@ type Choice struct {
 
 func (ch Choice) withDefaults() Choice {
 	if ch.Logf == nil {
-		ch.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+		ch.Logf = func(string, ...any) {}
 	}
 	return ch
 }

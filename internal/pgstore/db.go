@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +30,8 @@ type Options struct {
 	// allows; 0 is LockTimeout, so a write ends within the time a write to
 	// a memory file may wait for its lock.
 	WriteTimeout time.Duration
-	// Logf reports notices; nil logs to stderr.
+	// Logf reports notices; nil discards them (the command hands down
+	// its one logger).
 	Logf func(format string, args ...any)
 	// History bounds each memory's history of writes; nil is
 	// history.Default.
@@ -63,7 +62,7 @@ func Connect(ctx context.Context, url string, opts Options) (*DB, error) {
 		opts.WriteTimeout = opts.LockTimeout
 	}
 	if opts.Logf == nil {
-		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+		opts.Logf = func(string, ...any) {}
 	}
 	if opts.History == nil {
 		opts.History = &history.Default

@@ -15,8 +15,6 @@ package server
 
 import (
 	"context"
-	"log"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -36,7 +34,8 @@ type Options struct {
 	// WatchInterval is how often the memory file is checked for changes by
 	// other processes; 0 means one second, negative disables watching.
 	WatchInterval time.Duration
-	// Logf writes diagnostics; nil writes to stderr.
+	// Logf writes diagnostics; nil discards them (the command hands
+	// down its one logger).
 	Logf func(format string, args ...any)
 	// AnswerLimit caps the bytes of text of one tool result (docs/design.md
 	// §8; answer.DefaultLimit is the server's default); a longer answer
@@ -89,7 +88,7 @@ type Server struct {
 // New returns a Server for store.
 func New(store graph.Store, opts Options) *Server {
 	if opts.Logf == nil {
-		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+		opts.Logf = func(string, ...any) {}
 	}
 	if opts.WatchInterval == 0 {
 		opts.WatchInterval = time.Second

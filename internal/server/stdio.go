@@ -330,7 +330,7 @@ func notJSONOrNotObject(err error) *jsonrpc.Error {
 // answer with, or nil. line is the whole line, for the go-sdk's decoder in
 // the rare case of a response from the client.
 func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
-	badID, e := checkID(m)
+	e, badID := checkID(m)
 	if e != nil {
 		return e
 	}
@@ -362,7 +362,7 @@ func (l *stdioLines) checkMessage(m *message, line []byte) *jsonrpc.Error {
 // checkID looks at m's id: a null id is no id; a number out of range is
 // answered at once (e); an id of another type is dropped and reported
 // (badID), to be answered once the version tag is known to be right.
-func checkID(m *message) (badID error, e *jsonrpc.Error) {
+func checkID(m *message) (e *jsonrpc.Error, badID error) {
 	if string(m.ID) == "null" {
 		m.ID = nil
 	}
@@ -370,13 +370,13 @@ func checkID(m *message) (badID error, e *jsonrpc.Error) {
 	case m.ID == nil, m.ID[0] == '"':
 	case m.ID[0] == '-' || ('0' <= m.ID[0] && m.ID[0] <= '9'):
 		if protocol.BadID(m.ID) {
-			return nil, protocol.ErrBadID(string(m.ID))
+			return protocol.ErrBadID(string(m.ID)), nil
 		}
 	default:
 		badID = fmt.Errorf("invalid ID type %s", m.ID)
 		m.ID = nil
 	}
-	return badID, nil
+	return nil, badID
 }
 
 // checkCall checks a well-formed call: its id is not one still being

@@ -34,9 +34,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,7 +71,8 @@ type Options struct {
 	// once and checks only after losing its connection); 0 means one
 	// second.
 	WatchInterval time.Duration
-	// Logf reports failed reads and writes; nil writes to stderr.
+	// Logf reports failed reads and writes; nil discards them (the
+	// command hands down its one logger).
 	Logf func(format string, args ...any)
 	// HidePaths are the memory files whose paths, and the directories
 	// above them, the page's error messages leave out: under --http the
@@ -110,7 +109,7 @@ func NewHandler(store graph.Store, where string, opts Options) *Handler {
 		opts.WatchInterval = time.Second
 	}
 	if opts.Logf == nil {
-		opts.Logf = log.New(os.Stderr, "", log.LstdFlags).Printf
+		opts.Logf = func(string, ...any) {}
 	}
 	sub, err := fs.Sub(pageFS, "page")
 	if err != nil {
