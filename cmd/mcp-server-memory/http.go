@@ -71,9 +71,7 @@ func memoryFlagProblem(cfg memoryconfig.Config, name, tokens string) string {
 // are one httpserver.Server; only what it serves differs.
 func serveHTTP(ctx context.Context, logger *log.Logger, o options) (status int) {
 	o.limiter = newLimiter(o.env.Bounds)
-	cfg := httpserver.Config{Addr: o.addr, AllowedHosts: hostList(o.allowedHosts), MaxBodyBytes: o.maxBody, Logf: logger.Printf}
-	o.limits.apply(&cfg)
-	cfg.MaxCallsPerToken = o.limiter.Bounds().Calls
+	cfg := httpserver.Config{Addr: o.addr, AllowedHosts: hostList(o.allowedHosts), Limits: o.limits, Logf: logger.Printf}
 	var s served
 	if o.tokens != "" {
 		s = o.namedMemories(ctx, logger, &cfg)

@@ -3,34 +3,28 @@ package main
 import (
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
 )
 
-// httpLimits bound what clients can make an HTTP server hold: sessions
-// (--http-max-sessions, --http-max-sessions-per-token), event streams
-// (--http-max-streams, --http-max-streams-per-token), named memories
-// open at once (--max-open-memories), and, for tests only, how soon a
-// silent session and an unused memory are closed (memoryconfig reads those
-// knobs).
-type httpLimits struct {
-	maxSessions, maxSessionsPerToken, maxOpenMemories int
-	maxStreams, maxStreamsPerToken                    int
-	sessionStart, memoryIdle                          time.Duration
-}
+// The HTTP limits are one httpserver.Limits, options.limits: the flags
+// fill in what clients can make an HTTP server hold (--http-max-body,
+// --http-max-sessions, --http-max-sessions-per-token, --http-max-streams,
+// --http-max-streams-per-token, --max-open-memories), and limitsFromEnv
+// the rest, read once by memoryconfig (the tool calls of one token, and
+// for tests only, how soon a silent session and an unused memory are
+// closed).
 
-// apply sets the limits in cfg; zero values leave httpserver's defaults.
-func (l httpLimits) apply(cfg *httpserver.Config) {
-	cfg.MaxSessions, cfg.MaxSessionsPerToken, cfg.MaxOpenMemories = l.maxSessions, l.maxSessionsPerToken, l.maxOpenMemories
-	cfg.MaxStreams, cfg.MaxStreamsPerToken = l.maxStreams, l.maxStreamsPerToken
-	cfg.SessionStartTimeout, cfg.MemoryIdleTimeout = l.sessionStart, l.memoryIdle
+// limitsFromEnv completes the limits the flags set with the environment's.
+func (o *options) limitsFromEnv() {
+	o.limits.SessionStartTimeout, o.limits.MemoryIdleTimeout = o.env.SessionStartTimeout, o.env.MemoryIdleTimeout
+	o.limits.MaxCallsPerToken = o.env.Bounds.Calls
 }
 
 // limitFlagsProblem says what is wrong with the limit flags, or returns
 // "": --max-open-memories needs --tokens (the --http- ones are checked
 // with the other HTTP options).
-func limitFlagsProblem(fs *flag.FlagSet, tokens string, l httpLimits) string {
+func limitFlagsProblem(fs *flag.FlagSet, tokens string, l httpserver.Limits) string {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "max-open-memories" })
 	if set && tokens == "" {
@@ -39,7 +33,7 @@ func limitFlagsProblem(fs *flag.FlagSet, tokens string, l httpLimits) string {
 	for _, f := range []struct {
 		name string
 		n    int
-	}{{"http-max-sessions", l.maxSessions}, {"http-max-sessions-per-token", l.maxSessionsPerToken}, {"http-max-streams", l.maxStreams}, {"http-max-streams-per-token", l.maxStreamsPerToken}, {"max-open-memories", l.maxOpenMemories}} {
+	}{{"http-max-sessions", l.MaxSessions}, {"http-max-sessions-per-token", l.MaxSessionsPerToken}, {"http-max-streams", l.MaxStreams}, {"http-max-streams-per-token", l.MaxStreamsPerToken}, {"max-open-memories", l.MaxOpenMemories}} {
 		if problem := positiveFlag(f.name, f.n); problem != "" {
 			return problem
 		}

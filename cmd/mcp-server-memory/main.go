@@ -177,7 +177,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		logger.Print(err)
 		return 2
 	}
-	o.limits.sessionStart, o.limits.memoryIdle = o.env.SessionStartTimeout, o.env.MemoryIdleTimeout
+	o.limitsFromEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.addr != "" {
@@ -189,11 +189,10 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 // options are what the command line and the environment ask the server to
 // serve.
 type options struct {
-	addr, tokenFile, allowedHosts string // --http, --http-token-file, --http-allowed-hosts
-	maxBody                       int64  // --http-max-body
-	limits                        httpLimits
-	tokens, memories              string // --tokens, --memories: named memories
-	memory                        string // --memory: the memory in the database
+	addr, tokenFile, allowedHosts string            // --http, --http-token-file, --http-allowed-hosts
+	limits                        httpserver.Limits // the --http-max-... flags and the environment's
+	tokens, memories              string            // --tokens, --memories: named memories
+	memory                        string            // --memory: the memory in the database
 	env                           memoryconfig.Config
 	// limiter bounds the reads running and the answers held, for every
 	// memory the process serves; serveStdio and serveHTTP make it from env.
@@ -207,12 +206,12 @@ func defineFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.addr, "http", "", "serve Streamable HTTP on this address")
 	fs.StringVar(&o.tokenFile, "http-token-file", "", "file holding the HTTP bearer token")
 	fs.StringVar(&o.allowedHosts, "http-allowed-hosts", "", "comma-separated host names accepted in Host and Origin")
-	fs.Int64Var(&o.maxBody, "http-max-body", httpserver.DefaultMaxBodyBytes, "HTTP request body limit in bytes")
-	fs.IntVar(&o.limits.maxSessions, "http-max-sessions", httpserver.DefaultMaxSessions, "2025 sessions open at once")
-	fs.IntVar(&o.limits.maxSessionsPerToken, "http-max-sessions-per-token", httpserver.DefaultMaxSessionsPerToken, "2025 sessions one token may hold")
-	fs.IntVar(&o.limits.maxStreams, "http-max-streams", httpserver.DefaultMaxStreams, "event streams open at once")
-	fs.IntVar(&o.limits.maxStreamsPerToken, "http-max-streams-per-token", httpserver.DefaultMaxStreamsPerToken, "event streams one token may hold")
-	fs.IntVar(&o.limits.maxOpenMemories, "max-open-memories", httpserver.DefaultMaxOpenMemories, "named memories open at once (with --tokens)")
+	fs.Int64Var(&o.limits.MaxBodyBytes, "http-max-body", httpserver.DefaultMaxBodyBytes, "HTTP request body limit in bytes")
+	fs.IntVar(&o.limits.MaxSessions, "http-max-sessions", httpserver.DefaultMaxSessions, "2025 sessions open at once")
+	fs.IntVar(&o.limits.MaxSessionsPerToken, "http-max-sessions-per-token", httpserver.DefaultMaxSessionsPerToken, "2025 sessions one token may hold")
+	fs.IntVar(&o.limits.MaxStreams, "http-max-streams", httpserver.DefaultMaxStreams, "event streams open at once")
+	fs.IntVar(&o.limits.MaxStreamsPerToken, "http-max-streams-per-token", httpserver.DefaultMaxStreamsPerToken, "event streams one token may hold")
+	fs.IntVar(&o.limits.MaxOpenMemories, "max-open-memories", httpserver.DefaultMaxOpenMemories, "named memories open at once (with --tokens)")
 	fs.StringVar(&o.tokens, "tokens", "", "tokens file granting named memories (with --http)")
 	fs.StringVar(&o.memories, "memories", "", "directory of named memories, NAME.jsonl each (with --tokens)")
 	fs.StringVar(&o.memory, "memory", "", "the memory in the database to serve (with MEMORY_DATABASE_URL)")

@@ -246,7 +246,7 @@ func TestMeaningClosesWithItsMemory(t *testing.T) {
 				t.Fatal(err)
 			}
 			o.env = memoryconfig.Read(vars)
-			o.limits.memoryIdle, o.limits.maxOpenMemories = 400*time.Millisecond, 2
+			o.limits.MemoryIdleTimeout, o.limits.MaxOpenMemories = 400*time.Millisecond, 2
 			logs, stop := serveInProcess(t, o)
 			base := "http://" + waitLog(t, logs, regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/mcp/NAME `))[1]
 			a, b, c, ghost := pgtest.MemoryName(t), pgtest.MemoryName(t), pgtest.MemoryName(t), pgtest.MemoryName(t)

@@ -398,7 +398,7 @@ func TestRebindingProtection(t *testing.T) {
 }
 
 func TestBodyLimit(t *testing.T) {
-	ts := startServer(t, httpserver.Config{MaxBodyBytes: 64 << 10}, "")
+	ts := startServer(t, httpserver.Config{Limits: httpserver.Limits{MaxBodyBytes: 64 << 10}}, "")
 	big := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 64<<10) + `"}}`)
 	for _, chunked := range []bool{false, true} {
 		resp := post(t, ts.url, big, func(r *http.Request) {
@@ -491,7 +491,7 @@ func TestErrorsHideFilePaths(t *testing.T) {
 // TestShutdownEndsStreams: open event streams (a 2025 GET stream, a 2026
 // subscriptions/listen) do not hold up a graceful shutdown.
 func TestShutdownEndsStreams(t *testing.T) {
-	ts := startServer(t, httpserver.Config{ShutdownTimeout: 30 * time.Second}, "")
+	ts := startServer(t, httpserver.Config{Limits: httpserver.Limits{ShutdownTimeout: 30 * time.Second}}, "")
 	for _, version := range generations {
 		n := make(notifications, 1)
 		cs := connect(t, ts.url, version, "", n.options())

@@ -100,45 +100,9 @@ type Config struct {
 	// Origin headers besides loopback names and the bound host: the names
 	// clients use to reach the server, e.g. behind a reverse proxy.
 	AllowedHosts []string
-	// MaxBodyBytes limits a request body; 0 means DefaultMaxBodyBytes.
-	MaxBodyBytes int64
-	// ShutdownTimeout bounds how long shutdown waits for in-flight
-	// requests; 0 means DefaultShutdownTimeout.
-	ShutdownTimeout time.Duration
-	// IdleSessionTimeout closes 2025-generation sessions that had no request
-	// open for this long (clients that vanished without ending their
-	// session); 0 means DefaultIdleSessionTimeout.
-	IdleSessionTimeout time.Duration
-	// SessionStartTimeout closes 2025-generation sessions that made no
-	// request within this time after their initialize; 0 means
-	// DefaultSessionStartTimeout.
-	SessionStartTimeout time.Duration
-	// MaxSessions caps the 2025-generation sessions open at once on the
-	// server, and MaxSessionsPerToken those opened with one token (without
-	// a token, all clients count as one); 0 means DefaultMaxSessions and
-	// DefaultMaxSessionsPerToken. An initialize past a cap is refused with
-	// a JSON-RPC error that says which cap (HTTP 503 for the server's, 429
-	// for a token's). 2026-07-28 requests open no session and count for
-	// neither.
-	MaxSessions, MaxSessionsPerToken int
-	// MaxStreams caps the long-lived responses open at once on the server
-	// (2025 GET event streams, 2026 subscriptions/listen, the pages'
-	// /api/events), and MaxStreamsPerToken those of one token (of one
-	// page login without a bearer token); 0 means DefaultMaxStreams and
-	// DefaultMaxStreamsPerToken. A stream past a cap is refused (HTTP 503
-	// for the server's, 429 for a token's) with a message naming the cap.
-	MaxStreams, MaxStreamsPerToken int
-	// MaxCallsPerToken caps the tool calls in progress of one token (of all
-	// clients without a token together), reads and writes each; 0 means
-	// server.DefaultMaxCalls. A call past it is refused with HTTP 429,
-	// Retry-After and a JSON-RPC error naming MEMORY_MAX_CALLS.
-	MaxCallsPerToken int
-	// MaxOpenMemories caps the named memories open at once, and
-	// MemoryIdleTimeout closes a named memory unused for that long (see
-	// memories.go); 0 means DefaultMaxOpenMemories and
-	// DefaultMemoryIdleTimeout.
-	MaxOpenMemories   int
-	MemoryIdleTimeout time.Duration
+	// Limits bound what clients can make the server hold, and how long
+	// it waits; zero values mean the defaults.
+	Limits
 	// Logf receives the access log and notices; nil discards them (the
 	// command hands down its one logger).
 	Logf func(format string, args ...any)
@@ -295,39 +259,7 @@ func (cfg *Config) check(mem *server.Server, addr listenAddr) error {
 
 // setDefaults fills in the zero values.
 func (cfg *Config) setDefaults() {
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if cfg.ShutdownTimeout <= 0 {
-		cfg.ShutdownTimeout = DefaultShutdownTimeout
-	}
-	if cfg.IdleSessionTimeout <= 0 {
-		cfg.IdleSessionTimeout = DefaultIdleSessionTimeout
-	}
-	if cfg.SessionStartTimeout <= 0 {
-		cfg.SessionStartTimeout = DefaultSessionStartTimeout
-	}
-	if cfg.MaxSessions <= 0 {
-		cfg.MaxSessions = DefaultMaxSessions
-	}
-	if cfg.MaxSessionsPerToken <= 0 {
-		cfg.MaxSessionsPerToken = DefaultMaxSessionsPerToken
-	}
-	if cfg.MaxStreams <= 0 {
-		cfg.MaxStreams = DefaultMaxStreams
-	}
-	if cfg.MaxStreamsPerToken <= 0 {
-		cfg.MaxStreamsPerToken = DefaultMaxStreamsPerToken
-	}
-	if cfg.MaxCallsPerToken <= 0 {
-		cfg.MaxCallsPerToken = server.DefaultMaxCalls
-	}
-	if cfg.MaxOpenMemories <= 0 {
-		cfg.MaxOpenMemories = DefaultMaxOpenMemories
-	}
-	if cfg.MemoryIdleTimeout <= 0 {
-		cfg.MemoryIdleTimeout = DefaultMemoryIdleTimeout
-	}
+	cfg.Limits = cfg.Limits.withDefaults()
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
