@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,19 +29,7 @@ func rawInitialize(t *testing.T, base, memory, token string) (int, int64, string
 // JSON-RPC error's code and message, if any.
 func rawPost(t *testing.T, url, token, body string, header map[string]string) (int, int64, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+token)
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	resp, data := postRaw(t, url, token, body, header)
 	var msg struct {
 		Error *struct {
 			Code    int64  `json:"code"`
