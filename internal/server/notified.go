@@ -46,10 +46,11 @@ func (n *notified) told() {
 }
 
 // wait returns once a change after the mark (at, grew) was told, ctx
-// ended, notifyWait passed, or at once when no Watch runs.
-func (n *notified) wait(ctx context.Context, at uint64, grew <-chan struct{}) {
+// ended or notifyWait passed, and reports true; when no Watch runs it
+// returns false at once: nobody will tell of the change.
+func (n *notified) wait(ctx context.Context, at uint64, grew <-chan struct{}) bool {
 	if n.watching.Load() == 0 {
-		return
+		return false
 	}
 	timeout := time.NewTimer(notifyWait)
 	defer timeout.Stop()
@@ -57,13 +58,13 @@ func (n *notified) wait(ctx context.Context, at uint64, grew <-chan struct{}) {
 		select {
 		case <-grew:
 		case <-ctx.Done():
-			return
+			return true
 		case <-timeout.C:
-			return
+			return true
 		}
 		var now uint64
 		if now, grew = n.mark(); now > at {
-			return
+			return true
 		}
 	}
 }

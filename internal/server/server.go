@@ -143,7 +143,7 @@ func (s *Server) logf(format string, args ...any) { s.opts.Logf(format, args...)
 // (a write of this server, of the page beside it, or of another process:
 // the store's Watch reports them all), and runs search by meaning's
 // background embedding (Options.Meaning), until ctx ends. Without it
-// (Options.WatchInterval negative) subscribers hear nothing.
+// (Options.WatchInterval negative) they hear only this server's writes.
 func (s *Server) Watch(ctx context.Context) {
 	if ix := s.opts.Meaning; ix != nil {
 		go func() {
@@ -157,12 +157,18 @@ func (s *Server) Watch(ctx context.Context) {
 	s.notified.watching.Add(1)
 	defer s.notified.watching.Add(-1)
 	s.store.Watch(ctx, s.opts.WatchInterval, func() {
-		if s.opts.Meaning != nil {
-			s.opts.Meaning.Changed()
-		}
-		s.graphChanged(ctx)
+		s.memoryChanged(ctx)
 		s.notified.told()
 	})
+}
+
+// memoryChanged tells search by meaning and the subscribers that the
+// memory changed.
+func (s *Server) memoryChanged(ctx context.Context) {
+	if s.opts.Meaning != nil {
+		s.opts.Meaning.Changed()
+	}
+	s.graphChanged(ctx)
 }
 
 func (s *Server) graphChanged(ctx context.Context) {

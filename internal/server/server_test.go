@@ -275,6 +275,32 @@ func TestSubscriptionNotifies(t *testing.T) {
 	}
 }
 
+// Without a Watch (WatchInterval negative) the server's own write still
+// tells its subscribers, once, before its answer.
+func TestSubscriptionNotifiesWithoutWatch(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	s := New(filestore.Open(file, filestore.Options{}), Options{Version: "test", WatchInterval: -1, Logf: t.Logf})
+	updates := make(chan string, 10)
+	cs := connect(t, s, handshakeVersion, updates)
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: answer.ResourceURI}); err != nil {
+		t.Fatal(err)
+	}
+	call(t, cs, "create_entities", map[string]any{"entities": []any{map[string]any{"name": "A", "entityType": "t", "observations": []string{}}}})
+	select {
+	case uri := <-updates:
+		if uri != answer.ResourceURI {
+			t.Errorf("updated %q", uri)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no resources/updated after a write without a Watch")
+	}
+	select {
+	case uri := <-updates:
+		t.Errorf("a second resources/updated (%s) for one write", uri)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
 // Another process writes the file: Watch tells subscribers.
 func TestWatchNotifies(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "memory.jsonl")

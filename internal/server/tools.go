@@ -443,9 +443,10 @@ func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error 
 	if err != nil && !errors.As(err, &nf) {
 		s.logf("write failed: %v", err)
 	}
-	if changed {
-		// The answer follows the notification, as the session reads.
-		s.notified.wait(ctx, at, grew)
+	// The answer follows the notification, as the session reads; without
+	// a Watch (Options.WatchInterval negative) the write tells of itself.
+	if changed && !s.notified.wait(ctx, at, grew) {
+		s.memoryChanged(ctx)
 	}
 	return err
 }
