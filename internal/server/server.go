@@ -78,6 +78,9 @@ type Server struct {
 	limiter  *Limiter        // bounds.go
 	writes   map[string]bool // the names of the write tools
 	notified notified        // what Watch told subscribers (notified.go)
+	// encoding, when a test sets it, runs as a read begins to encode its
+	// page, the graph let go (Server.page).
+	encoding func()
 
 	// toolCalls counts tool calls running; stopCalls ends them.
 	toolCalls atomic.Int64
