@@ -15,7 +15,7 @@ import (
 // store's journal and of a history file, and what the PostgreSQL store
 // keeps of its changes (AppendChanges):
 //
-//	{"id":"019ad9f0a2c04f3e1b","time":"2026-12-01T10:00:00Z","tool":"add_observations","client":"Claude Desktop",
+//	{"id":"01a2310c01784f3e1b","time":"2026-12-01T10:00:00Z","tool":"add_observations","client":"Claude Desktop",
 //	 "changes":[{"op":"addObservations","entityName":"Alice","observations":["Likes tea"],"updatedAt":"2026-12-01T10:00:00Z"}]}
 //
 // (one line). The entities and relations a change holds whole are in the
@@ -213,12 +213,10 @@ func decodeChanges(in []lineChange) ([]graph.Change, error) {
 		ch := graph.Change{Kind: kind}
 		switch kind {
 		case graph.EntityCreated, graph.EntityDeleted:
-			f := Decode(c.Entity)
-			ents := f.Graph.Entities()
-			if len(ents) != 1 {
+			e, ok := decodeOne(c.Entity, (*graph.Graph).Entities)
+			if !ok {
 				return nil, fmt.Errorf("%s without an entity", c.Op)
 			}
-			e := ents[0]
 			ch.Entity = graph.Entity{Name: e.Name, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
 				Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
 		case graph.ObservationsAdded, graph.ObservationsDeleted:
@@ -230,17 +228,25 @@ func decodeChanges(in []lineChange) ([]graph.Change, error) {
 				ch.Entity.ObservedAt = parseObservedAt(c.ObservedAt)
 			}
 		case graph.RelationCreated, graph.RelationDeleted:
-			f := Decode(c.Relation)
-			rels := f.Graph.Relations()
-			if len(rels) != 1 {
+			r, ok := decodeOne(c.Relation, (*graph.Graph).Relations)
+			if !ok {
 				return nil, fmt.Errorf("%s without a relation", c.Op)
 			}
-			r := rels[0]
 			ch.Relation = graph.Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}
 		}
 		out = append(out, ch)
 	}
 	return out, nil
+}
+
+// decodeOne reads line, a memory file's line, as the one entity or
+// relation (of) it must hold.
+func decodeOne[T any](line []byte, of func(*graph.Graph) []*T) (*T, bool) {
+	all := of(Decode(line).Graph)
+	if len(all) != 1 {
+		return nil, false
+	}
+	return all[0], true
 }
 
 // RecordLineOf returns raw, a journal line that is a record, as the history
