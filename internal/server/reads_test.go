@@ -2,11 +2,15 @@ package server
 
 import (
 	"context"
+	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 )
 
 // A write issued while whole answers of a big memory are being encoded is
@@ -76,6 +80,34 @@ func TestWriteDoesNotWaitForReadsEncoding(t *testing.T) {
 		}
 		if p := pageOf(t, res); len(p.Entities) != 500 || strings.Contains(resultText(t, res), "Written meanwhile") {
 			t.Errorf("a read shows %d entities, want the 500 it read", len(p.Entities))
+		}
+	}
+}
+
+// An answer sent over HTTP counts as held with the go-sdk's copies of it
+// until its request ends: a second read is refused where, over stdio, the
+// same answer held unread leaves room for it.
+func TestAnswersOverHTTPCountTheirCopies(t *testing.T) {
+	big := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", bigResult)}}}
+	next := func(context.Context, string, mcp.Request) (mcp.Result, error) { return big, nil }
+	read := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "read_graph"}}
+	for _, viaHTTP := range []bool{false, true} {
+		s := New(filestore.Open(filepath.Join(t.TempDir(), "memory.jsonl"), filestore.Options{}),
+			Options{Version: "test", WatchInterval: -1, Logf: t.Logf, Limiter: NewLimiter(Bounds{AnswerBytes: 3 * bigResult, ReadWait: time.Millisecond})})
+		handler, l := s.receive(next), s.Limiter()
+		ctx, req := context.WithValue(context.Background(), heldKey{}, &heldResults{}), read
+		if viaHTTP {
+			scope := l.OpenScope()
+			defer l.CloseScope(scope)
+			req = &mcp.CallToolRequest{Params: read.Params, Extra: &mcp.RequestExtra{Header: http.Header{ScopeHeader: {scope}}}}
+		}
+		if _, err := handler(ctx, "tools/call", req); err != nil {
+			t.Fatal(err)
+		}
+		// The answer is held: unwritten on stdio, its request open over HTTP.
+		_, err := handler(context.Background(), "tools/call", read)
+		if refused := err != nil; refused != viaHTTP {
+			t.Errorf("over HTTP %t: a second read refused %t (%v), want %t", viaHTTP, refused, err, viaHTTP)
 		}
 	}
 }

@@ -279,7 +279,7 @@ func (s *Server) finish(ctx context.Context, method string, req mcp.Request, ver
 		return res, err
 	}
 	size := resultSize(res)
-	release := s.limiter.hold(size)
+	release := s.limiter.hold(heldBytes(req, size))
 	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), size, release)
 	if !kept && !s.heldByRequest(req, release) {
 		release()
