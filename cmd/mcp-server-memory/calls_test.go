@@ -3,18 +3,14 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
-	"github.com/kgmemory/mcp-server-memory/internal/testlog"
 )
 
 // bigMemory writes a generated memory of n entities and returns its path.
@@ -38,16 +34,7 @@ func bigMemory(t *testing.T, n int) string {
 // than the pipe holds) gets a JSON-RPC refusal past MEMORY_MAX_CALLS reads
 // in progress, and its write sent after them is answered.
 func TestStdioCallsBoundBinary(t *testing.T) {
-	cmd := exec.Command(binary)
-	cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+bigMemory(t, 2000), "MEMORY_DATABASE_URL=", "MEMORY_ANSWER_LIMIT=0", "MEMORY_MAX_CALLS=2")
-	cmd.Stderr = testlog.OnFailure(t, "server stderr")
-	in, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); io.Copy(io.Discard, stdout); cmd.Wait() })
-	out := bufio.NewReaderSize(stdout, 1<<20)
+	in, out := startStdioBinary(t, "MEMORY_FILE_PATH="+bigMemory(t, 2000), "MEMORY_ANSWER_LIMIT=0", "MEMORY_MAX_CALLS=2")
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if _, err := out.ReadString('\n'); err != nil {
 		t.Fatal(err)
