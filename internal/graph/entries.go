@@ -3,6 +3,8 @@ package graph
 import (
 	"cmp"
 	"slices"
+	"strings"
+	"unicode"
 )
 
 // An entry of a log (a message of a chat stored one entity per message, a
@@ -190,4 +192,43 @@ func (g *Graph) nextEntry(e *Entity) *Entity {
 		return nil
 	}
 	return g.entities[i+1]
+}
+
+// A field line of an entry ("speaker: Priya", "date: 13 January 2026")
+// says what every entry of its log says in its own value, so a neighbour's
+// field lines are left out of an entry's document: with them, every
+// message of a two-person chat held both speakers' names, and a question
+// naming one found nothing by it.
+const maxFieldLabel = 24
+
+// fieldLabel returns the label of a folded field line, the text before
+// its first ": " when that is at most maxFieldLabel bytes of letters and
+// spaces, and false for any other text.
+func fieldLabel(o string) (string, bool) {
+	i := strings.Index(o, ": ")
+	if i <= 0 || i > maxFieldLabel {
+		return "", false
+	}
+	for _, r := range o[:i] {
+		if !unicode.IsLetter(r) && r != ' ' && r != '_' {
+			return "", false
+		}
+	}
+	return o[:i], true
+}
+
+// sharedField reports whether the folded text o of a neighbour is a field
+// line whose label is also a field of the entry whose observations are
+// own.
+func sharedField(o string, own []folded) bool {
+	label, ok := fieldLabel(o)
+	if !ok {
+		return false
+	}
+	for _, f := range own {
+		if l, ok := fieldLabel(f.nfkc); ok && l == label {
+			return true
+		}
+	}
+	return false
 }

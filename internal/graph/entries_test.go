@@ -107,3 +107,42 @@ func TestEntryAfterAStrongMatchFollows(t *testing.T) {
 		t.Errorf("crowd: %d hits, scores %v to %v; want 12 alike", len(hits), hits[0].Score, hits[len(hits)-1].Score)
 	}
 }
+
+// An entry's document holds its neighbours' text but not their field
+// lines: in a chat of two, every message would otherwise hold both
+// speakers' names, and a question naming one could not tell them apart.
+func TestEntryHoldsNeighboursTextNotTheirFields(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("msg-0041", "message", "speaker: Ann", "date: 3 March 2026", "Anyone up for the climbing wall on Friday?"),
+		ent("msg-0042", "message", "speaker: Bo", "date: 3 March 2026", "Count me in, I'll bring chalk"),
+		ent("msg-0043", "message", "speaker: Ann", "date: 4 March 2026", "Great, see you at six: bring shoes"),
+	}, nil)
+	var sequence []string
+	g.forEachField(g.Entity("msg-0042"), func(text string, weight uint32, _ bool) {
+		if weight == weightSequence && text != "message" {
+			sequence = append(sequence, text)
+		}
+	})
+	want := []string{"anyone up for the climbing wall on friday?", "great, see you at six: bring shoes"}
+	if fmt.Sprint(sequence) != fmt.Sprint(want) {
+		t.Errorf("msg-0042 holds of its neighbours %q, want %q", sequence, want)
+	}
+}
+
+func TestFieldLabel(t *testing.T) {
+	for _, tc := range []struct {
+		text, label string
+		ok          bool
+	}{
+		{"speaker: ann", "speaker", true},
+		{"sent at: 2026-03-01 10:00", "sent at", true},
+		{"great, see you at six: bring shoes", "", false},
+		{"10:30: standup", "", false},
+		{"note:no space", "", false},
+		{"a label that is far too long to be a field: x", "", false},
+	} {
+		if label, ok := fieldLabel(tc.text); label != tc.label || ok != tc.ok {
+			t.Errorf("fieldLabel(%q) = %q, %v, want %q, %v", tc.text, label, ok, tc.label, tc.ok)
+		}
+	}
+}

@@ -306,7 +306,9 @@ func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32, repea
 	}
 	g.sequenceNeighbours(e, func(n *Entity) {
 		for _, o := range n.searchText().observations {
-			f(o.nfkc, weightSequence, false)
+			if !sharedField(o.nfkc, st.observations) {
+				f(o.nfkc, weightSequence, false)
+			}
 		}
 	})
 }
