@@ -144,15 +144,24 @@ func (g *Graph) sequenceNeighbours(e *Entity, f func(*Entity)) {
 // that holds the question's words stays first, the answer comes next. Only the best pass, and only those holding at least
 // followInformation of what the query's words say (Information): a word
 // every entry holds lifts nothing.
+//
+// When the entry after is itself a question ("Ouch! Are you ok??", "Oh
+// how's she doing?"), the answer is the entry after that one: it takes
+// followAskShare of the score, under the same cap. In a chat the one who
+// hears the news asks, and the one who told it answers, in the words of
+// the answer, not the question's.
 const (
 	followShare       = 0.5
 	followFrom        = 50
 	followInformation = 0.1
 	followCap         = 0.99
+	followAskShare    = 0.75
 )
 
-// carryForward passes the best entries' shares to the entries after them;
-// the shares and caps are of the scores before any is passed.
+// carryForward passes the best entries' shares to the entries after them
+// (and after a question, to the entry after it); the shares and caps are
+// of the scores before any is passed, and an entry given two shares keeps
+// the larger.
 func (g *Graph) carryForward(x *wordIndex, query string) {
 	if followShare == 0 || len(x.touched) == 0 {
 		return
@@ -173,6 +182,11 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 				if own := x.scores[next.wid]; own < followCap*s {
 					carries = append(carries, carry{next, min(own+followShare*s, followCap*s)})
 				}
+				if after := g.nextEntry(next); after != nil && after.wid != 0 && asks(next) {
+					if own := x.scores[after.wid]; own < followCap*s {
+						carries = append(carries, carry{after, min(own+followAskShare*s, followCap*s)})
+					}
+				}
 			}
 		}
 	}
@@ -180,7 +194,7 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 		if x.scores[c.to.wid] == 0 {
 			x.touched = append(x.touched, c.to.wid)
 		}
-		x.scores[c.to.wid] = c.score
+		x.scores[c.to.wid] = max(x.scores[c.to.wid], c.score)
 	}
 }
 
@@ -227,6 +241,18 @@ func sharedField(o string, own []folded) bool {
 	}
 	for _, f := range own {
 		if l, ok := fieldLabel(f.nfkc); ok && l == label {
+			return true
+		}
+	}
+	return false
+}
+
+// asks reports whether e's text is a question: an observation that is no
+// field line ends with a question mark.
+func asks(e *Entity) bool {
+	for _, o := range e.Observations {
+		o = strings.TrimRightFunc(o, unicode.IsSpace)
+		if _, field := fieldLabel(o); !field && (strings.HasSuffix(o, "?") || strings.HasSuffix(o, "？")) {
 			return true
 		}
 	}

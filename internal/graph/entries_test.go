@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -144,5 +145,26 @@ func TestFieldLabel(t *testing.T) {
 		if label, ok := fieldLabel(tc.text); label != tc.label || ok != tc.ok {
 			t.Errorf("fieldLabel(%q) = %q, %v, want %q, %v", tc.text, label, ok, tc.label, tc.ok)
 		}
+	}
+}
+
+// After a follow-up question ("Oh, how is she doing?") the answer is the
+// entry after it: it comes right after the news and its question, before
+// the other mention of a sister and what followed it.
+func TestAnswerToAFollowUpQuestionFollows(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("msg-0040", "message", "speaker: Bo", "Long day at the office"),
+		ent("msg-0041", "message", "speaker: Ann", "My sister rang last night"),
+		ent("msg-0042", "message", "speaker: Bo", "Oh, how is she doing?"),
+		ent("msg-0043", "message", "speaker: Ann", "Pregnant! Due in August and it's twins"),
+		ent("msg-0044", "message", "speaker: Bo", "Tell her congratulations from me"),
+		ent("msg-0045", "message", "speaker: Ann", "Quiet week here"),
+		ent("msg-0046", "message", "speaker: Bo", "My sister sent me forty photos of her garden"),
+		ent("msg-0047", "message", "speaker: Ann", "Haha classic"),
+		ent("msg-0048", "message", "speaker: Bo", "Off to bed"),
+	}, nil)
+	hits := g.SearchRanked("What news did Ann's sister have?", 0).Hits
+	if got := entityNames(hits); len(got) < 4 || got[0] != "msg-0041" || !slices.Contains(got[1:3], "msg-0043") {
+		t.Errorf("hits %v, want msg-0041, then its question msg-0042 and the answer msg-0043", got)
 	}
 }
