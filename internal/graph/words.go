@@ -121,6 +121,9 @@ func wordTerm(w string) string {
 		if english.IsStopWord(w) {
 			return ""
 		}
+		if base, ok := irregularForms[w]; ok {
+			w = base
+		}
 		return english.Stem(w, true)
 	}
 	return w
