@@ -171,22 +171,22 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 		scores[i] = x.scores[id]
 	}
 	cut := max(nthLargest(scores, min(followFrom, len(scores))), followInformation*x.information(query))
-	type carry struct {
-		to    *Entity
-		score float64 // its new score
-	}
 	var carries []carry
 	for _, id := range x.touched {
-		if s := x.scores[id]; s > 0 && s >= cut {
-			if next := g.nextEntry(x.byID[id]); next != nil && next.wid != 0 {
-				if own := x.scores[next.wid]; own < followCap*s {
-					carries = append(carries, carry{next, min(own+followShare*s, followCap*s)})
-				}
-				if after := g.nextEntry(next); after != nil && after.wid != 0 && asks(next) {
-					if own := x.scores[after.wid]; own < followCap*s {
-						carries = append(carries, carry{after, min(own+followAskShare*s, followCap*s)})
-					}
-				}
+		s := x.scores[id]
+		if s <= 0 || s < cut {
+			continue
+		}
+		next := g.nextEntry(x.byID[id])
+		if next == nil || next.wid == 0 {
+			continue
+		}
+		if c, ok := x.share(next, s, followShare); ok {
+			carries = append(carries, c)
+		}
+		if asks(next) {
+			if c, ok := x.share(g.nextEntry(next), s, followAskShare); ok {
+				carries = append(carries, c)
 			}
 		}
 	}
@@ -196,6 +196,26 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 		}
 		x.scores[c.to.wid] = max(x.scores[c.to.wid], c.score)
 	}
+}
+
+// carry is a share of a score passed to an entry: its new score.
+type carry struct {
+	to    *Entity
+	score float64
+}
+
+// share returns what part of a strong match's score s gives e (nil: no
+// entry), on top of its own, under the cap; false when e scores as much
+// already.
+func (x *wordIndex) share(e *Entity, s, part float64) (carry, bool) {
+	if e == nil || e.wid == 0 {
+		return carry{}, false
+	}
+	own := x.scores[e.wid]
+	if own >= followCap*s {
+		return carry{}, false
+	}
+	return carry{e, min(own+part*s, followCap*s)}, true
 }
 
 // nextEntry returns the entry of e's log just after it, nil when e is not
