@@ -53,7 +53,7 @@ func forEachToken(s string, emit func(token string, word bool)) {
 				}
 				j += n2
 			}
-			if negation(s, i, j) {
+			if _, irregular := irregularForms[s[i:j]]; irregular && negation(s, i, j) {
 				emit(s[i:j]+"t", true)
 			} else {
 				emit(s[i:j], true)
@@ -66,8 +66,9 @@ func forEachToken(s string, emit func(token string, word bool)) {
 }
 
 // negation reports whether the word s[i:j] is the verb of an English
-// negation, "couldn" of "couldn't", "won" of "won't": it is read with the
-// "t" ("couldnt", "wont"), so "won't" is not the past of "win".
+// negation, "couldn" of "couldn't", "won" of "won't". One that is also an
+// irregular past ("won") is read with its "t" ("wont"), so "won't" is not
+// "win"; the others stay as they were (most are stop words).
 func negation(s string, i, j int) bool {
 	if !strings.HasSuffix(s[i:j], "n") {
 		return false
