@@ -251,20 +251,35 @@ func fieldLabel(o string) (string, bool) {
 	return o[:i], true
 }
 
-// sharedField reports whether the folded text o of a neighbour is a field
-// line whose label is also a field of the entry whose observations are
-// own.
-func sharedField(o string, own []folded) bool {
-	label, ok := fieldLabel(o)
-	if !ok {
-		return false
+// entryFields are the labels of an entry's field lines, read once.
+type entryFields struct {
+	labels [maxEntryObservations]string
+	n      int
+	read   bool
+}
+
+// of reads the labels of st's field lines, the first time only.
+func (fs *entryFields) of(st *searchText) {
+	if fs.read {
+		return
 	}
-	for _, f := range own {
-		if l, ok := fieldLabel(f.nfkc); ok && l == label {
-			return true
+	fs.read = true
+	for _, o := range st.observations {
+		if l, ok := fieldLabel(o.nfkc); ok && fs.n < len(fs.labels) {
+			fs.labels[fs.n] = l
+			fs.n++
 		}
 	}
-	return false
+}
+
+// has reports whether the folded text o (a neighbour's) is a field line
+// whose label is also one of the entry's.
+func (fs *entryFields) has(o string) bool {
+	if fs.n == 0 {
+		return false
+	}
+	l, ok := fieldLabel(o)
+	return ok && slices.Contains(fs.labels[:fs.n], l)
 }
 
 // asks reports whether e's text is a question: an observation that is no
