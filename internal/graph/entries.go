@@ -233,14 +233,20 @@ func (g *Graph) nextEntry(e *Entity) *Entity {
 // field lines are left out of an entry's document: with them, every
 // message of a two-person chat held both speakers' names, and a question
 // naming one found nothing by it.
-const maxFieldLabel = 24
+// A line of text written after its speaker's name ("caroline: i went to
+// the support group yesterday") is no field line: its value is longer.
+const (
+	maxFieldLabel = 24
+	maxFieldValue = 48
+)
 
 // fieldLabel returns the label of a folded field line, the text before
 // its first ": " when that is at most maxFieldLabel bytes of letters and
-// spaces, and false for any other text.
+// spaces and what follows at most maxFieldValue bytes, and false for any
+// other text.
 func fieldLabel(o string) (string, bool) {
 	i := strings.Index(o, ": ")
-	if i <= 0 || i > maxFieldLabel {
+	if i <= 0 || i > maxFieldLabel || len(o)-i-2 > maxFieldValue {
 		return "", false
 	}
 	for _, r := range o[:i] {
@@ -282,12 +288,12 @@ func (fs *entryFields) has(o string) bool {
 	return ok && slices.Contains(fs.labels[:fs.n], l)
 }
 
-// asks reports whether e's text is a question: an observation that is no
-// field line ends with a question mark.
+// asks reports whether e's text is a question: an observation ends with
+// a question mark.
 func asks(e *Entity) bool {
 	for _, o := range e.Observations {
 		o = strings.TrimRightFunc(o, unicode.IsSpace)
-		if _, field := fieldLabel(o); !field && (strings.HasSuffix(o, "?") || strings.HasSuffix(o, "？")) {
+		if strings.HasSuffix(o, "?") || strings.HasSuffix(o, "？") {
 			return true
 		}
 	}

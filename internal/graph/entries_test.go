@@ -128,6 +128,17 @@ func TestEntryHoldsNeighboursTextNotTheirFields(t *testing.T) {
 	if fmt.Sprint(sequence) != fmt.Sprint(want) {
 		t.Errorf("msg-0042 holds of its neighbours %q, want %q", sequence, want)
 	}
+
+	// A message written after its speaker's name is text, not a field,
+	// even next to another of the same speaker.
+	g = newGraph(t, []Entity{
+		ent("D1:1", "message", "Ann: I went to the climbing wall with my sister yesterday"),
+		ent("D1:2", "message", "Ann: She wants to go every week now, which is a lot"),
+		ent("D1:3", "message", "Bo: That sounds like a brilliant way to spend a Sunday"),
+	}, nil)
+	if hits := entityNames(g.SearchRanked("every week", 0).Hits); !slices.Contains(hits, "D1:1") {
+		t.Errorf("speaker-prefixed messages: hits %v, want D1:1 among them (by its neighbour's text)", hits)
+	}
 }
 
 func TestFieldLabel(t *testing.T) {
@@ -141,6 +152,8 @@ func TestFieldLabel(t *testing.T) {
 		{"10:30: standup", "", false},
 		{"note:no space", "", false},
 		{"a label that is far too long to be a field: x", "", false},
+		{"date: 13 january 2026, 10:44 am", "date", true},
+		{"caroline: i went to the lgbtq support group yesterday, it was so powerful", "", false},
 	} {
 		if label, ok := fieldLabel(tc.text); label != tc.label || ok != tc.ok {
 			t.Errorf("fieldLabel(%q) = %q, %v, want %q, %v", tc.text, label, ok, tc.label, tc.ok)
