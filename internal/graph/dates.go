@@ -61,28 +61,35 @@ var months = []string{
 // (3月, 2026年).
 func hasDate(f string) bool {
 	tokens := dateTokens(f)
-	for i, t := range tokens {
-		if isDigits(t) {
-			if len(t) == 4 && (strings.HasPrefix(t, "19") || strings.HasPrefix(t, "20")) {
-				return true
-			}
-			continue
-		}
-		if strings.ContainsAny(t, "-./") && numericDate(t) {
+	for i := range tokens {
+		if dateAt(tokens, i) {
 			return true
-		}
-		if strings.Contains(t, "月") || strings.Contains(t, "年") {
-			if r, _ := utf8.DecodeRuneInString(t); unicode.IsDigit(r) {
-				return true
-			}
-		}
-		if isMonth(t) {
-			if i > 0 && isDigits(tokens[i-1]) && len(tokens[i-1]) <= 2 || i+1 < len(tokens) && isDigits(tokens[i+1]) {
-				return true
-			}
 		}
 	}
 	return false
+}
+
+// dateAt reports whether tokens[i] is a date, or one with the token
+// before or after it (a day or year beside a month's name).
+func dateAt(tokens []string, i int) bool {
+	t := tokens[i]
+	if isDigits(t) {
+		return len(t) == 4 && (strings.HasPrefix(t, "19") || strings.HasPrefix(t, "20"))
+	}
+	if strings.ContainsAny(t, "-./") && numericDate(t) || cjkDate(t) {
+		return true
+	}
+	return isMonth(t) && (i > 0 && isDigits(tokens[i-1]) && len(tokens[i-1]) <= 2 || i+1 < len(tokens) && isDigits(tokens[i+1]))
+}
+
+// cjkDate reports whether t is a Japanese or Chinese date: digits and 月
+// or 年 (3月, 2026年).
+func cjkDate(t string) bool {
+	if !strings.Contains(t, "月") && !strings.Contains(t, "年") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsDigit(r)
 }
 
 // dateTokens cuts folded text at spaces and at punctuation other than the

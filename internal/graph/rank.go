@@ -304,9 +304,13 @@ func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32, repea
 	for _, r := range g.in[e.Name] {
 		context(r, r.From)
 	}
+	var fields entryFields
 	g.sequenceNeighbours(e, func(n *Entity) {
+		fields.of(st)
 		for _, o := range n.searchText().observations {
-			f(o.nfkc, weightSequence, false)
+			if !fields.has(o.nfkc) {
+				f(o.nfkc, weightSequence, false)
+			}
 		}
 	})
 }
