@@ -10,7 +10,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 var cmdHistory = &command{
@@ -33,7 +35,7 @@ or command, the client and what changed. See docs/history.md.
 // readHistory parses --since and --client with the command's other flags
 // and returns the history of the memory the command works on, newest
 // first, with the memory open (the caller closes it).
-func (c *context_) readHistory(args []string, f *history.Filter) ([]history.Record, []string, *memory, error) {
+func (c *context_) readHistory(args []string, f *history.Filter) ([]graph.Record, []string, *memory, error) {
 	since := c.flags.String("since", "", "")
 	c.flags.StringVar(&f.Client, "client", "", "")
 	args, err := c.parse(args)
@@ -104,7 +106,7 @@ func runHistory(c *context_, args []string) error {
 
 // naming keeps the records with a change naming the entity name (or a
 // relation of it).
-func naming(recs []history.Record, name string) []history.Record {
+func naming(recs []graph.Record, name string) []graph.Record {
 	byName := history.Filter{Entity: name}
 	kept := recs[:0]
 	for i := range recs {
@@ -125,14 +127,14 @@ type jsonRecord struct {
 	Changes json.RawMessage `json:"changes"`
 }
 
-func jsonRecordOf(r *history.Record) jsonRecord {
+func jsonRecordOf(r *graph.Record) jsonRecord {
 	return jsonRecord{ID: r.ID, Time: r.Time.Format(time.RFC3339), Tool: r.Tool, Client: r.Client,
-		Changes: history.AppendChanges(nil, r.Changes)}
+		Changes: jsonl.AppendChanges(nil, r.Changes)}
 }
 
 // historyLine is one record for people:
 // "2026-12-02 00:45:12  ab12cd  delete_entities  Claude Desktop  − entity Alice (person), 3 observations".
-func historyLine(r *history.Record) string {
+func historyLine(r *graph.Record) string {
 	tool, client := r.Tool, r.Client
 	if tool == "" {
 		tool = "-"

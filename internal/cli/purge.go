@@ -10,7 +10,7 @@ import (
 
 // runPurge is history --purge NAME: it says what it removes, asks, and
 // removes every change naming the entity from the history, for good.
-func runPurge(c *context_, m *memory, recs []history.Record, name string, yes bool) error {
+func runPurge(c *context_, m *memory, recs []graph.Record, name string, yes bool) error {
 	p, ok := m.Store.(history.Purger)
 	if !ok {
 		return fmt.Errorf("%s cannot purge its history", m.where)

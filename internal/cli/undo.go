@@ -11,6 +11,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 var cmdUndo = &command{
@@ -41,7 +42,7 @@ const undoPage = 20
 type undoRun struct {
 	c             *context_
 	m             *memory
-	recs          []history.Record
+	recs          []graph.Record
 	since         time.Time
 	yes, dry, all bool
 }
@@ -80,7 +81,7 @@ func runUndo(c *context_, args []string) error {
 
 // chooseUndone returns the records an undo of args (one CHANGE) or since
 // (--since) undoes, newest first, from recs, the history as read.
-func chooseUndone(recs []history.Record, args []string, since time.Time, where string) ([]history.Record, error) {
+func chooseUndone(recs []graph.Record, args []string, since time.Time, where string) ([]graph.Record, error) {
 	switch {
 	case len(args) == 1 && since.IsZero():
 	case len(args) == 0 && !since.IsZero():
@@ -88,7 +89,7 @@ func chooseUndone(recs []history.Record, args []string, since time.Time, where s
 	default:
 		return nil, usagef("undo takes one CHANGE, or --since T")
 	}
-	var match []history.Record
+	var match []graph.Record
 	for _, r := range recs {
 		if args[0] != "" && strings.HasSuffix(r.ID, args[0]) {
 			match = append(match, r)
@@ -160,7 +161,7 @@ func (u *undoRun) more(n int, what string) {
 
 // editsNote says that records hold renames or merges, which an undo
 // reverses too, or "".
-func editsNote(recs []history.Record) string {
+func editsNote(recs []graph.Record) string {
 	renames, merges := 0, 0
 	for i := range recs {
 		switch recs[i].Tool {
@@ -216,7 +217,7 @@ func (u *undoRun) reportDryRun(effect []graph.Change, conflicts []string) error 
 			DryRun    bool            `json:"dryRun"`
 			Effect    json.RawMessage `json:"effect"`
 			Conflicts []string        `json:"conflicts"`
-		}{u.ids(), true, history.AppendChanges(nil, effect), nonNil(conflicts)})
+		}{u.ids(), true, jsonl.AppendChanges(nil, effect), nonNil(conflicts)})
 	}
 	u.c.printf("Dry run: nothing was changed.\n")
 	return nil

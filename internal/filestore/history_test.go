@@ -88,7 +88,7 @@ func TestHistoryModel(t *testing.T) {
 				if newest && contentOf(g) != last {
 					t.Fatalf("step %d: the memory is not what the newest write left", step)
 				}
-				history.Undo(g, []history.Record{pick})
+				history.Undo(g, []graph.Record{pick})
 				now = contentOf(g)
 				return nil
 			}})

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/durable"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // keepHistoryLocked moves the journal's records to the history file
@@ -28,7 +30,7 @@ func (s *Store) keepHistoryLocked() {
 			if raw[len(raw)-1] != '\n' || bytes.HasPrefix(raw, []byte(`{"journal":`)) || bytes.HasPrefix(raw, []byte(`{"compacting":`)) {
 				continue
 			}
-			if line, ok := history.LineOf(raw); ok {
+			if line, ok := jsonl.RecordLineOf(raw); ok {
 				lines = append(lines, line)
 			}
 		}
@@ -56,12 +58,12 @@ func (s *Store) historyFailure(err error) {
 // the history file's and those of the journal not yet moved to it. It takes no lock:
 // it reads the journal first, so a record a compaction moves meanwhile is
 // read from the history (and a record read twice is kept once).
-func (s *Store) History(f history.Filter) ([]history.Record, error) {
+func (s *Store) History(f history.Filter) ([]graph.Record, error) {
 	data, _, err := readJournal(s.journalPath())
 	if err != nil {
 		return nil, err
 	}
-	var recs []history.Record
+	var recs []graph.Record
 	for _, r := range parseJournal(data, 0, func(string, ...any) {}, s.journalPath()).records {
 		if r.record != nil && f.Match(r.record) {
 			recs = append(recs, *r.record)

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/durable"
-	"github.com/kgmemory/mcp-server-memory/internal/history"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // The journal is <file>.journal, one JSON object per line (docs/design.md
@@ -75,7 +76,7 @@ type journalLine struct {
 	Base       *fileSum `json:"base"`
 	Compacting *fileSum `json:"compacting"`
 	File       string   `json:"file"`
-	history.Line
+	jsonl.RecordLine
 }
 
 func appendSum(b []byte, s fileSum) []byte {
@@ -115,8 +116,8 @@ type intent struct {
 
 // journalRecord is a parsed line that is not the header.
 type journalRecord struct {
-	intent *intent         // a compacting line
-	record *history.Record // a write
+	intent *intent       // a compacting line
+	record *graph.Record // a write
 }
 
 // parsedJournal is what a journal's complete lines say.
@@ -170,7 +171,7 @@ func parseJournal(data []byte, start int64, logf func(string, ...any), name stri
 
 // appendLocked acknowledges a write: it appends the write's record to the
 // journal (with the header first when the journal is new) and syncs it.
-func (s *Store) appendLocked(lock *Lock, rec *history.Record) error {
+func (s *Store) appendLocked(lock *Lock, rec *graph.Record) error {
 	if err := lock.Check(); err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func (s *Store) appendLocked(lock *Lock, rec *history.Record) error {
 	if s.journal.end == 0 {
 		buf = appendHeader(buf, s.fileSum())
 	}
-	buf = history.AppendLine(buf, rec)
+	buf = jsonl.AppendRecord(buf, rec)
 	s.lastID = rec.ID
 	id, err := s.writeJournalLocked(buf)
 	if err != nil {

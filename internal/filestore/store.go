@@ -258,7 +258,7 @@ func (s *Store) View(ctx context.Context, fn func(*graph.Graph) error) error {
 
 // Update runs the write w as a read-modify-write under the memory file's
 // lock: it reloads the file and the journal if another process changed
-// them, runs w.Apply at the time it reads then (history.Apply), and, if
+// them, runs w.Apply at the time it reads then (graph.Graph.Write), and, if
 // that changed the graph, which it reports, makes the change durable:
 // with Options.Journal, by appending the write's record to the journal;
 // otherwise, or for a change the record does not describe, by saving the
@@ -290,7 +290,7 @@ func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err er
 // without Options.Journal, and every write while the journal does not
 // take appends, then saves the whole file at once.
 func (s *Store) updateLocked(lock *Lock, w graph.Write) (changed bool, err error) {
-	rec, changed, complete, err := history.Apply(s.g, w, time.Now(), func() string {
+	rec, changed, complete, err := s.g.Write(w, time.Now(), func() string {
 		if s.journal.end == 0 {
 			// A new journal: the last record is the history's.
 			s.lastID = max(s.lastID, history.LastID(s.HistoryPath()))

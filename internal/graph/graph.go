@@ -11,7 +11,9 @@
 //
 //   - Writes: CreateEntities, CreateRelations, AddObservations,
 //     DeleteEntities, DeleteObservations, DeleteRelations (one per tool);
-//     storage loads a file with LoadEntity and LoadRelation.
+//     storage loads a file with LoadEntity and LoadRelation. A store runs
+//     a Write (who writes, and what) with Graph.Write, which stamps it
+//     with the time the store hands in and makes its Record (record.go).
 //   - Reads return a Selection, which points into the graph (valid until the
 //     next mutation) so an answer can be written without copying it: All
 //     (read_graph), Open (open_nodes), Neighbours (open_nodes with a depth),

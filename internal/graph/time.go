@@ -44,7 +44,7 @@ func (t Time) RFC3339() string {
 // SetNow sets the time the following writes record: a new entity's or
 // relation's creation, an observation's, an entity's last change. The
 // stores call it with the present time at the start of each write
-// (history.Apply), and set it back to zero after; zero records unknown,
+// (Graph.Write), and set it back to zero after; zero records unknown,
 // which is what a graph nobody told the time records.
 func (g *Graph) SetNow(t Time) { g.now = t }
 

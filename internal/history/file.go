@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/durable"
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // Limits bound a history: records older than MaxAge go, and when the
@@ -45,10 +47,10 @@ const Suffix = ".history"
 
 // AppendFile appends records to the history file at path (created with
 // mode perm), and syncs it; see AppendLines.
-func AppendFile(path string, records []Record, perm fs.FileMode) error {
+func AppendFile(path string, records []graph.Record, perm fs.FileMode) error {
 	lines := make([][]byte, len(records))
 	for i := range records {
-		lines[i] = AppendLine(nil, &records[i])
+		lines[i] = jsonl.AppendRecord(nil, &records[i])
 	}
 	return AppendLines(path, lines, perm)
 }
@@ -80,7 +82,7 @@ func AppendLines(path string, lines [][]byte, perm fs.FileMode) error {
 	}
 	var buf []byte
 	for _, l := range lines {
-		if !present[lineID(l)] {
+		if !present[jsonl.RecordID(l)] {
 			buf = append(buf, l...)
 		}
 	}
@@ -114,7 +116,7 @@ func tailIDs(path string, end int64, lines [][]byte) (map[string]bool, error) {
 		return nil, err
 	}
 	for line := range bytes.Lines(tail) {
-		if id := lineID(line); id != "" {
+		if id := jsonl.RecordID(line); id != "" {
 			present[id] = true
 		}
 	}
@@ -124,7 +126,7 @@ func tailIDs(path string, end int64, lines [][]byte) (map[string]bool, error) {
 // isRecordLine reports whether line is a whole record line: JSON, ending
 // in a newline, with an id and a time that read.
 func isRecordLine(line []byte) bool {
-	if len(line) == 0 || line[len(line)-1] != '\n' || lineID(line) == "" || !json.Valid(line) {
+	if len(line) == 0 || line[len(line)-1] != '\n' || jsonl.RecordID(line) == "" || !json.Valid(line) {
 		return false
 	}
 	_, err := decodeHeader(line)
@@ -150,7 +152,7 @@ func LastID(path string) string {
 	}
 	last := ""
 	for line := range bytes.Lines(tail) {
-		if id := lineID(line); id != "" && line[len(line)-1] == '\n' {
+		if id := jsonl.RecordID(line); id != "" && line[len(line)-1] == '\n' {
 			last = id
 		}
 	}
@@ -169,7 +171,7 @@ func LastID(path string) string {
 // never after its id's, so a record older than f.Since by its id is by
 // its time too, and so is every one before it. So a read of the last
 // days costs what it returns, not the whole file.
-func ReadFile(path string, f Filter) (records []Record, skipped int, err error) {
+func ReadFile(path string, f Filter) (records []graph.Record, skipped int, err error) {
 	file, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -222,11 +224,11 @@ func ReadFile(path string, f Filter) (records []Record, skipped int, err error) 
 
 // choose reads line as far as f needs and reports whether f chooses it,
 // or that it does not parse (bad).
-func choose(line []byte, f Filter) (rec Record, chosen, bad bool) {
+func choose(line []byte, f Filter) (rec graph.Record, chosen, bad bool) {
 	if f.DeletesEntity && !bytes.Contains(line, []byte(`deleteEntity`)) {
-		// No entity deletion (AppendLine writes the op as it is): no
+		// No entity deletion (jsonl.AppendRecord writes the op as it is): no
 		// need to decode the line.
-		return Record{}, false, false
+		return graph.Record{}, false, false
 	}
 	var err error
 	match := f
@@ -234,13 +236,13 @@ func choose(line []byte, f Filter) (rec Record, chosen, bad bool) {
 		rec, err = decodeHeader(line)
 		match.DeletesEntity = false // the line names the op: enough
 	} else {
-		rec, err = Decode(line)
+		rec, err = jsonl.DecodeRecord(line)
 	}
 	if err != nil {
-		return Record{}, false, true
+		return graph.Record{}, false, true
 	}
 	if !match.Match(&rec) {
-		return Record{}, false, false
+		return graph.Record{}, false, false
 	}
 	if f.Headers {
 		rec.Changes = nil
@@ -252,11 +254,11 @@ func choose(line []byte, f Filter) (rec Record, chosen, bad bool) {
 // stops: its id sorts before f.ID, or is older than f.Since (sinceMs), and
 // the id is plausible for the line's time (a forged id stops nothing).
 func stopsRead(line []byte, f Filter, sinceMs int64) bool {
-	id := lineID(line)
-	if len(id) != idLen {
+	id := jsonl.RecordID(line)
+	if len(id) != graph.IDLen {
 		return false
 	}
-	before := f.ID != "" && len(f.ID) == idLen && id < f.ID
+	before := f.ID != "" && len(f.ID) == graph.IDLen && id < f.ID
 	if ms, err := strconv.ParseInt(id[:12], 16, 64); err == nil && ms < sinceMs {
 		before = true
 	}
@@ -264,12 +266,12 @@ func stopsRead(line []byte, f Filter, sinceMs int64) bool {
 		return false
 	}
 	h, err := decodeHeader(line)
-	return err == nil && plausibleID(h.ID, h.Time)
+	return err == nil && graph.PlausibleID(h.ID, h.Time)
 }
 
 // decodeHeader reads a record line but its changes: at once a line as
-// AppendLine writes it, else by decoding its JSON.
-func decodeHeader(line []byte) (Record, error) {
+// jsonl.AppendRecord writes it, else by decoding its JSON.
+func decodeHeader(line []byte) (graph.Record, error) {
 	if r, ok := quickHeader(line); ok {
 		return r, nil
 	}
@@ -280,26 +282,26 @@ func decodeHeader(line []byte) (Record, error) {
 		Client string `json:"client"`
 	}
 	if err := json.Unmarshal(line, &h); err != nil {
-		return Record{}, err
+		return graph.Record{}, err
 	}
-	l := Line{ID: h.ID, Time: h.Time, Tool: h.Tool, Client: h.Client}
+	l := jsonl.RecordLine{ID: h.ID, Time: h.Time, Tool: h.Tool, Client: h.Client}
 	return l.Record(line)
 }
 
-// quickHeader reads the header of a line as AppendLine writes it:
+// quickHeader reads the header of a line as jsonl.AppendRecord writes it:
 // {"id":"…","time":"…"[,"tool":"…"][,"client":"…"],"changes":…, with no
 // escape in the tool and the client; ok is false for any other line.
-func quickHeader(line []byte) (r Record, ok bool) {
-	const idAt, timeAt = len(`{"id":"`), len(`{"id":"`) + idLen + len(`","time":"`)
+func quickHeader(line []byte) (r graph.Record, ok bool) {
+	const idAt, timeAt = len(`{"id":"`), len(`{"id":"`) + graph.IDLen + len(`","time":"`)
 	const timeLen = len("2006-01-02T15:04:05Z")
-	if len(line) < timeAt+timeLen+1 || string(line[:idAt]) != `{"id":"` || string(line[idAt+idLen:timeAt]) != `","time":"` || line[timeAt+timeLen] != '"' {
-		return Record{}, false
+	if len(line) < timeAt+timeLen+1 || string(line[:idAt]) != `{"id":"` || string(line[idAt+graph.IDLen:timeAt]) != `","time":"` || line[timeAt+timeLen] != '"' {
+		return graph.Record{}, false
 	}
 	t, err := time.Parse(time.RFC3339, string(line[timeAt:timeAt+timeLen]))
 	if err != nil {
-		return Record{}, false
+		return graph.Record{}, false
 	}
-	r = Record{ID: string(line[idAt : idAt+idLen]), Time: t.UTC()}
+	r = graph.Record{ID: string(line[idAt : idAt+graph.IDLen]), Time: t.UTC()}
 	rest := line[timeAt+timeLen+1:]
 	member := func(name string, into *string) bool {
 		prefix := `,"` + name + `":"`
@@ -315,14 +317,10 @@ func quickHeader(line []byte) (r Record, ok bool) {
 		return true
 	}
 	if !member("tool", &r.Tool) || !member("client", &r.Client) || !bytes.HasPrefix(rest, []byte(`,"changes":`)) {
-		return Record{}, false
+		return graph.Record{}, false
 	}
 	return r, true
 }
-
-// idLen is the length of a record id: 12 hex digits of Unix milliseconds
-// and 6 random ones.
-const idLen = 18
 
 // readBlock is how much backward reads at a time (more for a longer line).
 const readBlock = 64 << 10
@@ -363,14 +361,14 @@ func (b *backward) line() ([]byte, error) {
 // id, far from its record's time, by that time) and drops repeated ids:
 // records read from the history file and from a journal not yet removed
 // may be the same.
-func Newest(records []Record) []Record {
-	slices.SortStableFunc(records, func(a, b Record) int {
-		if c := strings.Compare(b.sortKey(), a.sortKey()); c != 0 {
+func Newest(records []graph.Record) []graph.Record {
+	slices.SortStableFunc(records, func(a, b graph.Record) int {
+		if c := strings.Compare(b.SortKey(), a.SortKey()); c != 0 {
 			return c
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	return slices.CompactFunc(records, func(a, b Record) bool { return a.ID == b.ID })
+	return slices.CompactFunc(records, func(a, b graph.Record) bool { return a.ID == b.ID })
 }
 
 // OverBoundError says that a history is bigger than its bound after a

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // A trim by size drops the oldest records first and never the newest: a
@@ -17,10 +18,10 @@ import (
 func TestTrimKeepsTheNewestRecordOverTheBound(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
 	now := time.Now().UTC().Truncate(time.Second)
-	small := []Record{record(now.Add(-3*time.Second), "a"), record(now.Add(-2*time.Second), "b")}
+	small := []graph.Record{record(now.Add(-3*time.Second), "a"), record(now.Add(-2*time.Second), "b")}
 	big := record(now.Add(-time.Second), "big")
 	big.Changes[0].Entity.Observations = []string{strings.Repeat("x", 10000)}
-	big.ID = NewID(now, small[1].ID)
+	big.ID = graph.NewID(now, small[1].ID)
 	if err := AppendFile(path, append(small, big), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestAppendLinesValidatesAndFollowsTheMode(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.jsonl"+Suffix)
 	a := record(time.Now(), "a")
-	good := AppendLine(nil, &a)
+	good := jsonl.AppendRecord(nil, &a)
 	garbled := []byte(`{"id":"01a2345678ab12cd34","time":"2026-12-01T00:00:00Z","changes":[{"op":"creat` + "\n")
 	if err := AppendLines(path, [][]byte{garbled, good}, 0o644); err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestAppendLinesValidatesAndFollowsTheMode(t *testing.T) {
 	past := time.Now().Add(-time.Hour)
 	os.Chtimes(old, past, past)
 	b := record(time.Now().Add(time.Second), "b")
-	AppendFile(path, []Record{b}, 0o600)
+	AppendFile(path, []graph.Record{b}, 0o600)
 	if trimmed, err := Trim(path, Limits{MaxAge: time.Hour, MaxBytes: int64(len(good))}, time.Now()); !trimmed || err != nil {
 		t.Fatalf("trim: %v %v", trimmed, err)
 	}
@@ -95,15 +96,15 @@ func TestAppendLinesValidatesAndFollowsTheMode(t *testing.T) {
 // breaks the ids that follow nor stays at the top of newest first.
 func TestForgedMaximumID(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	forged := Record{ID: "ffffffffffffffffff", Time: now.Add(-time.Hour), Tool: "forged",
+	forged := graph.Record{ID: "ffffffffffffffffff", Time: now.Add(-time.Hour), Tool: "forged",
 		Changes: []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "F", EntityType: "t"}}}}
-	id := NewID(now, forged.ID)
-	if len(id) != idLen || id[:12] > "ffffffffffff" {
+	id := graph.NewID(now, forged.ID)
+	if len(id) != graph.IDLen || id[:12] > "ffffffffffff" {
 		t.Fatalf("id after a forged one: %q", id)
 	}
-	later := Record{ID: id, Time: now, Tool: "later"}
+	later := graph.Record{ID: id, Time: now, Tool: "later"}
 	older := record(now.Add(-time.Minute), "older")
-	if got := tools(Newest([]Record{forged, later, older})); got != "later older forged" {
+	if got := tools(Newest([]graph.Record{forged, later, older})); got != "later older forged" {
 		t.Errorf("newest first: %q", got)
 	}
 }
@@ -113,15 +114,15 @@ func TestForgedMaximumID(t *testing.T) {
 func TestPurgeFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
 	now := time.Now().UTC().Truncate(time.Second)
-	both := Record{ID: NewID(now, ""), Time: now, Tool: "create_entities", Changes: []graph.Change{
+	both := graph.Record{ID: graph.NewID(now, ""), Time: now, Tool: "create_entities", Changes: []graph.Change{
 		{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "Alice", EntityType: "p", Observations: []string{"secret"}}},
 		{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "Bob", EntityType: "p"}},
 	}}
-	rel := Record{ID: NewID(now, both.ID), Time: now, Tool: "create_relations", Changes: []graph.Change{
+	rel := graph.Record{ID: graph.NewID(now, both.ID), Time: now, Tool: "create_relations", Changes: []graph.Change{
 		{Kind: graph.RelationCreated, Relation: graph.Relation{From: "Bob", To: "Alice", RelationType: "knows"}}}}
 	other := record(now, "other")
-	other.ID = NewID(now, rel.ID)
-	if err := AppendFile(path, []Record{both, rel, other}, 0o644); err != nil {
+	other.ID = graph.NewID(now, rel.ID)
+	if err := AppendFile(path, []graph.Record{both, rel, other}, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(path, append(readFile(t, path), []byte("{garbled Alice\n")...), 0o644)

@@ -4,63 +4,26 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
-func record(t time.Time, tool string) Record {
-	return Record{ID: NewID(t, ""), Time: t.UTC().Truncate(time.Second), Tool: tool, Client: "c",
+func record(t time.Time, tool string) graph.Record {
+	return graph.Record{ID: graph.NewID(t, ""), Time: t.UTC().Truncate(time.Second), Tool: tool, Client: "c",
 		Changes: []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: tool, EntityType: "t", Observations: []string{"o"}}}}}
 }
 
-func tools(recs []Record) string {
+func tools(recs []graph.Record) string {
 	var out []string
 	for _, r := range recs {
 		out = append(out, r.Tool)
 	}
 	return strings.Join(out, " ")
-}
-
-// A record's line reads back as the record, members this server does not
-// know and times included.
-func TestLineRoundTrip(t *testing.T) {
-	r := Record{ID: NewID(time.Now(), ""), Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC), Tool: "delete_entities", Client: "Claude \"Desktop\"",
-		Changes: []graph.Change{
-			{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: "A", EntityType: "p", Observations: []string{"x", "y"}, Extra: []byte(`,"mood":"ok"`), Created: 100, Updated: 200, ObservedAt: []graph.Time{100, 150}}},
-			{Kind: graph.ObservationsAdded, Entity: graph.Entity{Name: "B", Observations: []string{"z"}, Updated: 300}},
-			{Kind: graph.ObservationsDeleted, Entity: graph.Entity{Name: "B", Observations: []string{"u", "v"}, Updated: 400, ObservedAt: []graph.Time{0, 350}}},
-			{Kind: graph.RelationDeleted, Relation: graph.Relation{From: "A", To: "B", RelationType: "r", Created: 120}},
-		}}
-	line := AppendLine(nil, &r)
-	got, err := Decode(line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, r) {
-		t.Errorf("read back\n%+v\nwant\n%+v\nfrom %s", got, r, line)
-	}
-}
-
-// Ids sort by time, and after the last one even when the clock gives the
-// same millisecond or goes back.
-func TestIDsSortAfterTheLast(t *testing.T) {
-	now := time.Now()
-	last := NewID(now, "")
-	for i := range 1000 {
-		id := NewID(now.Add(-time.Duration(i%3)*time.Millisecond), last)
-		if id <= last {
-			t.Fatalf("id %s after %s", id, last)
-		}
-		last = id
-	}
-	if later := NewID(now.Add(time.Hour), last); later <= last {
-		t.Errorf("an hour later: %s after %s", later, last)
-	}
 }
 
 // AppendFile cuts a torn last line and skips the records a move cut short
@@ -69,15 +32,15 @@ func TestAppendFileResumes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
 	now := time.Now()
 	a, b, c := record(now, "a"), record(now.Add(time.Second), "b"), record(now.Add(2*time.Second), "c")
-	if err := AppendFile(path, []Record{a}, 0o600); err != nil {
+	if err := AppendFile(path, []graph.Record{a}, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// A move of b and c killed after b and part of c.
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	f.Write(AppendLine(nil, &b))
-	f.Write(AppendLine(nil, &c)[:20])
+	f.Write(jsonl.AppendRecord(nil, &b))
+	f.Write(jsonl.AppendRecord(nil, &c)[:20])
 	f.Close()
-	if err := AppendFile(path, []Record{b, c}, 0o600); err != nil {
+	if err := AppendFile(path, []graph.Record{b, c}, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	recs, skipped, err := ReadFile(path, Filter{})
@@ -95,7 +58,7 @@ func TestAppendFileResumes(t *testing.T) {
 func TestTrim(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var recs []Record
+	var recs []graph.Record
 	for i := range 100 {
 		recs = append(recs, record(start.Add(time.Duration(i)*24*time.Hour), fmt.Sprintf("d%d", i)))
 	}
@@ -159,7 +122,7 @@ func TestInverse(t *testing.T) {
 	g.DeleteEntities([]string{"A"})
 	changes, _ := g.TakeChanges()
 	g.TrackChanges()
-	if conflicts := Undo(g, []Record{{Changes: changes}}); conflicts != nil {
+	if conflicts := Undo(g, []graph.Record{{Changes: changes}}); conflicts != nil {
 		t.Fatalf("conflicts %v", conflicts)
 	}
 	if after := content(); after != before {

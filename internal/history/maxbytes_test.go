@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // TestReadFileMaxBytes: a record bigger than Filter.MaxBytes comes by its
@@ -15,12 +16,12 @@ import (
 // Entity every record is decoded.
 func TestReadFileMaxBytes(t *testing.T) {
 	t0 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	big := Record{ID: NewID(t0, ""), Time: t0, Tool: "delete_entities", Client: "Cursor", Changes: []graph.Change{
+	big := graph.Record{ID: graph.NewID(t0, ""), Time: t0, Tool: "delete_entities", Client: "Cursor", Changes: []graph.Change{
 		{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: "Big", EntityType: "thing", Observations: []string{strings.Repeat("x", 5000)}}}}}
-	small := Record{ID: NewID(t0.Add(time.Second), big.ID), Time: t0.Add(time.Second), Tool: "delete_entities", Changes: []graph.Change{
+	small := graph.Record{ID: graph.NewID(t0.Add(time.Second), big.ID), Time: t0.Add(time.Second), Tool: "delete_entities", Changes: []graph.Change{
 		{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: "Small", EntityType: "thing"}}}}
 	path := filepath.Join(t.TempDir(), "memory.jsonl.history")
-	if err := os.WriteFile(path, AppendLine(AppendLine(nil, &big), &small), 0o600); err != nil {
+	if err := os.WriteFile(path, jsonl.AppendRecord(jsonl.AppendRecord(nil, &big), &small), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	recs, _, err := ReadFile(path, Filter{DeletesEntity: true, MaxBytes: 1000})

@@ -11,7 +11,7 @@ import (
 // memory the undo would leave (a relation the undo would add and remove
 // again is in neither), and the conflicts Undo would report. It runs the
 // undo on a copy of the part of g the records name, at time now.
-func Preview(g *graph.Graph, records []Record, now graph.Time) (effect []graph.Change, conflicts []string) {
+func Preview(g *graph.Graph, records []graph.Record, now graph.Time) (effect []graph.Change, conflicts []string) {
 	names := touched(records)
 	scratch := graph.New()
 	before := copyPart(g, scratch, names)
@@ -21,7 +21,7 @@ func Preview(g *graph.Graph, records []Record, now graph.Time) (effect []graph.C
 }
 
 // touched returns the entity names records name, relation ends included.
-func touched(records []Record) map[string]bool {
+func touched(records []graph.Record) map[string]bool {
 	names := map[string]bool{}
 	for i := range records {
 		for _, c := range records[i].Changes {

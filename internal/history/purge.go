@@ -11,6 +11,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/durable"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // Purger is a memory whose history can forget an entity: both stores.
@@ -24,7 +25,7 @@ type Purger interface {
 
 // Purge returns r without its changes that name entity (the entity's own
 // changes and its relations'), and whether it had any.
-func Purge(r Record, entity string) (Record, bool) {
+func Purge(r graph.Record, entity string) (graph.Record, bool) {
 	kept := make([]graph.Change, 0, len(r.Changes))
 	for _, c := range r.Changes {
 		if !names(c, entity) {
@@ -105,7 +106,7 @@ func purgeLine(line []byte, entity string, raw []byte) ([]byte, bool) {
 	if !bytes.Contains(line, raw) && !bytes.Contains(line, []byte(`\u`)) {
 		return line, false
 	}
-	rec, err := Decode(bytes.TrimRight(line, "\n"))
+	rec, err := jsonl.DecodeRecord(bytes.TrimRight(line, "\n"))
 	if err != nil {
 		// Unreadable: kept, unless it holds the name.
 		if bytes.Contains(line, raw) {
@@ -120,5 +121,5 @@ func purgeLine(line []byte, entity string, raw []byte) ([]byte, bool) {
 	case len(rec.Changes) == 0:
 		return nil, true
 	}
-	return AppendLine(nil, &rec), true
+	return jsonl.AppendRecord(nil, &rec), true
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // writeSpread writes a history file of about size bytes at path whose
@@ -22,19 +23,19 @@ func writeSpread(tb testing.TB, path string, size int64, days int, now time.Time
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	obs := []string{"Prefers short answers with the code first", "Works on the billing service", "Moved to Oslo in 2024"}
-	sample := Record{ID: NewID(now, ""), Time: now, Tool: "create_entities", Client: "Claude Desktop",
+	sample := graph.Record{ID: graph.NewID(now, ""), Time: now, Tool: "create_entities", Client: "Claude Desktop",
 		Changes: []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "Entity 000000", EntityType: "person", Observations: obs, Created: graph.TimeOf(now), Updated: graph.TimeOf(now)}}}}
-	n := int(size / int64(len(AppendLine(nil, &sample))))
+	n := int(size / int64(len(jsonl.AppendRecord(nil, &sample))))
 	start, step := now.Add(-time.Duration(days)*24*time.Hour), time.Duration(days)*24*time.Hour/time.Duration(n)
 	last := ""
 	var line []byte
 	for i := range n {
 		t := start.Add(time.Duration(i) * step)
 		r := sample
-		r.ID, r.Time = NewID(t, last), t.UTC().Truncate(time.Second)
+		r.ID, r.Time = graph.NewID(t, last), t.UTC().Truncate(time.Second)
 		r.Changes = []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: fmt.Sprintf("Entity %06d", i), EntityType: "person", Observations: obs, Created: graph.TimeOf(t), Updated: graph.TimeOf(t)}}}
 		last = r.ID
-		line = AppendLine(line[:0], &r)
+		line = jsonl.AppendRecord(line[:0], &r)
 		w.Write(line)
 	}
 	if err := w.Flush(); err != nil {
@@ -104,12 +105,12 @@ func BenchmarkRead30DaysHeaders(b *testing.B) {
 // check that it is a whole record (isRecordLine) beside the whole append.
 func BenchmarkAppendBigRecord(b *testing.B) {
 	now := time.Now()
-	r := Record{ID: NewID(now, ""), Time: now, Tool: "delete_entities"}
+	r := graph.Record{ID: graph.NewID(now, ""), Time: now, Tool: "delete_entities"}
 	for i := range 100000 {
 		r.Changes = append(r.Changes, graph.Change{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: fmt.Sprintf("Entity %06d", i), EntityType: "person",
 			Observations: []string{"Prefers short answers with the code first", "Works on the billing service", "Moved to Oslo in 2024", "Speaks four languages, Norwegian among them"}}})
 	}
-	line := AppendLine(nil, &r)
+	line := jsonl.AppendRecord(nil, &r)
 	b.Logf("record of %.1f MB", float64(len(line))/(1<<20))
 	b.Run("check", func(b *testing.B) {
 		b.SetBytes(int64(len(line)))

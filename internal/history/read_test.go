@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // readForward is the whole read ReadFile replaces: every line parsed,
 // oldest first; the model the backward reader is held to.
-func readForward(path string, f Filter) (records []Record, err error) {
+func readForward(path string, f Filter) (records []graph.Record, err error) {
 	file, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -32,7 +33,7 @@ func readForward(path string, f Filter) (records []Record, err error) {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
-			if rec, derr := Decode(line); derr == nil && f.Match(&rec) {
+			if rec, derr := jsonl.DecodeRecord(line); derr == nil && f.Match(&rec) {
 				if f.Headers {
 					rec.Changes = nil
 				}
@@ -73,7 +74,7 @@ func randomHistory(t *testing.T, rng *rand.Rand, path string) (times []time.Time
 			buf.WriteString("\n")
 			continue
 		case 2:
-			buf.WriteString(`{"id":"` + NewID(clock, last) + `","time":"garbage"}` + "\n")
+			buf.WriteString(`{"id":"` + graph.NewID(clock, last) + `","time":"garbage"}` + "\n")
 			continue
 		}
 		if rng.IntN(10) == 0 {
@@ -85,14 +86,14 @@ func randomHistory(t *testing.T, rng *rand.Rand, path string) (times []time.Time
 		if rng.IntN(50) == 0 {
 			obs[0] = string(bytes.Repeat([]byte("x"), readBlock+rng.IntN(readBlock))) // longer than a block
 		}
-		r := Record{ID: NewID(clock, last), Time: clock.Truncate(time.Second), Tool: "t", Client: clients[rng.IntN(len(clients))],
+		r := graph.Record{ID: graph.NewID(clock, last), Time: clock.Truncate(time.Second), Tool: "t", Client: clients[rng.IntN(len(clients))],
 			Changes: []graph.Change{{Kind: []graph.ChangeKind{graph.EntityCreated, graph.EntityDeleted}[rng.IntN(2)], Entity: graph.Entity{Name: names[rng.IntN(3)], EntityType: "p", Observations: obs}}}}
 		last = r.ID
-		buf.Write(AppendLine(nil, &r))
+		buf.Write(jsonl.AppendRecord(nil, &r))
 		times, ids = append(times, r.Time), append(ids, r.ID)
 	}
 	if rng.IntN(3) == 0 {
-		buf.WriteString(`{"id":"` + NewID(clock, last) + `","time":"2026-`) // torn
+		buf.WriteString(`{"id":"` + graph.NewID(clock, last) + `","time":"2026-`) // torn
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestReadFileAsWholeRead(t *testing.T) {
 	}
 }
 
-func summary(got, want []Record) string {
+func summary(got, want []graph.Record) string {
 	s := ""
 	for _, r := range got {
 		s += fmt.Sprintf("got  %s %s\n", r.ID, r.Time)
@@ -167,7 +168,7 @@ func TestReadFileCountsSkipped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	a, b := record(now, "a"), record(now.Add(time.Hour), "b")
-	data := string(AppendLine(nil, &a)) + "junk\n\n" + string(AppendLine(nil, &b)) + `{"id":"01`
+	data := string(jsonl.AppendRecord(nil, &a)) + "junk\n\n" + string(jsonl.AppendRecord(nil, &b)) + `{"id":"01`
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}

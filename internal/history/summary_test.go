@@ -2,7 +2,6 @@ package history
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,37 +29,9 @@ func TestSummary(t *testing.T) {
 	}
 }
 
-// LineOf keeps a record line with its id as it is, gives a line without
-// one the id Record derives, and refuses a line that is no record.
-func TestLineOf(t *testing.T) {
-	r := record(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "a")
-	line := AppendLine(nil, &r)
-	if got, ok := LineOf(line); !ok || string(got) != string(line) {
-		t.Errorf("LineOf(a record line) = %q, %v", got, ok)
-	}
-	old := []byte(`{"time":"2026-12-01T00:00:00Z","tool":"t","changes":[]}`)
-	got, ok := LineOf(old)
-	if !ok || lineID(got) == "" || !strings.HasSuffix(string(got), "\n") {
-		t.Errorf("LineOf(a line without id) = %q, %v", got, ok)
-	}
-	if again, _ := LineOf(old); string(again) != string(got) {
-		t.Errorf("a derived id changes: %q then %q", got, again)
-	}
-	if _, ok := LineOf([]byte(`{"changes":[{"op":"nope"}]}`)); ok {
-		t.Error("LineOf took a line with an unknown op")
-	}
-	if r.Short() != r.ID[12:] {
-		t.Errorf("Short %q of %q", r.Short(), r.ID)
-	}
-	if _, err := DecodeChanges([]byte(`[{"op":"createEntity"}]`)); err == nil {
-		t.Error("DecodeChanges took a createEntity without an entity")
-	}
-}
-
-// fileReader is the history file as a Reader.
 type fileReader string
 
-func (p fileReader) History(f Filter) ([]Record, error) {
+func (p fileReader) History(f Filter) ([]graph.Record, error) {
 	recs, _, err := ReadFile(string(p), f)
 	return Newest(recs), err
 }
@@ -69,11 +40,11 @@ func (p fileReader) History(f Filter) ([]Record, error) {
 func TestRecentWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	var recs []Record
+	var recs []graph.Record
 	last := ""
 	for _, ago := range []time.Duration{72 * time.Hour, 25 * time.Hour, time.Hour, time.Minute} {
 		r := record(now.Add(-ago), "w")
-		r.ID = NewID(now.Add(-ago), last)
+		r.ID = graph.NewID(now.Add(-ago), last)
 		last = r.ID
 		recs = append(recs, r)
 	}

@@ -64,7 +64,7 @@ func cascadeFirst(changes []graph.Change) []graph.Change {
 // the graph allows, and returns what it could not do as it was recorded
 // (the conflicts: the memory changed since). Run it inside one write with
 // the changes tracked: the undo is itself recorded.
-func Undo(g *graph.Graph, records []Record) (conflicts []string) {
+func Undo(g *graph.Graph, records []graph.Record) (conflicts []string) {
 	for i := range records {
 		for _, c := range Inverse(records[i].Changes) {
 			if msg := undoStep(g, c); msg != "" {

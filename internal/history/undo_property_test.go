@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // undoModel drives a graph with random writes and undos, each recorded as
@@ -20,9 +21,9 @@ type undoModel struct {
 	rnd     *rand.Rand
 	g       *graph.Graph
 	now     time.Time
-	records []Record // oldest first
-	after   []string // the content after each record
-	start   string   // the content before the first record
+	records []graph.Record // oldest first
+	after   []string       // the content after each record
+	start   string         // the content before the first record
 }
 
 // content is what undo must give back: every entity with its type, its
@@ -62,9 +63,9 @@ func (m *undoModel) write(tool string, fn func(g *graph.Graph) []string) []strin
 	if n := len(m.records); n > 0 {
 		last = m.records[n-1].ID
 	}
-	r := Record{ID: NewID(m.now, last), Time: m.now.UTC(), Tool: tool, Changes: changes}
+	r := graph.Record{ID: graph.NewID(m.now, last), Time: m.now.UTC(), Tool: tool, Changes: changes}
 	// As a store keeps it: the record read back from its line.
-	r, err := Decode(AppendLine(nil, &r))
+	r, err := jsonl.DecodeRecord(jsonl.AppendRecord(nil, &r))
 	if err != nil {
 		m.t.Fatal(err)
 	}

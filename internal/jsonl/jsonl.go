@@ -14,6 +14,9 @@
 // unchanged graph changes nothing; unlike the reference it ends every line,
 // the last one too, with "\n".
 //
+// It also writes and reads the line of a write's record (graph.Record), the
+// line of the file store's journal and of a history file (record.go).
+//
 // Times. This server also records when it wrote each fact, in members the
 // reference ignores, after the reference's members and before any other
 // member the line has:

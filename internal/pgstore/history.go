@@ -6,7 +6,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // historyTrimEvery is how many revisions apart a memory's history is
@@ -18,7 +20,7 @@ const historyTrimEvery = 100
 // SAVEPOINT and its RELEASE, so that a history that cannot be written
 // never fails the write (sendBatch). It returns the index of the SAVEPOINT
 // in the batch (-1: none).
-func (s *Store) queueHistory(b *pgx.Batch, rev int64, rec *history.Record) int {
+func (s *Store) queueHistory(b *pgx.Batch, rev int64, rec *graph.Record) int {
 	lim := *s.db.opts.History
 	trim := rev%historyTrimEvery == 0
 	if (lim.Off() || len(rec.Changes) == 0) && !trim {
@@ -28,7 +30,7 @@ func (s *Store) queueHistory(b *pgx.Batch, rev int64, rec *history.Record) int {
 	b.Queue("SAVEPOINT history")
 	memory := s.id.Load()
 	if !lim.Off() && len(rec.Changes) > 0 {
-		text := history.AppendChanges(nil, rec.Changes)
+		text := jsonl.AppendChanges(nil, rec.Changes)
 		b.Queue("INSERT INTO memory_history (memory_id, id, time, tool, client, changes, size) VALUES ($1, $2, $3, $4, $5, $6, $7)",
 			memory, rec.ID, rec.Time, rec.Tool, rec.Client, string(text), len(text))
 		if int64(len(text)) > lim.MaxBytes {
@@ -91,7 +93,7 @@ func (s *Store) sendBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, histAt i
 
 // History returns the records of the memory's history that f chooses,
 // newest first, at most f.Limit.
-func (s *Store) History(f history.Filter) ([]history.Record, error) {
+func (s *Store) History(f history.Filter) ([]graph.Record, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.db.opts.QueryTimeout)
 	defer cancel()
 	id, err := s.lookup(ctx)
@@ -108,7 +110,7 @@ func (s *Store) History(f history.Filter) ([]history.Record, error) {
 	if f.Limit > 0 {
 		page = int64(max(f.Limit, 100))
 	}
-	var out []history.Record
+	var out []graph.Record
 	for before := ""; ; {
 		n, last, err := s.historyPage(ctx, id, f, before, page, &out)
 		if err != nil {
@@ -128,7 +130,7 @@ func (s *Store) History(f history.Filter) ([]history.Record, error) {
 // rows of memory id's history (every row when page is nil) before the id
 // before (""; from the newest), and returns how many rows it read and the
 // last one's id.
-func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, before string, page any, out *[]history.Record) (int, string, error) {
+func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, before string, page any, out *[]graph.Record) (int, string, error) {
 	// Headers: the changes are not sent, nor decoded.
 	headers := f.Headers && f.Entity == "" && !f.DeletesEntity
 	// MaxBytes: the changes of a bigger row are not sent either.
@@ -146,7 +148,7 @@ func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, bef
 	defer rows.Close()
 	n, last := 0, ""
 	for rows.Next() {
-		var r history.Record
+		var r graph.Record
 		var changes string
 		var cut bool
 		if err := rows.Scan(&r.ID, &r.Time, &r.Tool, &r.Client, &cut, &changes); err != nil {
@@ -157,7 +159,7 @@ func (s *Store) historyPage(ctx context.Context, id int64, f history.Filter, bef
 		if cut {
 			match.DeletesEntity = false // the query chose it by its changes
 		} else if !headers {
-			if r.Changes, err = history.DecodeChanges([]byte(changes)); err != nil {
+			if r.Changes, err = jsonl.DecodeChanges([]byte(changes)); err != nil {
 				s.db.opts.Logf("memory %q: skipping an unreadable history record %s: %v", s.name, r.ID, err)
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
@@ -60,19 +61,19 @@ func purgeRows(ctx context.Context, tx pgx.Tx, id int64, entity string) (int, er
 	}
 	n := 0
 	for _, r := range found {
-		changes, err := history.DecodeChanges([]byte(r.changes))
+		changes, err := jsonl.DecodeChanges([]byte(r.changes))
 		if err != nil {
 			// Unreadable, and holding the name: it goes.
 			changes = nil
 		}
-		rec, changed := history.Purge(history.Record{Changes: changes}, entity)
+		rec, changed := history.Purge(graph.Record{Changes: changes}, entity)
 		switch {
 		case err == nil && !changed:
 			continue
 		case len(rec.Changes) == 0:
 			_, err = tx.Exec(ctx, `DELETE FROM memory_history WHERE memory_id = $1 AND id = $2`, id, r.id)
 		default:
-			text := history.AppendChanges(nil, rec.Changes)
+			text := jsonl.AppendChanges(nil, rec.Changes)
 			_, err = tx.Exec(ctx, `UPDATE memory_history SET changes = $3, size = $4 WHERE memory_id = $1 AND id = $2`, id, r.id, string(text), len(text))
 		}
 		if err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/history"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -214,7 +213,7 @@ func (s *Store) installLocked(base *state, c catchUp) bool {
 
 // Update runs the write w in one transaction: it locks the memory's row,
 // reads the memory again if another writer moved its revision, runs
-// w.Apply at the time it reads then (history.Apply), and writes what
+// w.Apply at the time it reads then (graph.Graph.Write), and writes what
 // changed, which it reports, with the write's history record. w.Apply
 // must validate before it changes anything: when it returns an error
 // nothing is written and the error is returned as it is. Other errors:
@@ -253,7 +252,7 @@ func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err er
 	defer s.mu.Unlock()
 	g := s.cur.g
 	before := g.Version()
-	rec, changed, _, err := history.Apply(g, w, time.Now(), func() string { return s.lastID })
+	rec, changed, _, err := g.Write(w, time.Now(), func() string { return s.lastID })
 	if err != nil {
 		if g.Version() != before {
 			s.loaded = false // w.Apply broke its contract; forget what it did
@@ -371,7 +370,7 @@ func (s *Store) catchUpLocking(ctx context.Context, tx pgx.Tx, rev int64) error 
 // removals, the notice to the other replicas and the history record rec.
 // It returns the batch and where the history's statements start (-1:
 // none).
-func (s *Store) queueWrite(g *graph.Graph, rev, next int64, rec *history.Record) (*pgx.Batch, int) {
+func (s *Store) queueWrite(g *graph.Graph, rev, next int64, rec *graph.Record) (*pgx.Batch, int) {
 	b := &pgx.Batch{}
 	id := s.id.Load()
 	queueChanges(b, "memory_entities", 'e', id, rev, syncTable(&s.cur.ents, g.Entities(), entityRows, &next))

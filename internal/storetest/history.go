@@ -201,7 +201,7 @@ func testHistoryLimit(t *testing.T, open Memory) {
 	if err != nil || len(all) != 131 {
 		t.Fatalf("the whole history: %d records, %v", len(all), err)
 	}
-	ids := func(recs []history.Record) string {
+	ids := func(recs []graph.Record) string {
 		var out []string
 		for _, r := range recs {
 			out = append(out, r.ID)
@@ -210,7 +210,7 @@ func testHistoryLimit(t *testing.T, open Memory) {
 	}
 	for _, c := range []struct {
 		f    history.Filter
-		want []history.Record
+		want []graph.Record
 	}{
 		{history.Filter{Limit: 3}, all[:3]},
 		{history.Filter{Limit: 200}, all},

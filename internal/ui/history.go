@@ -56,10 +56,10 @@ type historyEntry struct {
 	// Large: the write was too large to read here (Summary says so).
 	Large bool `json:"large,omitempty"`
 
-	rec *history.Record
+	rec *graph.Record
 }
 
-func entryOf(r *history.Record, entity string) historyEntry {
+func entryOf(r *graph.Record, entity string) historyEntry {
 	e := historyEntry{ID: r.ID, Time: r.Time.UTC().Format(time.RFC3339), Tool: r.Tool, Client: r.Client,
 		Summary: history.Summary(r.Changes), Observations: []string{}, Restorable: deletionOnly(r), rec: r,
 		Headline: headline(r.Changes), Undo: "mcp-server-memory undo " + r.Short()}
@@ -87,7 +87,7 @@ func entryOf(r *history.Record, entity string) historyEntry {
 // deletionOnly reports whether r only removed things: what the page
 // restores. (A write that also added, a rename or a merge, is undone with
 // the undo command, which says what it will change first.)
-func deletionOnly(r *history.Record) bool {
+func deletionOnly(r *graph.Record) bool {
 	for _, c := range r.Changes {
 		switch c.Kind {
 		case graph.EntityDeleted, graph.ObservationsDeleted, graph.RelationDeleted:
@@ -201,7 +201,7 @@ func (h *Handler) entityHistory(w http.ResponseWriter, name string) {
 }
 
 // listHistory lists the records, newest first as given, at most limit.
-func listHistory(recs []history.Record, entity string, limit int) historyAnswer {
+func listHistory(recs []graph.Record, entity string, limit int) historyAnswer {
 	a := historyAnswer{Records: []historyEntry{}}
 	for i := range recs {
 		if len(a.Records) == limit {
@@ -260,7 +260,7 @@ func (h *Handler) restoreFunc(id string, message *string) (func(*graph.Graph) er
 	if err != nil {
 		return nil, fmt.Errorf("reading the history: %w", err)
 	}
-	var rec *history.Record
+	var rec *graph.Record
 	for i := range recs {
 		if recs[i].ID == id {
 			rec = &recs[i]
@@ -273,7 +273,7 @@ func (h *Handler) restoreFunc(id string, message *string) (func(*graph.Graph) er
 		return nil, fmt.Errorf("the change %s did more than delete: undo it with mcp-server-memory undo %s, which says what it will change first", rec.Short(), rec.Short())
 	}
 	return func(g *graph.Graph) error {
-		conflicts := history.Undo(g, []history.Record{*rec})
+		conflicts := history.Undo(g, []graph.Record{*rec})
 		*message = "Restored: " + history.Summary(history.Inverse(rec.Changes)) + "."
 		if len(conflicts) > 0 {
 			*message += " The memory changed since: " + strings.Join(conflicts, "; ") + "."

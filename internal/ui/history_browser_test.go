@@ -44,7 +44,7 @@ func TestPageRestoresWhatWasDeleted(t *testing.T) {
 	waitFor(t, ctx, "the restore in the history, newest first, and the deletion undone", `document.querySelectorAll("#ehistory li").length === 2 && `+
 		`document.querySelector("#ehistory li").textContent.includes("page · + 1 observation on Alice “Speaks Russian”") && !document.querySelector("#ehistory button") && `+
 		`document.querySelector("#ehistory li:last-child").textContent.includes("(back in the memory)")`)
-	newest := func() history.Record {
+	newest := func() graph.Record {
 		t.Helper()
 		recs, err := other.History(history.Filter{})
 		if err != nil || len(recs) == 0 {

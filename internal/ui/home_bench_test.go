@@ -12,7 +12,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/history"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // bigDeletion writes a memory whose history holds one deletion of n
@@ -34,16 +34,16 @@ func bigDeletion(t testing.TB, n int) string {
 	}
 	var b []byte
 	id := ""
-	for i, r := range []history.Record{
+	for i, r := range []graph.Record{
 		{Tool: "create_entities", Changes: []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "Kept", EntityType: "thing", Observations: []string{"still here"}}}}},
 		{Tool: "delete_entities", Client: "Claude Desktop", Changes: changes},
 		{Tool: "delete_entities", Client: "Cursor", Changes: []graph.Change{{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: "Small", EntityType: "thing", Observations: []string{"one"}}}}},
 		{Tool: "add_observations", Changes: []graph.Change{{Kind: graph.ObservationsAdded, Entity: graph.Entity{Name: "Kept", Observations: []string{"more"}}}}},
 	} {
 		r.Time = now.Add(time.Duration(i-4) * time.Minute)
-		r.ID = history.NewID(r.Time, id)
+		r.ID = graph.NewID(r.Time, id)
 		id = r.ID
-		b = history.AppendLine(b, &r)
+		b = jsonl.AppendRecord(b, &r)
 	}
 	if err := os.WriteFile(path+".history", b, 0o600); err != nil {
 		t.Fatal(err)
