@@ -471,7 +471,28 @@ func quickStep(t *testing.T, rng *rand.Rand, g *Graph, m *model) string {
 		})
 		check("DeleteObservations", g.DeleteObservations(in), m.deleteObservations(in))
 		return fmt.Sprintf("DeleteObservations(%v)", in)
-	case op < 89:
+	case op < 88:
+		// As storage loads a file: a name seen again is merged.
+		e := ent(quickName(rng), pick(rng, quickTypes), quickList(rng, 6, func() string { return quickObservation(rng) })...)
+		me := m.entity(e.Name)
+		if me != nil && !slices.ContainsFunc(e.Observations, func(o string) bool { return !slices.Contains(me.Observations, o) }) {
+			// Storage merges without asking whether anything changed
+			// (Version moves): keep to loads that change the graph.
+			return "LoadEntity(nothing new)"
+		}
+		_, merged := g.LoadEntity(e)
+		check("LoadEntity merged", merged, me != nil)
+		if me == nil {
+			m.ents = append(m.ents, ent(e.Name, e.EntityType))
+			me = &m.ents[len(m.ents)-1]
+		}
+		for _, o := range e.Observations {
+			if !slices.Contains(me.Observations, o) {
+				me.Observations = append(me.Observations, o)
+			}
+		}
+		return fmt.Sprintf("LoadEntity(%s)", describe(Snapshot{Entities: []Entity{e}}))
+	case op < 90:
 		// As storage loads a file: the ends need not exist.
 		r := newRelation()
 		_, duplicate := g.LoadRelation(r)
