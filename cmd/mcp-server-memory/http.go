@@ -68,7 +68,8 @@ func memoryFlagProblem(cfg memoryconfig.Config, name, tokens string) string {
 // named memories of the tokens file (--tokens), reading it again on SIGHUP,
 // or the one memory, at /mcp and its page at /, behind the token of
 // MEMORY_HTTP_TOKEN or --http-token-file (none on a loopback address). Both
-// are one httpserver.Server; only what it serves differs.
+// are one httpserver.Config, made once: only its grants and memories
+// differ.
 func serveHTTP(ctx context.Context, logger *log.Logger, o options) (status int) {
 	o.limiter = newLimiter(o.env.Bounds)
 	cfg := httpserver.Config{Addr: o.addr, AllowedHosts: hostList(o.allowedHosts), Limits: o.limits, Logf: logger.Printf}
@@ -88,7 +89,7 @@ func serveHTTP(ctx context.Context, logger *log.Logger, o options) (status int) 
 	if s.status != 0 {
 		return s.status
 	}
-	hs, err := httpserver.New(s.one, cfg)
+	hs, err := httpserver.New(cfg)
 	if err != nil {
 		logger.Print(err)
 		return 2
@@ -98,13 +99,13 @@ func serveHTTP(ctx context.Context, logger *log.Logger, o options) (status int) 
 		logger.Print(err)
 		return 1
 	}
-	if cfg.Tokens != nil {
+	if s.tokens != nil {
 		// Listening before the first line of the log, which tells a
 		// test or a script that SIGHUP may come.
 		hup := make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)
 		defer signal.Stop(hup)
-		go reloadOnHangUp(ctx, hup, hs, cfg.Tokens, o.tokens, logger)
+		go reloadOnHangUp(ctx, hup, hs, s.tokens, o.tokens, logger)
 	}
 	logger.Print(s.announce(ln.Addr()))
 	if err := hs.Serve(ctx, ln); err != nil {
@@ -117,19 +118,23 @@ func serveHTTP(ctx context.Context, logger *log.Logger, o options) (status int) 
 
 // served is what serveHTTP serves, as oneMemory and namedMemories set it up.
 type served struct {
-	one      *server.Server // the one memory; nil for named memories
+	tokens   *access.File // the tokens file, read again on SIGHUP; nil for one memory
 	announce func(addr net.Addr) string
 	close    func() error // an error: the exit status is 1
 	status   int          // the exit status when it could not be set up; 0 when it was
 }
 
-// oneMemory opens the one memory, and sets its token and page in cfg.
+// oneMemory opens the one memory, and sets in cfg its token's grants (or
+// everyone's, without a token) and the memory with its page.
 func (o options) oneMemory(ctx context.Context, logger *log.Logger, cfg *httpserver.Config) served {
 	m, status := o.open(ctx, logger)
 	if m == nil {
 		return served{status: status}
 	}
 	token, err := httpserver.Token(o.env.HTTPToken, o.tokenFile)
+	if err == nil {
+		cfg.Grants, err = httpserver.SingleGrants(token)
+	}
 	if err != nil {
 		logger.Print(err)
 		return served{close: m.Close, status: 2}
@@ -138,8 +143,7 @@ func (o options) oneMemory(ctx context.Context, logger *log.Logger, cfg *httpser
 	// owner's, as the token is.
 	byMeaning := openMeaning(o.env, m, nil, logger.Printf)
 	o.logMeaning(logger, byMeaning != nil)
-	hm := o.httpMemory(logger, m.Store, "", m.Where, m.HidePaths, byMeaning)
-	cfg.Token, cfg.Page = token, hm.Page
+	cfg.Memories = httpserver.One(o.httpMemory(logger, m.Store, "", m.Where, m.HidePaths, byMeaning))
 	auth := "no token"
 	if token != "" {
 		auth = "bearer token required"
@@ -149,7 +153,7 @@ func (o options) oneMemory(ctx context.Context, logger *log.Logger, cfg *httpser
 		stopIndexing()
 		return m.Close()
 	}
-	return served{one: hm.Server, close: closeMemory, announce: func(addr net.Addr) string {
+	return served{close: closeMemory, announce: func(addr net.Addr) string {
 		return fmt.Sprintf("serving MCP Streamable HTTP at http://%s/mcp (%s), the memory's page at http://%s/; %s", addr, auth, addr, m.Where)
 	}}
 }
@@ -178,7 +182,7 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 	// One outage is logged once, and the recent queries' vectors are
 	// bounded, for all the memories together.
 	shared := meaning.NewShared()
-	cfg.Tokens = tokens
+	cfg.Grants = tokens
 	cfg.Memories = func(ctx context.Context, name string) (httpserver.Memory, error) {
 		m, err := memories.Open(ctx, name)
 		if err != nil {
@@ -192,7 +196,7 @@ func (o options) namedMemories(ctx context.Context, logger *log.Logger, cfg *htt
 		hm.Exists = m.Exists
 		return hm, nil
 	}
-	return served{close: func() error { memories.Close(); return nil }, announce: func(addr net.Addr) string {
+	return served{tokens: tokens, close: func() error { memories.Close(); return nil }, announce: func(addr net.Addr) string {
 		return fmt.Sprintf("serving named memories over MCP Streamable HTTP at http://%s/mcp/NAME (the memory %q at /mcp), memory NAME's page at http://%s/page/NAME/ (open /page/NAME/?token=TOKEN once); %d tokens from %s (SIGHUP reads it again); %s",
 			addr, access.DefaultMemory, addr, tokens.Len(), o.tokens, memories.Where)
 	}}

@@ -1,6 +1,8 @@
 // Package access decides which memories a bearer token may read or write
-// when one HTTP server serves several named memories (docs/design.md
-// §11).
+// on an HTTP server (docs/design.md §11): the grants of a tokens file, for
+// named memories, or those of a server of one memory, its one token's
+// (Single) or, without a token, everyone's (Everyone). A Source hands
+// them to the server, read again or not.
 //
 // A tokens file grants access, one grant a line:
 //
@@ -79,8 +81,26 @@ type grant struct {
 	label    string           // the holder's name in the history, or ""
 }
 
-// Grants is a parsed tokens file. The zero value grants nothing.
-type Grants struct{ grants []grant }
+// Grants is a parsed tokens file, or the grants of a server of one
+// memory. The zero value grants nothing.
+type Grants struct {
+	grants []grant
+	// only is the memory of a server of one memory (Single, Everyone), ""
+	// for a tokens file, whose lines name the memories.
+	only string
+	// everyone: anyone may write only, with a token or without (Everyone).
+	everyone bool
+}
+
+// Source is where a server's grants come from: fixed grants (*Grants), or
+// a tokens file that can be read again (*File).
+type Source interface {
+	// Grants returns the grants in force.
+	Grants() *Grants
+	// Reload reads the grants again. On error the grants in force stay as
+	// they were.
+	Reload() error
+}
 
 // invisibleRune returns the first character of s that changes how text
 // around it shows without showing itself: a bidirectional embedding,
@@ -175,8 +195,31 @@ func newGrant(token string) grant {
 func Single(token, memory string) *Grants {
 	gr := newGrant(token)
 	gr.memories[memory] = Write
-	return &Grants{grants: []grant{gr}}
+	return &Grants{grants: []grant{gr}, only: memory}
 }
+
+// Everyone grants everyone write access to one memory, with any token or
+// none: the --http server of a single memory on a loopback address
+// without a token, where whoever passed the Host and Origin checks may
+// read and change it.
+func Everyone(memory string) *Grants {
+	return &Grants{only: memory, everyone: true}
+}
+
+// Only returns the one memory of the grants of a server of one memory
+// (Single, Everyone), or "" for a tokens file's, whose memories are named
+// by the URL.
+func (g *Grants) Only() string { return g.only }
+
+// Open reports whether the grants need no credential: everyone may write
+// Only() (Everyone).
+func (g *Grants) Open() bool { return g.everyone }
+
+// Grants returns g: fixed grants are their own Source.
+func (g *Grants) Grants() *Grants { return g }
+
+// Reload refuses: fixed grants are read from no file.
+func (g *Grants) Reload() error { return errors.New("no tokens file to read again") }
 
 // Check tells what token may do with memory. Every grant is compared, so
 // the time taken does not tell which token nearly matched. A name that
@@ -201,6 +244,9 @@ func (g *Grants) CheckPageKey(key, memory string) Level {
 func (g *Grants) check(d [32]byte, of func(*grant) *[32]byte, memory string) Level {
 	if g == nil || ValidName(memory) != nil {
 		return None
+	}
+	if g.everyone && memory == g.only {
+		return Write
 	}
 	level := None
 	for i := range g.grants {
@@ -391,6 +437,9 @@ func (f *File) read() (*Grants, error) {
 func openPermissions(mode fs.FileMode) bool {
 	return runtime.GOOS != "windows" && mode.Perm()&0o077 != 0
 }
+
+// Grants returns the grants in force.
+func (f *File) Grants() *Grants { return f.cur.Load() }
 
 // Check tells what token may do with memory under the grants in force.
 func (f *File) Check(token, memory string) Level { return f.cur.Load().Check(token, memory) }

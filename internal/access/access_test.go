@@ -305,3 +305,48 @@ func TestLabels(t *testing.T) {
 		t.Error("a labelled line grants what it says")
 	}
 }
+
+// TestSources: the grants of a server of one memory name that memory and
+// are read from no file; everyone's need no credential, reach that memory
+// only and give it no label; a tokens file's name no one memory, and are
+// read again.
+func TestSources(t *testing.T) {
+	const token = "writer-0123456789abcdef"
+	open := Everyone(DefaultMemory)
+	for _, credential := range []string{"", token, "anything"} {
+		if open.Check(credential, DefaultMemory) != Write || open.CheckCookie(credential, DefaultMemory) != Write ||
+			open.CheckPageKey(credential, DefaultMemory) != Write {
+			t.Errorf("Everyone does not let %q write its memory", credential)
+		}
+		if open.Check(credential, "alpha") != None || open.Check(credential, "..") != None || open.Label(credential) != "" {
+			t.Errorf("Everyone grants %q more than its memory", credential)
+		}
+	}
+	one := Single(token, DefaultMemory)
+	if !open.Open() || one.Open() || open.Only() != DefaultMemory || one.Only() != DefaultMemory {
+		t.Errorf("Open/Only: everyone's %v %q, one token's %v %q", open.Open(), open.Only(), one.Open(), one.Only())
+	}
+	for _, fixed := range []Source{open, one} {
+		if fixed.Grants() != fixed || fixed.Reload() == nil {
+			t.Errorf("fixed grants %v: not their own source, or read again", fixed)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(path, []byte(token+" default write\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src Source = f
+	if g := src.Grants(); g.Open() || g.Only() != "" || g.Check(token, DefaultMemory) != Write || g.Check("", DefaultMemory) != None {
+		t.Error("a tokens file's grants are not its lines'")
+	}
+	if err := os.WriteFile(path, []byte(token+" default read\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Reload(); err != nil || src.Grants().Check(token, DefaultMemory) != Read {
+		t.Errorf("reload: %v, %v", err, src.Grants().Check(token, DefaultMemory))
+	}
+}

@@ -215,7 +215,7 @@ func TestSessionSilentAfterInitializeIsClosed(t *testing.T) {
 // another way ("bearer", extra spaces) is still the same token.
 func TestSessionCapSingleMemory(t *testing.T) {
 	const token = "single-memory-token-0123456789"
-	ts := startServer(t, httpserver.Config{Token: token, Limits: httpserver.Limits{MaxSessionsPerToken: 1}}, "")
+	ts := startServer(t, httpserver.Config{Grants: tokenGrants(t, token), Limits: httpserver.Limits{MaxSessionsPerToken: 1}}, "")
 	addr := strings.TrimPrefix(ts.base, "http://")
 	connect(t, ts.url, legacy, token, nil)
 	for _, auth := range []string{"Bearer " + token, "bearer  " + token + " "} {

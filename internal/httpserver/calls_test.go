@@ -43,7 +43,7 @@ func TestCallsPerTokenBound(t *testing.T) {
 			logs := testlog.OnFailure(t, "server log")
 			gate, entered := make(chan struct{}), make(chan struct{}, 1)
 			store := gatedStore{filestore.Open(file, filestore.Options{Logf: logs.Printf}), entered, gate}
-			ts := startServerOn(t, httpserver.Config{Limits: httpserver.Limits{MaxCallsPerToken: 1}}, store, file, logs)
+			ts := startServerOn(t, httpserver.Config{Limits: httpserver.Limits{MaxCallsPerToken: 1}}, nil, store, file, logs)
 			cs := connect(t, ts.url, version, "", nil)
 			ctx := context.Background()
 			first := make(chan error, 1)

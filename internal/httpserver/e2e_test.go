@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/access"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/httpserver"
@@ -50,31 +51,53 @@ type testServer struct {
 }
 
 // startServer serves a fresh memory file (or cfg's file, when given) over
-// HTTP on a free loopback port until the test ends.
+// HTTP on a free loopback port until the test ends: a server of one
+// memory, behind cfg's grants (none: everyone's, as without a token).
 func startServer(t *testing.T, cfg httpserver.Config, file string) *testServer {
+	t.Helper()
+	return startPaged(t, cfg, nil, file)
+}
+
+// startPaged serves the memory as startServer does, with its web page.
+func startPaged(t *testing.T, cfg httpserver.Config, page httpserver.Page, file string) *testServer {
 	t.Helper()
 	if file == "" {
 		file = filepath.Join(t.TempDir(), "memory.jsonl")
 	}
 	logs := testlog.OnFailure(t, "server log")
-	return startServerOn(t, cfg, filestore.Open(file, filestore.Options{Logf: logs.Printf}), file, logs)
+	return startServerOn(t, cfg, page, filestore.Open(file, filestore.Options{Logf: logs.Printf}), file, logs)
 }
 
-// startServerOn serves store, the memory file file, as startServer does.
-func startServerOn(t *testing.T, cfg httpserver.Config, store graph.Store, file string, logs *testlog.Buffer) *testServer {
+// startServerOn serves store, the memory file file, as startPaged does.
+func startServerOn(t *testing.T, cfg httpserver.Config, page httpserver.Page, store graph.Store, file string, logs *testlog.Buffer) *testServer {
 	t.Helper()
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
+	if cfg.Grants == nil {
+		cfg.Grants = tokenGrants(t, "")
+	}
 	cfg.Logf = logs.Printf
 	mem := server.New(store, server.Options{Version: "test", WatchInterval: watchEvery, Logf: logs.Printf, HidePaths: []string{file}})
-	hs, err := httpserver.New(mem, cfg)
+	cfg.Memories = httpserver.One(httpserver.Memory{Server: mem, Page: page})
+	hs, err := httpserver.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr, stop := testserver.Serve(t, hs)
 	base := "http://" + addr
 	return &testServer{url: base + "/mcp", base: base, file: file, logs: logs, stop: stop}
+}
+
+// tokenGrants are the grants of a server of one memory with token ("":
+// none).
+func tokenGrants(t *testing.T, token string) access.Source {
+	t.Helper()
+	g, err := httpserver.SingleGrants(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // connect opens a client session at the given protocol version: 2026-07-28
@@ -285,7 +308,7 @@ func post(t *testing.T, url string, body []byte, edit func(*http.Request)) *http
 var initialize = []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 
 func TestAuthentication(t *testing.T) {
-	ts := startServer(t, httpserver.Config{Token: testToken}, "")
+	ts := startServer(t, httpserver.Config{Grants: tokenGrants(t, testToken)}, "")
 	for _, tc := range []struct {
 		name, header string
 		wantStatus   int
@@ -339,22 +362,25 @@ func TestAuthentication(t *testing.T) {
 func TestRefusesUnsafeConfigurations(t *testing.T) {
 	mem := server.New(filestore.Open(filepath.Join(t.TempDir(), "m.jsonl"), filestore.Options{}), server.Options{})
 	for _, tc := range []struct {
-		cfg     httpserver.Config
-		errText string // "" means accepted
+		addr, token string
+		errText     string // "" means accepted
 	}{
-		{httpserver.Config{Addr: "0.0.0.0:0"}, "without a token"},
-		{httpserver.Config{Addr: "192.0.2.1:8080"}, "without a token"},
-		{httpserver.Config{Addr: "0.0.0.0:0", Token: "short"}, "at least 16"},
-		{httpserver.Config{Addr: "127.0.0.1:0", Token: "short"}, "at least 16"},
-		{httpserver.Config{Addr: "0.0.0.0:0", Token: testToken}, ""},
-		{httpserver.Config{Addr: "8080"}, ""},
+		{"0.0.0.0:0", "", "without a token"},
+		{"192.0.2.1:8080", "", "without a token"},
+		{"0.0.0.0:0", "short", "at least 16"},
+		{"127.0.0.1:0", "short", "at least 16"},
+		{"0.0.0.0:0", testToken, ""},
+		{"8080", "", ""},
 	} {
-		_, err := httpserver.New(mem, tc.cfg)
+		grants, err := httpserver.SingleGrants(tc.token)
+		if err == nil {
+			_, err = httpserver.New(httpserver.Config{Addr: tc.addr, Grants: grants, Memories: httpserver.One(httpserver.Memory{Server: mem})})
+		}
 		switch {
 		case tc.errText == "" && err != nil:
-			t.Errorf("New(%+v): %v", tc.cfg, err)
+			t.Errorf("New(%s, token %q): %v", tc.addr, tc.token, err)
 		case tc.errText != "" && (err == nil || !strings.Contains(err.Error(), tc.errText)):
-			t.Errorf("New(%+v) error = %v, want one saying %q", tc.cfg, err, tc.errText)
+			t.Errorf("New(%s, token %q) error = %v, want one saying %q", tc.addr, tc.token, err, tc.errText)
 		}
 	}
 }
@@ -818,7 +844,7 @@ func TestPageBehindToken(t *testing.T) {
 	const token = "page-token-0123456789abcdef"
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
 	page := ui.NewHandler(filestore.Open(file, filestore.Options{}), file, ui.Options{MayEdit: httpserver.MayEdit, Logf: t.Logf})
-	srv := startServer(t, httpserver.Config{Token: token, Page: page}, file)
+	srv := startPaged(t, httpserver.Config{Grants: tokenGrants(t, token)}, page, file)
 	get := func(path string, edit func(*http.Request)) (int, string) {
 		req, _ := http.NewRequest("GET", srv.base+path, nil)
 		if edit != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -27,33 +26,15 @@ import (
 //   - A server of one memory is the same server with one memory,
 //     "default", and one grant: its token may write it (access.Single).
 //     Any refusal is 401 there, as a server of one token has nothing to
-//     hide. Without a token (a loopback address) everyone who passed the
-//     Host and Origin checks may write it.
+//     hide (shape.go). Without a token (a loopback address) the grant is
+//     everyone's (access.Everyone): whoever passed the Host and Origin
+//     checks may write it.
 //
 // A read grant reaches the tool handlers as the go-sdk's
 // RequestExtra.TokenInfo with the one scope "read", which the go-sdk takes
 // from the HTTP request's context (auth.RequireBearerToken puts it there),
 // and write tools refuse it (internal/server); a write grant needs no
 // token information. Nothing a client sends can set it.
-
-const (
-	namedForbidden    = "Forbidden: this token does not give access to this memory\n"
-	namedUnauthorized = "Unauthorized: send a token as Authorization: Bearer <token> (a memory's web page: open /page/NAME/?token=<token> once)\n"
-	// The refusals of a server of one memory.
-	singleUnauthorized     = "Unauthorized: send the server's token as Authorization: Bearer <token>\n"
-	singlePageUnauthorized = "Unauthorized. Open /?token=YOUR_TOKEN once (the token the server was started with).\n"
-	challenge              = `Bearer realm="mcp-server-memory"`
-)
-
-// grants are what the gate checks a credential against: the tokens file,
-// or the one token of a server of one memory (access.Single).
-type grants interface {
-	Check(token, memory string) access.Level
-	CheckCookie(value, memory string) access.Level
-	CheckPageKey(key, memory string) access.Level
-	Label(token string) string
-	PageKeyLabel(key string) string
-}
 
 // grantKey carries the grant that admit passed (a grant) to the memory's
 // page (MayEdit).
@@ -74,28 +55,28 @@ type credential struct {
 	label      string    // the tokens file's label of a bearer token, or ""
 	bearer     bool      // an Authorization header
 	queryToken bool      // a page's first visit: the token in ?token=
-	open       bool      // no token to prove: a server of one memory without one
+	open       bool      // no token to prove: the grants are everyone's (access.Everyone)
 }
 
 // credential returns the credential r carries: the Authorization header;
 // for a page (page true) also, on a GET, the token in ?token= (a first
 // visit), else the page's cookie.
 func (s *Server) credential(r *http.Request, page bool) credential {
-	if s.grants == nil {
-		return credential{check: func(string) access.Level { return access.Write }, open: true}
+	g := s.cfg.Grants.Grants // each call: the grants in force
+	if g().Open() {
+		return credential{check: func(memory string) access.Level { return g().Check("", memory) }, open: true}
 	}
-	g := s.grants
 	if header := r.Header.Get("Authorization"); header != "" {
 		token, ok := bearerToken(header)
 		label := ""
 		if ok {
-			label = g.Label(token)
+			label = g().Label(token)
 		}
 		return credential{bearer: true, label: label, check: func(memory string) access.Level {
 			if !ok {
 				return access.None
 			}
-			return g.Check(token, memory)
+			return g().Check(token, memory)
 		}}
 	}
 	if !page {
@@ -103,10 +84,10 @@ func (s *Server) credential(r *http.Request, page bool) credential {
 	}
 	if r.Method == http.MethodGet && r.URL.Query().Has("token") {
 		token := r.URL.Query().Get("token")
-		return credential{queryToken: true, check: func(memory string) access.Level { return g.Check(token, memory) }}
+		return credential{queryToken: true, check: func(memory string) access.Level { return g().Check(token, memory) }}
 	}
 	if c, err := r.Cookie(pageCookie); err == nil {
-		return credential{check: func(memory string) access.Level { return g.CheckCookie(c.Value, memory) }}
+		return credential{check: func(memory string) access.Level { return g().CheckCookie(c.Value, memory) }}
 	}
 	return credential{}
 }
@@ -121,34 +102,14 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, name string, c cr
 	if level != access.None && access.ValidName(name) == nil {
 		return level, true
 	}
-	switch {
-	case s.cfg.Tokens == nil && page:
-		writeFixed(w, http.StatusUnauthorized, singlePageUnauthorized)
-	case s.cfg.Tokens == nil:
-		ch := challenge
-		if _, ok := bearerToken(r.Header.Get("Authorization")); ok {
-			ch += `, error="invalid_token"`
-		}
-		w.Header().Set("WWW-Authenticate", ch)
-		writeFixed(w, http.StatusUnauthorized, singleUnauthorized)
-	case c.check == nil:
-		w.Header().Set("WWW-Authenticate", challenge)
-		writeFixed(w, http.StatusUnauthorized, namedUnauthorized)
-	default:
-		writeFixed(w, http.StatusForbidden, namedForbidden)
-	}
+	s.refuse(w, r, c, page)
 	return access.None, false
 }
 
-// serveMCP serves a request for a memory's MCP endpoint: /mcp is the
-// memory "default", /mcp/NAME memory NAME.
+// serveMCP serves a request for a memory's MCP endpoint (mcpMemory names
+// it).
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
-	name := access.DefaultMemory
-	if rest, ok := strings.CutPrefix(r.URL.EscapedPath(), "/mcp/"); ok {
-		name = rest // still escaped: "%2e%2e" is no valid name
-	} else if r.URL.Path != "/mcp" {
-		name = r.URL.Path // "/mcp/..." escaped oddly: refused below
-	}
+	name := s.mcpMemory(r)
 	c := s.credential(r, false)
 	level, ok := s.admit(w, r, name, c, false)
 	if !ok {
@@ -211,15 +172,13 @@ func (s *Server) track(r *openRequest) (done func()) {
 	}
 }
 
-// ReloadTokens reads the tokens file again (on SIGHUP) and ends the
-// requests in progress, event streams included, whose token the new grants
-// no longer give their memory. When the file cannot be read or parsed, the
-// grants in force stay as they were and the error says why.
+// ReloadTokens reads the grants again (Config.Grants: the tokens file, on
+// SIGHUP) and ends the requests in progress, event streams included, whose
+// token the new grants no longer give their memory. When the file cannot
+// be read or parsed, or the grants are read from no file, the grants in
+// force stay as they were and the error says why.
 func (s *Server) ReloadTokens() error {
-	if s.cfg.Tokens == nil {
-		return errors.New("no tokens file to read again")
-	}
-	if err := s.cfg.Tokens.Reload(); err != nil {
+	if err := s.cfg.Grants.Reload(); err != nil {
 		return err
 	}
 	s.mu.Lock()

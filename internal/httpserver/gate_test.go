@@ -22,8 +22,8 @@ func TestGateRefusals(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "memory.jsonl")
 		return ui.NewHandler(filestore.Open(file, filestore.Options{}), file, ui.Options{MayEdit: httpserver.MayEdit, Logf: t.Logf})
 	}
-	one := startServer(t, httpserver.Config{Token: token, Page: onePage(t)}, "")
-	open := startServer(t, httpserver.Config{Page: onePage(t)}, "")
+	one := startPaged(t, httpserver.Config{Grants: tokenGrants(t, token)}, onePage(t), "")
+	open := startPaged(t, httpserver.Config{}, onePage(t), "")
 	ns := startNamed(t, teamTokens)
 
 	const (

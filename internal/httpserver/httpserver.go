@@ -26,12 +26,13 @@
 //     error messages name no directory (internal/server sees to that for
 //     every request that arrives over HTTP).
 //
-// With a tokens file (Config.Tokens) the server serves named memories
-// instead: memory NAME at /mcp/NAME and its web page at /page/NAME/, each
-// behind the grants of the file. Either way there is one way in: a server
-// of one memory is the server of named memories with one memory and one
-// grant, and every request for a memory, MCP or page, passes the same gate
-// (admit, gate.go) and page login (page.go).
+// With the grants of a tokens file (Config.Grants) the server serves named
+// memories instead: memory NAME at /mcp/NAME and its web page at
+// /page/NAME/, each behind the grants of the file. Either way there is one
+// way in: a server of one memory is the server of named memories with one
+// memory and one grant, and every request for a memory, MCP or page,
+// passes the same gate (admit, gate.go) and page login (page.go); what
+// differs follows from the grants (shape.go).
 //
 // Serve shuts down gracefully when its context ends: it stops accepting,
 // ends event streams, lets in-flight tool calls finish (so every write a
@@ -77,8 +78,6 @@ const (
 	// page on one per open tab.
 	DefaultMaxStreams         = 1024
 	DefaultMaxStreamsPerToken = 64
-	// MinTokenLength keeps guessable tokens out: 32 hex digits is 128 bits.
-	MinTokenLength = 16
 
 	maxHeaderBytes = 64 << 10
 	// drainGrace is how long tool calls still running after a forced
@@ -86,16 +85,12 @@ const (
 	drainGrace = 2 * time.Second
 )
 
-// Config configures a Server. Only Addr is required.
+// Config configures a Server: what it serves, to whom, and how. Addr,
+// Grants and Memories are required.
 type Config struct {
 	// Addr is the --http address: a port ("8080" or ":8080", which bind
 	// 127.0.0.1) or HOST:PORT ("0.0.0.0:8080", "[::1]:8080", "myhost:8080").
 	Addr string
-	// Token, when set, is the one grant of a server of one memory: it may
-	// write it, and is required as "Authorization: Bearer <Token>" on every
-	// /mcp request (the page also takes its cookie). It is mandatory unless
-	// Addr is loopback.
-	Token string
 	// AllowedHosts are host names (ports ignored) accepted in the Host and
 	// Origin headers besides loopback names and the bound host: the names
 	// clients use to reach the server, e.g. behind a reverse proxy.
@@ -106,20 +101,23 @@ type Config struct {
 	// Logf receives the access log and notices; nil discards them (the
 	// command hands down its one logger).
 	Logf func(format string, args ...any)
-	// Page, when set, is served at / behind the same Host and Origin
-	// checks and the same gate as /mcp: the memory's web page
-	// (internal/ui), which learns from MayEdit whether a request may edit
-	// (page.go).
-	Page Page
-	// Tokens, with Memories, serves named memories (docs/design.md §11): memory
-	// NAME at /mcp/NAME and the memory "default" at /mcp, and memory
-	// NAME's web page at /page/NAME/ (page.go), each reached only by the
-	// tokens the file grants it. It replaces Token; New's mem is then nil,
-	// and there is no Page.
-	Tokens *access.File
+	// Grants say who may do what with which memory (docs/design.md §11),
+	// and so where the memories are:
+	//
+	//   - a tokens file's (access.File, read again by ReloadTokens): named
+	//     memories, memory NAME at /mcp/NAME and the memory "default" at
+	//     /mcp, and memory NAME's web page at /page/NAME/ (page.go);
+	//   - the grants of a server of one memory (SingleGrants: its token's,
+	//     or on a loopback address without a token everyone's): that memory
+	//     at /mcp, and its page at every other path.
+	//
+	// Every credential is checked against them, on every /mcp request and
+	// every page request (the page also takes its cookie).
+	Grants access.Source
 	// Memories returns memory NAME (a name access.ValidName accepts), the
 	// first time a request granted that memory arrives; the Server keeps
-	// it. An error answers that request with 503.
+	// it. An error answers that request with 503. The memory of a server
+	// of one memory is opened by New, and kept open (One).
 	Memories func(ctx context.Context, name string) (Memory, error)
 }
 
@@ -130,8 +128,9 @@ type Page interface {
 	Close()
 }
 
-// Memory is one named memory: its MCP server and, when it has one, its web
-// page. Page learns the grant of each request from MayEdit; the two share
+// Memory is one memory: its MCP server and, when it has one, its web page
+// (none: no page, 404). Page learns the grant of each request from
+// MayEdit; the two share
 // the memory's store, whose Watch reports every write, so that each hears
 // the other's.
 type Memory struct {
@@ -148,10 +147,10 @@ type Memory struct {
 type Server struct {
 	cfg  Config
 	addr listenAddr
-	// grants are what admit checks a credential against: the tokens file,
-	// or the one token of a server of one memory; nil for one memory
-	// without a token, which everyone may write.
-	grants  grants
+	// one is the memory of a server of one memory (Config.Grants), ""
+	// for named memories: what differs between them follows from it
+	// (shape.go).
+	one     string
 	handler http.Handler
 	// The go-sdk handlers' options, for each memory's endpoint.
 	sessionsOpts, statelessOpts mcp.StreamableHTTPOptions
@@ -189,46 +188,42 @@ type endpoint struct {
 	readOnly http.Handler
 
 	// Guarded by Server.mu (memories.go).
-	pinned    bool      // the one memory of a server without a tokens file: never closed
+	pinned    bool      // the memory of a server of one memory: never closed
 	users     int       // requests using it
 	lastUsed  time.Time // when the last request ended
 	stopWatch context.CancelFunc
 }
 
-// New returns a Server for mem, or with a tokens file (Config.Tokens) for
-// the memories of Config.Memories. It refuses a configuration that would
-// expose a memory: a non-loopback address without a token, or a token too
-// short to resist guessing.
+// New returns a Server for the memories of Config.Memories behind
+// Config.Grants. It refuses a configuration that would expose a memory: a
+// non-loopback address whose grants need no token.
 //
 // A server of one memory is the server of named memories with one memory,
-// "default", always open, and one grant, its token's (none without a
-// token): the same gate (admit) and the same page login for both, only the
-// addresses differ (its page is at /).
-func New(mem *server.Server, cfg Config) (*Server, error) {
+// always open, and its grants: the same gate (admit) and the same page
+// login for both; only the addresses and the refusals' words differ
+// (shape.go).
+func New(cfg Config) (*Server, error) {
 	addr, err := resolveAddr(cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.check(mem, addr); err != nil {
+	if err := cfg.check(addr); err != nil {
 		return nil, err
 	}
 	cfg.setDefaults()
-	s := &Server{cfg: cfg, addr: addr, endpoints: map[string]*endpoint{}, opening: map[string]*opening{}}
+	s := &Server{cfg: cfg, addr: addr, one: cfg.Grants.Grants().Only(), endpoints: map[string]*endpoint{}, opening: map[string]*opening{}}
 	s.sessions = newSessionLimits(cfg.MaxSessions, cfg.MaxSessionsPerToken, s.liveSessions)
 	s.streamCaps = newStreamLimits(cfg.MaxStreams, cfg.MaxStreamsPerToken)
 	s.callCaps = newCallLimits(cfg.MaxCallsPerToken)
 	s.streams, s.stopStreams = context.WithCancel(context.Background())
 	s.sessionsOpts, s.statelessOpts = sdkOptions(cfg)
-	switch {
-	case cfg.Tokens != nil:
-		s.grants = cfg.Tokens
-	case cfg.Token != "":
-		s.grants = access.Single(cfg.Token, access.DefaultMemory)
-	}
-	if mem != nil {
-		ep := s.newEndpoint(mem)
-		ep.name, ep.page, ep.pinned = access.DefaultMemory, cfg.Page, true
-		s.endpoints[access.DefaultMemory] = ep
+	if s.one != "" {
+		ep, err := s.openMemory(context.Background(), s.one)
+		if err != nil {
+			return nil, err
+		}
+		ep.pinned = true
+		s.endpoints[s.one] = ep
 	}
 	s.handler = accessLog(cfg.Logf, closeUnreadBodies(s.routes()))
 	return s, nil
@@ -236,22 +231,13 @@ func New(mem *server.Server, cfg Config) (*Server, error) {
 
 // check refuses a Config that does not say what to serve, or that would
 // expose a memory.
-func (cfg *Config) check(mem *server.Server, addr listenAddr) error {
-	named := cfg.Tokens != nil
+func (cfg *Config) check(addr listenAddr) error {
 	switch {
-	case named && (cfg.Memories == nil || mem != nil):
-		return errors.New("httpserver: a tokens file serves the memories of Config.Memories, and no single memory")
-	case named && cfg.Token != "":
-		return errors.New("both a tokens file and a single HTTP token are set; use one")
-	case named && cfg.Page != nil:
-		return errors.New("httpserver: with a tokens file each memory has its own page (Memory.Page at /page/NAME/), and Config.Page is not used")
-	case !named && mem == nil:
+	case cfg.Grants == nil:
+		return errors.New("httpserver: no grants (Config.Grants): nobody could reach a memory")
+	case cfg.Memories == nil:
 		return errors.New("httpserver: no memory to serve")
-	}
-	if cfg.Token != "" && len(cfg.Token) < MinTokenLength {
-		return fmt.Errorf("the HTTP token is %d characters; use at least %d (for example: openssl rand -hex 32)", len(cfg.Token), MinTokenLength)
-	}
-	if cfg.Token == "" && !named && !addr.loopback {
+	case cfg.Grants.Grants().Open() && !addr.loopback:
 		return fmt.Errorf("refusing to serve on %s without a token: anyone who can reach it could read and change the memory. Set MEMORY_HTTP_TOKEN or --http-token-file, or bind a loopback address (a bare port such as 8080 binds 127.0.0.1)", addr.hostPort)
 	}
 	return nil
@@ -294,37 +280,6 @@ func sdkOptions(cfg Config) (sessions, stateless mcp.StreamableHTTPOptions) {
 	// waiting for the file lock is abandoned, never half-done.
 	stateless.PropagateRequestCancellation = true
 	return sessions, stateless
-}
-
-// routes sends each request to its memory's MCP endpoint (serveMCP) or
-// page (servePage), both behind the Host and Origin checks, or to
-// /healthz. A server of one memory has its endpoint at /mcp and its page
-// at every other path. With a tokens file, every path under /mcp and /page
-// goes to serveMCP and servePage before ServeMux could clean it
-// ("/mcp/../x" would be redirected): a name that is not a memory's gets
-// the same 403 as a memory the token does not reach.
-func (s *Server) routes() http.Handler {
-	policy := newHostPolicy(s.addr, s.cfg.AllowedHosts)
-	mcpHandler, pageHandler := policy.guard(http.HandlerFunc(s.serveMCP)), policy.guard(http.HandlerFunc(s.servePage))
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", healthz)
-	if s.cfg.Tokens == nil {
-		mux.Handle("/mcp", mcpHandler)
-		if s.cfg.Page != nil {
-			mux.Handle("/", pageHandler)
-		}
-		return mux
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") || strings.HasPrefix(r.URL.EscapedPath(), "/mcp/"):
-			mcpHandler.ServeHTTP(w, r)
-		case isPagePath(r):
-			pageHandler.ServeHTTP(w, r)
-		default:
-			mux.ServeHTTP(w, r)
-		}
-	})
 }
 
 // newEndpoint builds the handlers that serve mem.
@@ -560,6 +515,26 @@ type logfWriter func(format string, args ...any)
 func (f logfWriter) Write(p []byte) (int, error) {
 	f("%s", strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
+}
+
+// SingleGrants are the grants of a server of one memory, the memory
+// "default": its token may write it, or without a token (token "")
+// everyone may, which New accepts on a loopback address only. It refuses
+// a token too short to resist guessing.
+func SingleGrants(token string) (access.Source, error) {
+	switch {
+	case token == "":
+		return access.Everyone(access.DefaultMemory), nil
+	case len(token) < access.MinTokenLength:
+		return nil, fmt.Errorf("the HTTP token is %d characters; use at least %d (for example: openssl rand -hex 32)", len(token), access.MinTokenLength)
+	}
+	return access.Single(token, access.DefaultMemory), nil
+}
+
+// One is the Config.Memories of a server of one memory: m, which New
+// opens once and never closes.
+func One(m Memory) func(context.Context, string) (Memory, error) {
+	return func(context.Context, string) (Memory, error) { return m, nil }
 }
 
 // Token returns the bearer token from the MEMORY_HTTP_TOKEN value or from

@@ -32,7 +32,12 @@ func serveForLimits(t *testing.T, token string) string {
 	t.Helper()
 	quiet := func(string, ...any) {}
 	store := filestore.Open(filepath.Join(t.TempDir(), "memory.jsonl"), filestore.Options{Logf: quiet})
-	hs, err := New(server.New(store, server.Options{Version: "test", Logf: quiet}), Config{Addr: "127.0.0.1:0", Token: token, Logf: quiet})
+	grants, err := SingleGrants(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := Memory{Server: server.New(store, server.Options{Version: "test", Logf: quiet})}
+	hs, err := New(Config{Addr: "127.0.0.1:0", Grants: grants, Memories: One(mem), Logf: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

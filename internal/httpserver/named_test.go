@@ -93,11 +93,11 @@ func startNamedWith(t *testing.T, tokens string, open func(ctx context.Context, 
 			return m, nil
 		}
 	}
-	cfg := httpserver.Config{Addr: "127.0.0.1:0", Logf: ns.logs.Printf, Tokens: ns.file, Memories: open}
+	cfg := httpserver.Config{Addr: "127.0.0.1:0", Logf: ns.logs.Printf, Grants: ns.file, Memories: open}
 	for _, tweak := range tweaks {
 		tweak(&cfg)
 	}
-	hs, err := httpserver.New(nil, cfg)
+	hs, err := httpserver.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,18 +71,11 @@ func isPagePath(r *http.Request) bool {
 	return r.URL.Path == "/page" || strings.HasPrefix(r.URL.Path, pagePrefix) || strings.HasPrefix(r.URL.EscapedPath(), pagePrefix)
 }
 
-// servePage serves a request for a memory's page: with a tokens file,
-// /page/NAME/... is memory NAME's; a server of one memory serves its page at
-// every path that is not another's (/mcp, /healthz).
+// servePage serves a request for a memory's page (pageMemory names it):
+// /page/NAME/... is memory NAME's; a server of one memory serves its page
+// at every path that is not another's (/mcp, /healthz).
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
-	name, prefix, below := access.DefaultMemory, "", true
-	if s.cfg.Tokens != nil {
-		name, below = "", false
-		if rest, ok := strings.CutPrefix(r.URL.EscapedPath(), pagePrefix); ok {
-			name, _, below = strings.Cut(rest, "/") // still escaped: "%2e%2e" is no valid name
-		}
-		prefix = pagePrefix + name
-	}
+	name, prefix, below := s.pageMemory(r)
 	c := s.credential(r, true)
 	level, ok := s.admit(w, r, name, c, true)
 	if !ok {
@@ -107,10 +100,11 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	l := login{bearer: c.bearer, open: c.open, label: c.label}
 	if !c.open {
+		g := s.cfg.Grants.Grants()
 		key := r.Header.Get(PageKeyHeader)
-		l.pageKey = s.grants.CheckPageKey(key, name)
+		l.pageKey = g.CheckPageKey(key, name)
 		if !c.bearer && l.pageKey != access.None {
-			l.label = s.grants.PageKeyLabel(key)
+			l.label = g.PageKeyLabel(key)
 		}
 	}
 	if refuseWithoutKey(w, strings.TrimPrefix(r.URL.Path, prefix), l) {

@@ -389,7 +389,7 @@ func TestPageCookieAloneCannotEdit(t *testing.T) {
 	const token = "page-token-0123456789abcdef"
 	file := filepath.Join(t.TempDir(), "memory.jsonl")
 	page := ui.NewHandler(filestore.Open(file, filestore.Options{}), file, ui.Options{MayEdit: httpserver.MayEdit, Logf: t.Logf})
-	one := startServer(t, httpserver.Config{Token: token, Page: page}, file)
+	one := startPaged(t, httpserver.Config{Grants: tokenGrants(t, token)}, page, file)
 	ns := startNamed(t, teamTokens)
 	for _, tc := range []struct{ name, base, login, edit, file, token string }{
 		{"one memory", one.base, "/?token=" + token, "/api/edit", file, token},

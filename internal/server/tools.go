@@ -45,16 +45,31 @@ func toolResult(r answer.Result) *mcp.CallToolResult {
 	return res
 }
 
-// addTool registers a tool whose arguments are checked against its input
-// schema and then decoded into In. Bad arguments and failures of run come
-// back as tool errors (isError), never as protocol errors.
+// addTool registers a read tool; see addCall.
 func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp.CallToolResult, error)) {
+	addCall(s, t, false, func(ctx context.Context, _ graph.Write, a In) (*mcp.CallToolResult, error) { return run(ctx, a) })
+}
+
+// addWriteTool registers a write tool; see addCall. run gets the write
+// its call makes, naming the tool and the client, which it hands to
+// mutate (Server.update completes it with the change).
+func addWriteTool[In any](s *Server, t *mcp.Tool, run func(context.Context, graph.Write, In) (*mcp.CallToolResult, error)) {
+	addCall(s, t, true, run)
+}
+
+// addCall registers a tool, a write or a read (its annotations must say
+// the same), whose arguments are checked against its input schema and
+// then decoded into In. Bad arguments and failures of run come back as
+// tool errors (isError), never as protocol errors.
+func addCall[In any](s *Server, t *mcp.Tool, write bool, run func(context.Context, graph.Write, In) (*mcp.CallToolResult, error)) {
 	in := t.InputSchema.(*jsonschema.Schema)
 	if _, err := in.Resolve(nil); err != nil {
 		panic(fmt.Sprintf("tool %s: bad input schema: %v", t.Name, err))
 	}
+	if t.Annotations == nil || t.Annotations.ReadOnlyHint == write {
+		panic(fmt.Sprintf("tool %s: its annotations say otherwise than how it is registered (write: %v)", t.Name, write))
+	}
 	checkSchemaKeywords(t.Name, in)
-	write := t.Annotations == nil || !t.Annotations.ReadOnlyHint
 	s.writes[t.Name] = write
 	t.Meta = s.toolMeta()
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -62,14 +77,15 @@ func addTool[In any](s *Server, t *mcp.Tool, run func(context.Context, In) (*mcp
 		if write && !mayWrite(req) {
 			return toolError(fmt.Errorf("this token may only read memory %s", s.memoryName())), nil
 		}
-		if write {
-			ctx = context.WithValue(ctx, authorKey{}, graph.Write{Tool: t.Name, Client: clientName(req)})
-		}
 		var args In
 		if err := decodeArguments(req.Params.Arguments, in, &args); err != nil {
 			return toolError(fmt.Errorf("Invalid arguments for tool %s: %w", t.Name, err)), nil
 		}
-		res, err := run(ctx, args)
+		var w graph.Write // a read makes none
+		if write {
+			w = graph.Write{Tool: t.Name, Client: clientName(req)}
+		}
+		res, err := run(ctx, w, args)
 		if err != nil {
 			return toolError(s.clientError(req, err)), nil
 		}
@@ -143,7 +159,7 @@ func (s *Server) addTools() {
 // addCreateEntities registers create_entities.
 func (s *Server) addCreateEntities() {
 	entities := array(entitySchema(), "")
-	addTool(s, &mcp.Tool{
+	addWriteTool(s, &mcp.Tool{
 		Name:        "create_entities",
 		Title:       "Create Entities",
 		Description: "Create multiple new entities in the knowledge graph",
@@ -154,8 +170,8 @@ func (s *Server) addCreateEntities() {
 			"omitted":  omittedSchema(),
 		}, "entities")),
 		Annotations: mutating,
-	}, func(ctx context.Context, a entitiesArgs) (*mcp.CallToolResult, error) {
-		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.CreateEntitiesResult, error) {
+	}, func(ctx context.Context, w graph.Write, a entitiesArgs) (*mcp.CallToolResult, error) {
+		res, err := mutate(ctx, s, w, func(g *graph.Graph) (graph.CreateEntitiesResult, error) {
 			return g.CreateEntities(a.Entities), nil
 		})
 		if err != nil {
@@ -168,15 +184,15 @@ func (s *Server) addCreateEntities() {
 // addCreateRelations registers create_relations.
 func (s *Server) addCreateRelations() {
 	relations := array(relationSchema(), "")
-	addTool(s, &mcp.Tool{
+	addWriteTool(s, &mcp.Tool{
 		Name:         "create_relations",
 		Title:        "Create Relations",
 		Description:  "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
 		InputSchema:  object(map[string]*jsonschema.Schema{"relations": relations}, "relations"),
 		OutputSchema: closed(object(map[string]*jsonschema.Schema{"relations": array(closed(relationSchema()), ""), "omitted": omittedSchema()}, "relations")),
 		Annotations:  mutating,
-	}, func(ctx context.Context, a relationsArgs) (*mcp.CallToolResult, error) {
-		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.CreateRelationsResult, error) {
+	}, func(ctx context.Context, w graph.Write, a relationsArgs) (*mcp.CallToolResult, error) {
+		res, err := mutate(ctx, s, w, func(g *graph.Graph) (graph.CreateRelationsResult, error) {
 			return g.CreateRelations(a.Relations)
 		})
 		if err != nil {
@@ -188,7 +204,7 @@ func (s *Server) addCreateRelations() {
 
 // addAddObservations registers add_observations.
 func (s *Server) addAddObservations() {
-	addTool(s, &mcp.Tool{
+	addWriteTool(s, &mcp.Tool{
 		Name:        "add_observations",
 		Title:       "Add Observations",
 		Description: "Add new observations to existing entities in the knowledge graph",
@@ -201,8 +217,8 @@ func (s *Server) addAddObservations() {
 			"addedObservations": array(str(""), ""),
 		}, "entityName", "addedObservations")), ""), "omitted": omittedSchema()}, "results")),
 		Annotations: mutating,
-	}, func(ctx context.Context, a addObservationsArgs) (*mcp.CallToolResult, error) {
-		res, err := mutate(ctx, s, func(g *graph.Graph) (graph.AddObservationsResult, error) {
+	}, func(ctx context.Context, w graph.Write, a addObservationsArgs) (*mcp.CallToolResult, error) {
+		res, err := mutate(ctx, s, w, func(g *graph.Graph) (graph.AddObservationsResult, error) {
 			return g.AddObservations(a.Observations)
 		})
 		if err != nil {
@@ -214,21 +230,21 @@ func (s *Server) addAddObservations() {
 
 // addDeleteEntities registers delete_entities.
 func (s *Server) addDeleteEntities() {
-	addTool(s, &mcp.Tool{
+	addWriteTool(s, &mcp.Tool{
 		Name:         "delete_entities",
 		Title:        "Delete Entities",
 		Description:  "Delete multiple entities and their associated relations from the knowledge graph",
 		InputSchema:  object(map[string]*jsonschema.Schema{"entityNames": array(str(""), "An array of entity names to delete")}, "entityNames"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"notFound": array(str(""), "Names that matched no entity")}),
 		Annotations:  destructive,
-	}, func(ctx context.Context, a deleteEntitiesArgs) (*mcp.CallToolResult, error) {
-		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteEntities(a.EntityNames) })
+	}, func(ctx context.Context, w graph.Write, a deleteEntitiesArgs) (*mcp.CallToolResult, error) {
+		return s.delete(ctx, w, func(g *graph.Graph) graph.DeleteResult { return g.DeleteEntities(a.EntityNames) })
 	})
 }
 
 // addDeleteObservations registers delete_observations.
 func (s *Server) addDeleteObservations() {
-	addTool(s, &mcp.Tool{
+	addWriteTool(s, &mcp.Tool{
 		Name:        "delete_observations",
 		Title:       "Delete Observations",
 		Description: "Delete specific observations from entities in the knowledge graph",
@@ -238,22 +254,22 @@ func (s *Server) addDeleteObservations() {
 		}, "entityName", "observations"), "")}, "deletions"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"deletedCount": {Type: "integer"}}, "deletedCount"),
 		Annotations:  destructive,
-	}, func(ctx context.Context, a deleteObservationsArgs) (*mcp.CallToolResult, error) {
-		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteObservations(a.Deletions) })
+	}, func(ctx context.Context, w graph.Write, a deleteObservationsArgs) (*mcp.CallToolResult, error) {
+		return s.delete(ctx, w, func(g *graph.Graph) graph.DeleteResult { return g.DeleteObservations(a.Deletions) })
 	})
 }
 
 // addDeleteRelations registers delete_relations.
 func (s *Server) addDeleteRelations() {
-	addTool(s, &mcp.Tool{
+	addWriteTool(s, &mcp.Tool{
 		Name:         "delete_relations",
 		Title:        "Delete Relations",
 		Description:  "Delete multiple relations from the knowledge graph",
 		InputSchema:  object(map[string]*jsonschema.Schema{"relations": array(relationSchema(), "An array of relations to delete")}, "relations"),
 		OutputSchema: deleteOutputSchema(map[string]*jsonschema.Schema{"deletedCount": {Type: "integer"}}, "deletedCount"),
 		Annotations:  destructive,
-	}, func(ctx context.Context, a relationsArgs) (*mcp.CallToolResult, error) {
-		return s.delete(ctx, func(g *graph.Graph) graph.DeleteResult { return g.DeleteRelations(a.Relations) })
+	}, func(ctx context.Context, w graph.Write, a relationsArgs) (*mcp.CallToolResult, error) {
+		return s.delete(ctx, w, func(g *graph.Graph) graph.DeleteResult { return g.DeleteRelations(a.Relations) })
 	})
 }
 
@@ -431,15 +447,10 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 	return toolResult(picked.Encode()), nil
 }
 
-// authorKey is the context key of a write tool's call: a graph.Write
-// naming the tool and the client, which update completes with the change.
-type authorKey struct{}
-
 // update runs a mutation as one write of the store. Subscribers hear of
 // it from the store's Watch (Server.Watch), as of any other write, before
 // the answer (notified.go).
-func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error {
-	w, _ := ctx.Value(authorKey{}).(graph.Write)
+func (s *Server) update(ctx context.Context, w graph.Write, fn func(*graph.Graph) error) error {
 	w.Apply = fn
 	at, grew := s.notified.mark()
 	changed, err := s.store.Update(ctx, w)
@@ -455,10 +466,10 @@ func (s *Server) update(ctx context.Context, fn func(*graph.Graph) error) error 
 	return err
 }
 
-// mutate runs apply as a write (see update) and returns its result.
-func mutate[R any](ctx context.Context, s *Server, apply func(*graph.Graph) (R, error)) (R, error) {
+// mutate runs apply as the write w (see update) and returns its result.
+func mutate[R any](ctx context.Context, s *Server, w graph.Write, apply func(*graph.Graph) (R, error)) (R, error) {
 	var res R
-	err := s.update(ctx, func(g *graph.Graph) (err error) {
+	err := s.update(ctx, w, func(g *graph.Graph) (err error) {
 		res, err = apply(g)
 		return err
 	})
@@ -466,8 +477,8 @@ func mutate[R any](ctx context.Context, s *Server, apply func(*graph.Graph) (R, 
 }
 
 // delete runs one of the delete tools; their text item is the message.
-func (s *Server) delete(ctx context.Context, fn func(*graph.Graph) graph.DeleteResult) (*mcp.CallToolResult, error) {
-	res, err := mutate(ctx, s, func(g *graph.Graph) (graph.DeleteResult, error) { return fn(g), nil })
+func (s *Server) delete(ctx context.Context, w graph.Write, fn func(*graph.Graph) graph.DeleteResult) (*mcp.CallToolResult, error) {
+	res, err := mutate(ctx, s, w, func(g *graph.Graph) (graph.DeleteResult, error) { return fn(g), nil })
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,11 @@ func serveBehindToken(t *testing.T, memory, token string) (base, path string) {
 	store := filestore.Open(path, filestore.Options{Logf: t.Logf})
 	mem := server.New(store, server.Options{Version: "test", Logf: t.Logf, HidePaths: []string{path}})
 	page := NewHandler(store, "memory file", Options{MayEdit: httpserver.MayEdit, Logf: t.Logf, HidePaths: []string{path}})
-	hs, err := httpserver.New(mem, httpserver.Config{Addr: "127.0.0.1:0", Token: token, Page: page, Logf: t.Logf})
+	grants, err := httpserver.SingleGrants(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := httpserver.New(httpserver.Config{Addr: "127.0.0.1:0", Grants: grants, Memories: httpserver.One(httpserver.Memory{Server: mem, Page: page}), Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func serveTeam(t *testing.T, memory string) (base, path string) {
 			Page:   NewHandler(store, "memory "+name, Options{MayEdit: httpserver.MayEdit, WatchInterval: 100 * time.Millisecond, Logf: t.Logf}),
 		}, nil
 	}
-	hs, err := httpserver.New(nil, httpserver.Config{Addr: "127.0.0.1:0", Tokens: tokens, Memories: open, Logf: t.Logf})
+	hs, err := httpserver.New(httpserver.Config{Addr: "127.0.0.1:0", Grants: tokens, Memories: open, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
