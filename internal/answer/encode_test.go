@@ -48,8 +48,8 @@ func TestEncodeMatchesJSONStringify(t *testing.T) {
 		got Result
 		std any
 	}{
-		"selection":       {Result{Texts: []string{Graph(g)}}, g.ReadGraph()},
-		"empty selection": {Result{Texts: []string{Graph(graph.New())}}, graph.New().ReadGraph()},
+		"selection":       {Result{Texts: []string{Graph(g.ReadGraph())}}, g.ReadGraph()},
+		"empty selection": {Result{Texts: []string{Graph(graph.New().ReadGraph())}}, graph.New().ReadGraph()},
 		"created":         {CreatedEntities(created, 0), created},
 		"created none":    {CreatedEntities(graph.CreateEntitiesResult{Entities: []graph.Entity{}}, 0), graph.CreateEntitiesResult{Entities: []graph.Entity{}}},
 		"relations":       {CreatedRelations(graph.CreateRelationsResult{Relations: g.ReadGraph().Relations}, 0), graph.CreateRelationsResult{Relations: g.ReadGraph().Relations}},

@@ -27,21 +27,21 @@ func textOf(b []byte) string {
 }
 
 // Graph is the whole graph as the resource holds it: every entity and
-// relation, never cut.
-func Graph(g *graph.Graph) string {
-	sel := g.All()
+// relation, never cut. It takes a copy of the graph (Graph.ReadGraph), so
+// that a write waits for no encoding.
+func Graph(g graph.Snapshot) string {
 	return textOf(Encode(true, func(w *JSON) {
 		w.Open('{')
 		w.Key("entities")
 		w.Open('[')
-		for _, e := range sel.Entities {
+		for _, e := range g.Entities {
 			w.Entity(e.Name, e.EntityType, e.Observations)
 		}
 		w.Close(']')
 		w.Key("relations")
 		w.Open('[')
-		for _, r := range sel.Relations {
-			w.Relation(r)
+		for i := range g.Relations {
+			w.Relation(&g.Relations[i])
 		}
 		w.Close(']')
 		w.Close('}')

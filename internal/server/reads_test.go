@@ -10,22 +10,43 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 )
 
 // A write issued while whole answers of a big memory are being encoded is
 // answered without waiting for them: a read lets go of the graph once it
-// has picked its page, before it encodes it. The reads here are held
-// where their encoding begins until the write is answered, and then show
-// the memory as it was when they read it.
+// has picked its page (or copied the graph, for the resource), before it
+// encodes it. The reads here are held where their encoding begins until
+// the write is answered, and then show the memory as it was when they
+// read it.
 func TestWriteDoesNotWaitForReadsEncoding(t *testing.T) {
+	readGraph := func(cs *mcp.ClientSession) (string, error) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}})
+		if err != nil {
+			return "", err
+		}
+		return res.Content[0].(*mcp.TextContent).Text, nil
+	}
+	readResource := func(cs *mcp.ClientSession) (string, error) {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: answer.ResourceURI})
+		if err != nil {
+			return "", err
+		}
+		return res.Contents[0].Text, nil
+	}
+	for name, read := range map[string]func(*mcp.ClientSession) (string, error){"read_graph": readGraph, "resources/read": readResource} {
+		t.Run(name, func(t *testing.T) { writeDuringEncoding(t, read) })
+	}
+}
+
+func writeDuringEncoding(t *testing.T, read func(*mcp.ClientSession) (string, error)) {
 	const reads = 3
 	s, _ := serverOn(t, 500, 0)
 	s.limiter = NewLimiter(Bounds{Reads: reads})
 	cs := connect(t, s, "", nil)
-	ctx := context.Background()
 	// A first read loads the memory (a load holds the graph alone).
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}}); err != nil {
+	if _, err := read(cs); err != nil {
 		t.Fatal(err)
 	}
 	encoding, gate := make(chan struct{}), make(chan struct{})
@@ -39,14 +60,14 @@ func TestWriteDoesNotWaitForReadsEncoding(t *testing.T) {
 			close(gate)
 		}
 	})
-	answers := make(chan *mcp.CallToolResult, reads)
+	answers := make(chan string, reads)
 	for range reads {
 		go func() {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_graph", Arguments: map[string]any{}})
+			text, err := read(cs)
 			if err != nil {
 				t.Error(err)
 			}
-			answers <- res
+			answers <- text
 		}()
 	}
 	for range reads {
@@ -58,7 +79,7 @@ func TestWriteDoesNotWaitForReadsEncoding(t *testing.T) {
 	}
 	written := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: map[string]any{
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "create_entities", Arguments: map[string]any{
 			"entities": []any{map[string]any{"name": "Written meanwhile", "entityType": "t", "observations": []any{}}},
 		}})
 		written <- err
@@ -74,12 +95,9 @@ func TestWriteDoesNotWaitForReadsEncoding(t *testing.T) {
 	opened = true
 	close(gate)
 	for range reads {
-		res := <-answers
-		if res == nil {
-			continue
-		}
-		if p := pageOf(t, res); len(p.Entities) != 500 || strings.Contains(resultText(t, res), "Written meanwhile") {
-			t.Errorf("a read shows %d entities, want the 500 it read", len(p.Entities))
+		text := <-answers
+		if n := strings.Count(text, `"entityType"`); n != 500 || strings.Contains(text, "Written meanwhile") {
+			t.Errorf("a read shows %d entities, want the 500 it read", n)
 		}
 	}
 }

@@ -79,7 +79,7 @@ type Server struct {
 	writes   map[string]bool // the names of the write tools
 	notified notified        // what Watch told subscribers (notified.go)
 	// encoding, when a test sets it, runs as a read begins to encode its
-	// page, the graph let go (Server.page).
+	// answer, the graph let go (Server.page, readResource).
 	encoding func()
 
 	// toolCalls counts tool calls running; stopCalls ends them.
@@ -295,10 +295,14 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 }
 
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	var text string
-	if err := s.store.View(ctx, func(g *graph.Graph) error { text = answer.Graph(g); return nil }); err != nil {
+	var whole graph.Snapshot
+	if err := s.store.View(ctx, func(g *graph.Graph) error { whole = g.ReadGraph(); return nil }); err != nil {
 		return nil, errInternal(s.clientError(req, err))
 	}
+	if s.encoding != nil {
+		s.encoding()
+	}
+	text := answer.Graph(whole)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 		URI:      answer.ResourceURI,
 		MIMEType: "application/json",
