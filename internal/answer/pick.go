@@ -70,14 +70,15 @@ func (a *Answer) Pick(limit int, cursorText string) (*Picked, error) {
 		},
 	}
 	end := a.runEnd(seq, k, obs, limit)
-	ents, rels := a.counts(seq[k:end])
+	ents, rels, obsCount := a.counts(seq[k:end])
 	entities := make([]graph.Entity, 0, ents)
+	observations := make([]string, 0, obsCount) // every copy's, in one array
 	c.Entities = make([]View, 0, ents)
 	relations := make([]graph.Relation, 0, rels)
 	c.Relations = make([]*graph.Relation, 0, rels)
 	for _, it := range seq[k:end] {
 		if it.ent >= 0 {
-			entities = append(entities, a.copyEntity(int(it.ent)))
+			entities = append(entities, a.copyEntity(int(it.ent), &observations))
 			c.Entities = append(c.Entities, View{Entity: &entities[len(entities)-1], Most: a.Entities[it.ent].Most})
 		} else {
 			r := a.Relations[it.rel]
@@ -124,24 +125,29 @@ func (a *Answer) lowerBound(it item, obs int) int {
 	return n
 }
 
-// counts returns the entities and the relations among items.
-func (a *Answer) counts(items []item) (entities, relations int) {
+// counts returns the entities among items, the relations, and the
+// observations that copies of the entities hold (copyEntity).
+func (a *Answer) counts(items []item) (entities, relations, observations int) {
 	for _, it := range items {
-		if it.ent >= 0 {
-			entities++
-		} else {
+		switch {
+		case it.ent < 0:
 			relations++
+		case a.Outline:
+			entities++
+		default:
+			entities++
+			observations += len(a.Entities[it.ent].Entity.Observations)
 		}
 	}
-	return entities, relations
+	return entities, relations, observations
 }
 
 // copyEntity copies what the answer shows of entity i: its observations
-// in the order they are shown (so the copy needs no First), their times
-// when the answer shows times; of an outline only the number of
-// observations, all it reads of them, so the copy shares their list,
-// whose strings it never reads.
-func (a *Answer) copyEntity(i int) graph.Entity {
+// in the order they are shown (so the copy needs no First), appended to
+// observations, and their times when the answer shows times; of an
+// outline only the number of observations, all it reads of them, so the
+// copy shares their list, whose strings it never reads.
+func (a *Answer) copyEntity(i int, observations *[]string) graph.Entity {
 	e := a.Entities[i].Entity
 	c := graph.Entity{Name: e.Name, EntityType: e.EntityType, Created: e.Created, Updated: e.Updated}
 	if a.Outline {
@@ -149,7 +155,9 @@ func (a *Answer) copyEntity(i int) graph.Entity {
 		return c
 	}
 	shown := a.shown(i)
-	c.Observations = slices.Clone(shown)
+	from := len(*observations)
+	*observations = append(*observations, shown...)
+	c.Observations = (*observations)[from:len(*observations):len(*observations)]
 	if !a.Times || !e.HasObservationTimes() {
 		return c
 	}
