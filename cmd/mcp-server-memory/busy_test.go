@@ -10,8 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,15 +27,7 @@ import (
 // which is held back so that the status can still change).
 func TestBusyReadsHTTPStatus(t *testing.T) {
 	const token = "busy-token-0123456789abcdef"
-	file := filepath.Join(t.TempDir(), "memory.jsonl")
-	var big strings.Builder
-	for i := range 40 {
-		obs, _ := json.Marshal([]string{strings.Repeat(fmt.Sprintf("observation %d ", i), 20_000)})
-		fmt.Fprintf(&big, `{"type":"entity","name":"e%d","entityType":"t","observations":%s}`+"\n", i, obs)
-	}
-	if err := os.WriteFile(file, []byte(big.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := longObservations(t, 40, 20_000)
 	cmd := serverCmd(file, "MEMORY_HTTP_TOKEN="+token, "MEMORY_DATABASE_URL=", "MEMORY_ANSWER_LIMIT=0", "MEMORY_MAX_ANSWER_MB=1", "MCP_SERVER_MEMORY_READ_WAIT=10ms")
 	cmd.Args = append(cmd.Args, "--http", "127.0.0.1:0")
 	c := startChild(t, cmd)

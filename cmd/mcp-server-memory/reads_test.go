@@ -4,10 +4,14 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +87,70 @@ func TestWriteBeforeWholeReadsBinary(t *testing.T) {
 				t.Errorf("answers in the order %v: the write came after a whole read", order)
 			}
 		})
+	}
+}
+
+// longObservations writes a memory of n entities, each with one long
+// observation ("observation i " repeated), and returns its path.
+func longObservations(t *testing.T, n, repeat int) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "memory.jsonl")
+	var memory strings.Builder
+	for i := range n {
+		obs, _ := json.Marshal([]string{strings.Repeat(fmt.Sprintf("observation %d ", i), repeat)})
+		fmt.Fprintf(&memory, `{"type":"entity","name":"e%d","entityType":"t","observations":%s}`+"\n", i, obs)
+	}
+	if err := os.WriteFile(file, []byte(memory.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestHTTPAnswerCountsItsCopiesBinary runs the binary with a 16 MB bound
+// on the answers held and a memory whose whole answer counts 6 MB: over
+// stdio, with one answer unread, a second read is served; over HTTP, with
+// one answer unread, a second read is refused (503), for an answer there
+// counts five times its size, the go-sdk's copies of it.
+func TestHTTPAnswerCountsItsCopiesBinary(t *testing.T) {
+	const token = "copies-token-0123456789abcdef"
+	file := longObservations(t, 20, 10_000)
+	env := []string{"MEMORY_FILE_PATH=" + file, "MEMORY_ANSWER_LIMIT=0", "MEMORY_MAX_ANSWER_MB=16", "MCP_SERVER_MEMORY_READ_WAIT=10ms"}
+
+	in, out := startStdioBinary(t, env...)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if _, err := out.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}`)
+	time.Sleep(500 * time.Millisecond) // its answer is built, and held unread
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_graph","arguments":{}}}`)
+	for range 2 {
+		line, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(line[:min(len(line), 100)], `"result"`) {
+			t.Errorf("over stdio, a read with one answer held: %.300s", line)
+		}
+	}
+
+	cmd := serverCmd(file, append(env, "MEMORY_HTTP_TOKEN="+token, "MEMORY_DATABASE_URL=")...)
+	cmd.Args = append(cmd.Args, "--http", "127.0.0.1:0")
+	base := waitLog(t, startChild(t, cmd).stderr, regexp.MustCompile(`the memory's page at (http://127\.0\.0\.1:(\d+))/; memory file `))[1]
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	readGraph := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + meta + `,"name":"read_graph","arguments":{}}}`
+	header := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "read_graph"}
+	stallRead(t, strings.TrimPrefix(base, "http://"), token, readGraph, header)
+	var resp *http.Response
+	var data []byte
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, data = postRaw(t, base+"/mcp", token, readGraph, header)
+		if resp.StatusCode != http.StatusOK || time.Now().After(deadline) {
+			break // until the stalled answer is held
+		}
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(data), "fill its bound of 16 MB (MEMORY_MAX_ANSWER_MB)") {
+		t.Errorf("over HTTP, a read with one answer held: %d %.300s", resp.StatusCode, data)
 	}
 }
