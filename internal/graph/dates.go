@@ -145,17 +145,17 @@ func isDigits(s string) bool {
 }
 
 // dated reports whether an observation of e holds a date; the answer is
-// kept with the entity's folded text until it changes.
+// kept with the entity's derived state until it changes.
 func (e *Entity) dated() bool {
-	st := e.searchText()
-	if st.dated == 0 {
-		st.dated = 1
-		for _, o := range st.observations {
+	d := e.derived()
+	if d.dated == 0 {
+		d.dated = 1
+		for _, o := range e.searchText().observations {
 			if hasDate(o.nfkc) {
-				st.dated = 2
+				d.dated = 2
 				break
 			}
 		}
 	}
-	return st.dated == 2
+	return d.dated == 2
 }
