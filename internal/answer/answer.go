@@ -92,6 +92,9 @@ const omittedNote = "Entities with omittedObservations show only their observati
 // some of its observations, and omittedRelationsNote when relations are
 // left out.
 func (a *Answer) notes() []string {
+	if a.run != nil {
+		return a.run.notes
+	}
 	notes := a.Notes
 	for i := range a.Entities {
 		if a.limited(i) {
@@ -130,6 +133,7 @@ type Answer struct {
 	Times bool
 
 	ordered map[int][]string // shown order of entities with First, once asked
+	run     *run             // a page's run, copied from a whole answer (Pick)
 }
 
 // Result is one tool answer as MCP carries it: a part of a read tool's
@@ -346,22 +350,26 @@ func (a *Answer) itemSize(w *JSON, it item, p part) int {
 }
 
 // Page returns the part of the answer that cursor points to ("" for the
-// first), cut to limit bytes of text (0: no limit). It fails, wrapping
+// first), cut to limit bytes of text (0: no limit), for a caller that
+// holds the graph until it returns: Pick, then Encode. It fails, wrapping
 // ErrCursor, when the cursor is not one of this answer's.
 func (a *Answer) Page(limit int, cursorText string) (Result, error) {
-	if limit > 0 && limit < MinLimit {
-		limit = MinLimit
-	}
-	seq := a.sequence()
-	k, obs, err := a.start(seq, cursorText)
+	p, err := a.Pick(limit, cursorText)
 	if err != nil {
 		return Result{}, err
 	}
-	l := a.fill(seq, k, obs, limit)
+	return p.Encode(), nil
+}
+
+// Encode lays out and encodes the page: as much of the run picked as fits
+// the limit, with the cursor to the rest. It reads nothing of the graph.
+func (p *Picked) Encode() Result {
+	a, seq := p.a, p.a.sequence()
+	l := a.fill(seq, p.obs, p.limit)
 	for {
-		p := a.render(seq, k, l)
-		if limit == 0 || textSize(p.Texts) <= limit || !l.shrink(a, seq) {
-			return p, nil
+		r := a.render(seq, l)
+		if p.limit == 0 || textSize(r.Texts) <= p.limit || !l.shrink(a, seq) {
+			return r
 		}
 	}
 }
@@ -374,10 +382,11 @@ func textSize(texts []string) int {
 	return n
 }
 
-// fill lays out as much of seq from k (observation obs) as fits limit,
-// counting the skeleton and notes but not the cursor and the notice, which
-// shrink makes room for.
-func (a *Answer) fill(seq []item, k, obs, limit int) *layout {
+// fill lays out as much of seq (from observation obs of its first item)
+// as fits limit, counting the skeleton and notes but not the cursor and the
+// notice, which shrink makes room for.
+func (a *Answer) fill(seq []item, obs, limit int) *layout {
+	const k = 0
 	l := &layout{next: len(seq)}
 	if limit == 0 {
 		for i := k; i < len(seq); i++ {
@@ -514,23 +523,23 @@ func (l *layout) shrink(a *Answer, seq []item) bool {
 	return true
 }
 
-// render writes the page laid out in l, which started at seq[k].
-func (a *Answer) render(seq []item, k int, l *layout) Result {
+// render writes the page laid out in l.
+func (a *Answer) render(seq []item, l *layout) Result {
 	rels := slices.Clone(l.relations)
 	slices.SortFunc(rels, cmp.Compare)
 	shown := &layout{entities: l.entities, relations: rels}
 	var next string
 	if l.next < len(seq) {
-		c := cursor{request: digest(a.Request), k: l.next, obs: l.nextObs, prefix: a.prefixDigest(seq, l.next)}
+		c := cursor{request: digest(a.Request), k: a.run.base + l.next, obs: l.nextObs, prefix: a.prefixDigest(seq, l.next)}
 		if c.obs > 0 {
-			c.split = a.splitDigest(int(seq[c.k].ent))
+			c.split = a.splitDigest(int(seq[l.next].ent))
 		}
 		next = c.String()
 	}
 	p := encode(a.write(shown, next), a.size(shown), a.notes()...)
 	p.NextCursor = next
 	if next != "" {
-		p.Texts = append(p.Texts, a.notice(seq, k, l, next))
+		p.Texts = append(p.Texts, a.notice(l, next))
 	}
 	return p
 }
@@ -567,15 +576,10 @@ func (a *Answer) size(l *layout) sizes {
 	return s
 }
 
-func (a *Answer) notice(seq []item, k int, l *layout, next string) string {
-	before := 0 // entities wholly shown on earlier parts
-	for _, it := range seq[:k] {
-		if it.ent >= 0 {
-			before++
-		}
-	}
+func (a *Answer) notice(l *layout, next string) string {
+	r := a.run
 	text := fmt.Sprintf("This answer was cut to fit the answer limit: this part has %d of its %d entities (from entity %d on) and %d of its %d relations. For the next part call %s again with the same arguments and \"cursor\": %q%s.",
-		len(l.entities), len(a.Entities), before+1, len(l.relations), len(a.Relations), a.Tool, next, a.Hint)
+		len(l.entities), r.entities, r.entitiesBefore+1, len(l.relations), r.relations, a.Tool, next, a.Hint)
 	for _, p := range l.entities {
 		if p.cut != "" {
 			text += fmt.Sprintf(" One observation of entity %q is longer than an answer may be and was cut; the resource %s holds it whole.", a.Entities[p.ent].Entity.Name, ResourceURI)

@@ -67,26 +67,49 @@ func digest(s string) uint64 {
 	return h.Sum64()
 }
 
-// prefixDigest digests the identities of seq[:k+1].
-func (a *Answer) prefixDigest(seq []item, k int) uint64 {
-	h := fnv.New64a()
-	sep := []byte{0}
-	for _, it := range seq[:k+1] {
+// FNV-1a, 64 bits, as hash/fnv computes it, kept as a value so that a
+// digest can go on from where an earlier one stopped: a page copied from
+// the graph (Pick) digests the answer's items before it while the graph is
+// held, and goes on over its own after.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
+}
+
+func fnvByte(h uint64, b byte) uint64 { return (h ^ uint64(b)) * fnvPrime }
+
+// digestItems goes on with digest h over the identities of items.
+func (a *Answer) digestItems(h uint64, items []item) uint64 {
+	for _, it := range items {
 		if it.ent >= 0 {
-			h.Write([]byte{'e'})
-			h.Write([]byte(a.Entities[it.ent].Entity.Name))
+			h = fnvString(fnvByte(h, 'e'), a.Entities[it.ent].Entity.Name)
 		} else {
 			r := a.Relations[it.rel]
-			h.Write([]byte{'r'})
-			h.Write([]byte(r.From))
-			h.Write(sep)
-			h.Write([]byte(r.To))
-			h.Write(sep)
-			h.Write([]byte(r.RelationType))
+			h = fnvString(fnvByte(h, 'r'), r.From)
+			h = fnvString(fnvByte(h, 0), r.To)
+			h = fnvString(fnvByte(h, 0), r.RelationType)
 		}
-		h.Write(sep)
+		h = fnvByte(h, 0)
 	}
-	return h.Sum64()
+	return h
+}
+
+// prefixDigest digests the identities of the whole answer's sequence up
+// to and including seq[k]; for a copied run (Pick), the items before the
+// run and then seq[:k+1].
+func (a *Answer) prefixDigest(seq []item, k int) uint64 {
+	h := uint64(fnvOffset)
+	if a.run != nil {
+		h = a.run.prefix
+	}
+	return a.digestItems(h, seq[:k+1])
 }
 
 // splitDigest digests entity i's observations in the order they are shown:
@@ -102,24 +125,30 @@ func (a *Answer) splitDigest(i int) uint64 {
 	return h.Sum64()
 }
 
-// start finds where cursor text points in seq.
-func (a *Answer) start(seq []item, text string) (k, obs int, err error) {
+// start finds where cursor text points in seq, the whole answer's
+// sequence; before is the digest of the items before it (prefixDigest
+// goes on from it).
+func (a *Answer) start(seq []item, text string) (k, obs int, before uint64, err error) {
 	if text == "" {
-		return 0, 0, nil
+		return 0, 0, fnvOffset, nil
 	}
 	c, err := parseCursor(text)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	if c.request != digest(a.Request) {
-		return 0, 0, fmt.Errorf("%w: it belongs to a call with other arguments; repeat that call's arguments with it, or leave cursor out to start over", ErrCursor)
+		return 0, 0, 0, fmt.Errorf("%w: it belongs to a call with other arguments; repeat that call's arguments with it, or leave cursor out to start over", ErrCursor)
 	}
 	changed := fmt.Errorf("%w: the memory changed since this cursor was given, so the rest of that answer is gone; call %s again without cursor to start over", ErrCursor, a.Tool)
-	if c.k >= len(seq) || a.prefixDigest(seq, c.k) != c.prefix {
-		return 0, 0, changed
+	if c.k >= len(seq) {
+		return 0, 0, 0, changed
+	}
+	before = a.digestItems(fnvOffset, seq[:c.k])
+	if a.digestItems(before, seq[c.k:c.k+1]) != c.prefix {
+		return 0, 0, 0, changed
 	}
 	if it := seq[c.k]; c.obs > 0 && (it.ent < 0 || c.obs >= a.obsCount(it) || a.splitDigest(int(it.ent)) != c.split) {
-		return 0, 0, changed
+		return 0, 0, 0, changed
 	}
-	return c.k, c.obs, nil
+	return c.k, c.obs, before, nil
 }

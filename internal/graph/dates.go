@@ -61,28 +61,35 @@ var months = []string{
 // (3月, 2026年).
 func hasDate(f string) bool {
 	tokens := dateTokens(f)
-	for i, t := range tokens {
-		if isDigits(t) {
-			if len(t) == 4 && (strings.HasPrefix(t, "19") || strings.HasPrefix(t, "20")) {
-				return true
-			}
-			continue
-		}
-		if strings.ContainsAny(t, "-./") && numericDate(t) {
+	for i := range tokens {
+		if dateAt(tokens, i) {
 			return true
-		}
-		if strings.Contains(t, "月") || strings.Contains(t, "年") {
-			if r, _ := utf8.DecodeRuneInString(t); unicode.IsDigit(r) {
-				return true
-			}
-		}
-		if isMonth(t) {
-			if i > 0 && isDigits(tokens[i-1]) && len(tokens[i-1]) <= 2 || i+1 < len(tokens) && isDigits(tokens[i+1]) {
-				return true
-			}
 		}
 	}
 	return false
+}
+
+// dateAt reports whether tokens[i] is a date, or one with the token
+// before or after it (a day or year beside a month's name).
+func dateAt(tokens []string, i int) bool {
+	t := tokens[i]
+	if isDigits(t) {
+		return len(t) == 4 && (strings.HasPrefix(t, "19") || strings.HasPrefix(t, "20"))
+	}
+	if strings.ContainsAny(t, "-./") && numericDate(t) || cjkDate(t) {
+		return true
+	}
+	return isMonth(t) && (i > 0 && isDigits(tokens[i-1]) && len(tokens[i-1]) <= 2 || i+1 < len(tokens) && isDigits(tokens[i+1]))
+}
+
+// cjkDate reports whether t is a Japanese or Chinese date: digits and 月
+// or 年 (3月, 2026年).
+func cjkDate(t string) bool {
+	if !strings.Contains(t, "月") && !strings.Contains(t, "年") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsDigit(r)
 }
 
 // dateTokens cuts folded text at spaces and at punctuation other than the
@@ -138,17 +145,17 @@ func isDigits(s string) bool {
 }
 
 // dated reports whether an observation of e holds a date; the answer is
-// kept with the entity's folded text until it changes.
+// kept with the entity's derived state until it changes.
 func (e *Entity) dated() bool {
-	st := e.searchText()
-	if st.dated == 0 {
-		st.dated = 1
-		for _, o := range st.observations {
+	d := e.derived()
+	if d.dated == 0 {
+		d.dated = 1
+		for _, o := range e.searchText().observations {
 			if hasDate(o.nfkc) {
-				st.dated = 2
+				d.dated = 2
 				break
 			}
 		}
 	}
-	return st.dated == 2
+	return d.dated == 2
 }

@@ -74,7 +74,7 @@ func (g *Graph) Rename(from, to string) (RenameResult, error) {
 	delete(g.byName, from)
 	e.Name = to
 	e.Updated = g.now
-	g.byName[to] = e
+	g.name(e) // its lists, and the waiting ones, are now the name's
 	g.entityChanged(e)
 
 	dead := g.renameEnds(rels, from, to)
@@ -122,10 +122,6 @@ func (g *Graph) renameEnds(rels []*Relation, from, to string) (dead map[*Relatio
 		}
 		g.relSet.put(r)
 	}
-	g.out[to] = mergeBySeq(g.out[to], g.out[from])
-	g.in[to] = mergeBySeq(g.in[to], g.in[from])
-	delete(g.out, from)
-	delete(g.in, from)
 	return dead
 }
 
@@ -251,27 +247,23 @@ func (g *Graph) moveRelation(m relationMove) {
 	g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
 	g.relSet.del(r.key())
 	if r.From != m.target.from {
-		reattach(g.out, r, r.From, m.target.from)
+		from, to := g.ends(r.From), g.endsFor(m.target.from)
+		from.out = dropRelation(from.out, r)
+		to.out = insertBySeq(to.out, r)
+		g.tidy(r.From)
 		r.From = m.target.from
 	}
 	if r.To != m.target.to {
-		reattach(g.in, r, r.To, m.target.to)
+		from, to := g.ends(r.To), g.endsFor(m.target.to)
+		from.in = dropRelation(from.in, r)
+		to.in = insertBySeq(to.in, r)
+		g.tidy(r.To)
 		r.To = m.target.to
 	}
 	r.encoded = nil
 	g.relSet.put(r)
 	g.relationChanged(r) // both ends' context changed
 	g.record(Change{Kind: RelationCreated, Relation: r.clone()})
-}
-
-// reattach moves r from the list of relations under the name from to the
-// one under to, in graph order.
-func reattach(lists map[string][]*Relation, r *Relation, from, to string) {
-	lists[from] = dropRelation(lists[from], r)
-	if len(lists[from]) == 0 {
-		delete(lists, from)
-	}
-	lists[to] = insertBySeq(lists[to], r)
 }
 
 // mergeBySeq merges two lists in graph order into one, in graph order.
@@ -381,7 +373,7 @@ func (g *Graph) Neighbourhood(name string, depth, limit int) (sel Selection, tru
 	}
 	var rels []*Relation
 	for _, e := range ents {
-		for _, r := range g.out[e.Name] {
+		for _, r := range g.outOf(e.Name) {
 			if to := g.byName[r.To]; to != nil && seen[to] {
 				rels = append(rels, r)
 			}
@@ -394,7 +386,7 @@ func (g *Graph) Neighbourhood(name string, depth, limit int) (sel Selection, tru
 // RelationsOf returns the relations from and to the named entity, each in
 // graph order.
 func (g *Graph) RelationsOf(name string) (out, in []*Relation) {
-	return g.out[name], g.in[name]
+	return g.outOf(name), g.inOf(name)
 }
 
 // ImportResult reports what Import added and what it skipped because the

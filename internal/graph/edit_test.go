@@ -26,29 +26,39 @@ func checkConsistent(t *testing.T, g *Graph) {
 		if g.relSet.get(r.key()) != r {
 			t.Errorf("relSet misses %v", r.key())
 		}
-		if !slices.Contains(g.out[r.From], r) || !slices.Contains(g.in[r.To], r) {
+		if !slices.Contains(g.outOf(r.From), r) || !slices.Contains(g.inOf(r.To), r) {
 			t.Errorf("out/in misses %v", r.key())
 		}
 	}
-	for name, list := range g.out {
-		outs += len(list)
-		if !slices.IsSortedFunc(list, bySeq) {
-			t.Errorf("out[%q] not in graph order", name)
+	lists := make(map[string]*endLists)
+	for _, e := range g.entities {
+		lists[e.Name] = &e.rels
+	}
+	for name, l := range g.loose {
+		if g.byName[name] != nil {
+			t.Errorf("loose lists of %q, which has an entity", name)
 		}
-		for _, r := range list {
-			if r.From != name {
-				t.Errorf("out[%q] holds %v", name, r.key())
+		if len(l.out) == 0 && len(l.in) == 0 {
+			t.Errorf("empty loose lists of %q", name)
+		}
+		lists[name] = l
+	}
+	for name, l := range lists {
+		outs += len(l.out)
+		ins += len(l.in)
+		for _, list := range [][]*Relation{l.out, l.in} {
+			if !slices.IsSortedFunc(list, bySeq) {
+				t.Errorf("lists of %q not in graph order", name)
 			}
 		}
-	}
-	for name, list := range g.in {
-		ins += len(list)
-		if !slices.IsSortedFunc(list, bySeq) {
-			t.Errorf("in[%q] not in graph order", name)
+		for _, r := range l.out {
+			if r.From != name {
+				t.Errorf("out of %q holds %v", name, r.key())
+			}
 		}
-		for _, r := range list {
+		for _, r := range l.in {
 			if r.To != name {
-				t.Errorf("in[%q] holds %v", name, r.key())
+				t.Errorf("in of %q holds %v", name, r.key())
 			}
 		}
 	}

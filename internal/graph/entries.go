@@ -3,6 +3,8 @@ package graph
 import (
 	"cmp"
 	"slices"
+	"strings"
+	"unicode"
 )
 
 // An entry of a log (a message of a chat stored one entity per message, a
@@ -142,15 +144,28 @@ func (g *Graph) sequenceNeighbours(e *Entity, f func(*Entity)) {
 // that holds the question's words stays first, the answer comes next. Only the best pass, and only those holding at least
 // followInformation of what the query's words say (Information): a word
 // every entry holds lifts nothing.
+//
+// When the entry after is itself a question ("Ouch! Are you ok??", "Oh
+// how's she doing?"), the answer is the entry after that one: it takes
+// followAskShare of the score, under the same cap. In a chat the one who
+// hears the news asks, and the one who told it answers, in the words of
+// the answer, not the question's. An entry after that is a reaction of
+// at most followBrief terms ("Oh no", "Sounds about right", "That's
+// massive, congratulations") answers nothing and takes no share: lifted
+// next to every strong match, such reactions took the places of answers.
 const (
 	followShare       = 0.5
 	followFrom        = 50
 	followInformation = 0.1
 	followCap         = 0.99
+	followAskShare    = 0.75
+	followBrief       = 4
 )
 
-// carryForward passes the best entries' shares to the entries after them;
-// the shares and caps are of the scores before any is passed.
+// carryForward passes the best entries' shares to the entries after them
+// (and after a question, to the entry after it); the shares and caps are
+// of the scores before any is passed, and an entry given two shares keeps
+// the larger.
 func (g *Graph) carryForward(x *wordIndex, query string) {
 	if followShare == 0 || len(x.touched) == 0 {
 		return
@@ -160,17 +175,22 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 		scores[i] = x.scores[id]
 	}
 	cut := max(nthLargest(scores, min(followFrom, len(scores))), followInformation*x.information(query))
-	type carry struct {
-		to    *Entity
-		score float64 // its new score
-	}
 	var carries []carry
 	for _, id := range x.touched {
-		if s := x.scores[id]; s > 0 && s >= cut {
-			if next := g.nextEntry(x.byID[id]); next != nil && next.wid != 0 {
-				if own := x.scores[next.wid]; own < followCap*s {
-					carries = append(carries, carry{next, min(own+followShare*s, followCap*s)})
-				}
+		s := x.scores[id]
+		if s <= 0 || s < cut {
+			continue
+		}
+		next := g.nextEntry(x.byID[id])
+		if next == nil || next.wid == 0 {
+			continue
+		}
+		if c, ok := x.share(next, s, followShare); ok && !brief(next) {
+			carries = append(carries, c)
+		}
+		if asks(next) {
+			if c, ok := x.share(g.nextEntry(next), s, followAskShare); ok {
+				carries = append(carries, c)
 			}
 		}
 	}
@@ -178,8 +198,28 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 		if x.scores[c.to.wid] == 0 {
 			x.touched = append(x.touched, c.to.wid)
 		}
-		x.scores[c.to.wid] = c.score
+		x.scores[c.to.wid] = max(x.scores[c.to.wid], c.score)
 	}
+}
+
+// carry is a share of a score passed to an entry: its new score.
+type carry struct {
+	to    *Entity
+	score float64
+}
+
+// share returns what part of a strong match's score s gives e (nil: no
+// entry), on top of its own, under the cap; false when e scores as much
+// already.
+func (x *wordIndex) share(e *Entity, s, part float64) (carry, bool) {
+	if e == nil || e.wid == 0 {
+		return carry{}, false
+	}
+	own := x.scores[e.wid]
+	if own >= followCap*s {
+		return carry{}, false
+	}
+	return carry{e, min(own+part*s, followCap*s)}, true
 }
 
 // nextEntry returns the entry of e's log just after it, nil when e is not
@@ -190,4 +230,89 @@ func (g *Graph) nextEntry(e *Entity) *Entity {
 		return nil
 	}
 	return g.entities[i+1]
+}
+
+// A field line of an entry ("speaker: Priya", "date: 13 January 2026")
+// says what every entry of its log says in its own value, so a neighbour's
+// field lines are left out of an entry's document: with them, every
+// message of a two-person chat held both speakers' names, and a question
+// naming one found nothing by it.
+// A line of text written after its speaker's name ("caroline: i went to
+// the support group yesterday") is no field line: its value is longer.
+const (
+	maxFieldLabel = 24
+	maxFieldValue = 48
+)
+
+// fieldLabel returns the label of a folded field line, the text before
+// its first ": " when that is at most maxFieldLabel bytes of letters and
+// spaces and what follows at most maxFieldValue bytes, and false for any
+// other text.
+func fieldLabel(o string) (string, bool) {
+	i := strings.Index(o, ": ")
+	if i <= 0 || i > maxFieldLabel || len(o)-i-2 > maxFieldValue {
+		return "", false
+	}
+	for _, r := range o[:i] {
+		if !unicode.IsLetter(r) && r != ' ' && r != '_' {
+			return "", false
+		}
+	}
+	return o[:i], true
+}
+
+// entryFields are the labels of an entry's field lines, read once.
+type entryFields struct {
+	labels [maxEntryObservations]string
+	n      int
+	read   bool
+}
+
+// of reads the labels of st's field lines, the first time only.
+func (fs *entryFields) of(st *searchText) {
+	if fs.read {
+		return
+	}
+	fs.read = true
+	for _, o := range st.observations {
+		if l, ok := fieldLabel(o.nfkc); ok && fs.n < len(fs.labels) {
+			fs.labels[fs.n] = l
+			fs.n++
+		}
+	}
+}
+
+// has reports whether the folded text o (a neighbour's) is a field line
+// whose label is also one of the entry's.
+func (fs *entryFields) has(o string) bool {
+	if fs.n == 0 {
+		return false
+	}
+	l, ok := fieldLabel(o)
+	return ok && slices.Contains(fs.labels[:fs.n], l)
+}
+
+// asks reports whether e's text is a question: an observation ends with
+// a question mark.
+func asks(e *Entity) bool {
+	for _, o := range e.Observations {
+		o = strings.TrimRightFunc(o, unicode.IsSpace)
+		if strings.HasSuffix(o, "?") || strings.HasSuffix(o, "？") {
+			return true
+		}
+	}
+	return false
+}
+
+// brief reports whether e's text is a reaction too short to answer
+// anything: at most followBrief terms (stop words included) outside its
+// field lines.
+func brief(e *Entity) bool {
+	n := 0
+	for _, o := range e.searchText().observations {
+		if _, field := fieldLabel(o.nfkc); !field {
+			forEachToken(o.nfkc, func(string, bool) { n++ })
+		}
+	}
+	return n <= followBrief
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -105,5 +106,99 @@ func TestEntryAfterAStrongMatchFollows(t *testing.T) {
 	hits = g.SearchRanked("Which person is into music?", 12).Hits
 	if len(hits) != 12 || hits[0].Score > 1.1*hits[11].Score {
 		t.Errorf("crowd: %d hits, scores %v to %v; want 12 alike", len(hits), hits[0].Score, hits[len(hits)-1].Score)
+	}
+}
+
+// An entry's document holds its neighbours' text but not their field
+// lines: in a chat of two, every message would otherwise hold both
+// speakers' names, and a question naming one could not tell them apart.
+func TestEntryHoldsNeighboursTextNotTheirFields(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("msg-0041", "message", "speaker: Ann", "date: 3 March 2026", "Anyone up for the climbing wall on Friday?"),
+		ent("msg-0042", "message", "speaker: Bo", "date: 3 March 2026", "Count me in, I'll bring chalk"),
+		ent("msg-0043", "message", "speaker: Ann", "date: 4 March 2026", "Great, see you at six: bring shoes"),
+	}, nil)
+	var sequence []string
+	g.forEachField(g.Entity("msg-0042"), func(text string, weight uint32, _ bool) {
+		if weight == weightSequence && text != "message" {
+			sequence = append(sequence, text)
+		}
+	})
+	want := []string{"anyone up for the climbing wall on friday?", "great, see you at six: bring shoes"}
+	if fmt.Sprint(sequence) != fmt.Sprint(want) {
+		t.Errorf("msg-0042 holds of its neighbours %q, want %q", sequence, want)
+	}
+
+	// A message written after its speaker's name is text, not a field,
+	// even next to another of the same speaker.
+	g = newGraph(t, []Entity{
+		ent("D1:1", "message", "Ann: I went to the climbing wall with my sister yesterday"),
+		ent("D1:2", "message", "Ann: She wants to go every week now, which is a lot"),
+		ent("D1:3", "message", "Bo: That sounds like a brilliant way to spend a Sunday"),
+	}, nil)
+	if hits := entityNames(g.SearchRanked("every week", 0).Hits); !slices.Contains(hits, "D1:1") {
+		t.Errorf("speaker-prefixed messages: hits %v, want D1:1 among them (by its neighbour's text)", hits)
+	}
+}
+
+func TestFieldLabel(t *testing.T) {
+	for _, tc := range []struct {
+		text, label string
+		ok          bool
+	}{
+		{"speaker: ann", "speaker", true},
+		{"sent at: 2026-03-01 10:00", "sent at", true},
+		{"great, see you at six: bring shoes", "", false},
+		{"10:30: standup", "", false},
+		{"note:no space", "", false},
+		{"a label that is far too long to be a field: x", "", false},
+		{"date: 13 january 2026, 10:44 am", "date", true},
+		{"caroline: i went to the lgbtq support group yesterday, it was so powerful", "", false},
+	} {
+		if label, ok := fieldLabel(tc.text); label != tc.label || ok != tc.ok {
+			t.Errorf("fieldLabel(%q) = %q, %v, want %q, %v", tc.text, label, ok, tc.label, tc.ok)
+		}
+	}
+}
+
+// After a follow-up question ("Oh, how is she doing?") the answer is the
+// entry after it: it comes right after the news and its question, before
+// the other mention of a sister and what followed it.
+func TestAnswerToAFollowUpQuestionFollows(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("msg-0040", "message", "speaker: Bo", "Long day at the office"),
+		ent("msg-0041", "message", "speaker: Ann", "My sister rang last night"),
+		ent("msg-0042", "message", "speaker: Bo", "Oh, how is she doing?"),
+		ent("msg-0043", "message", "speaker: Ann", "Pregnant! Due in August and it's twins"),
+		ent("msg-0044", "message", "speaker: Bo", "Tell her congratulations from me"),
+		ent("msg-0045", "message", "speaker: Ann", "Quiet week here"),
+		ent("msg-0046", "message", "speaker: Bo", "My sister sent me forty photos of her garden"),
+		ent("msg-0047", "message", "speaker: Ann", "Haha classic"),
+		ent("msg-0048", "message", "speaker: Bo", "Off to bed"),
+	}, nil)
+	hits := g.SearchRanked("What news did Ann's sister have?", 0).Hits
+	if got := entityNames(hits); len(got) < 4 || got[0] != "msg-0041" || !slices.Contains(got[1:3], "msg-0043") {
+		t.Errorf("hits %v, want msg-0041, then its question msg-0042 and the answer msg-0043", got)
+	}
+}
+
+// A reaction too short to answer anything ("Oh no") takes no share of the
+// strong match before it.
+func TestBriefReactionTakesNoShare(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("msg-0040", "message", "speaker: Bo", "My bike got stolen from outside the station"),
+		ent("msg-0041", "message", "speaker: Ann", "Oh no"),
+		ent("msg-0042", "message", "speaker: Bo", "Long day at the office"),
+		ent("msg-0043", "message", "speaker: Ann", "Any news about the stolen bike?"),
+		ent("msg-0044", "message", "speaker: Bo", "The police found it on Gumtree, picking it up this afternoon"),
+	}, nil)
+	var score = map[string]float64{}
+	for _, h := range g.SearchRanked("Where was Bo's bike stolen?", 0).Hits {
+		score[h.Entity.Name] = h.Score
+	}
+	// Its own score is its neighbours' words at half weight; a share
+	// would add half of msg-0040's.
+	if score["msg-0041"] >= followShare*score["msg-0040"] {
+		t.Errorf("scores %v: want the reaction msg-0041 below half of msg-0040 (no share)", score)
 	}
 }

@@ -37,9 +37,14 @@
 //     a run of at least three short entities of one type side by side,
 //     named alike but for their digits (msg-0042, msg-0043), each also
 //     holds, at half weight, the observations of the entries just before
-//     and after it, because a reply is about the message before it.
-//     Entities named by words (people, projects, "Acme offsite 2026") are
-//     not entries. See entries.go.
+//     and after it (their text, not their field lines such as "speaker:
+//     Priya"), because a reply is about the message before it. The entry
+//     after one of the best matches also takes a share of its score, under
+//     it; after a follow-up question the entry after the question does, and
+//     a short reaction takes none. Entities named by words (people,
+//     projects, "Acme offsite 2026") are not entries. See entries.go.
+//   - Words are stemmed (English and Russian), with English irregular past
+//     forms read as their base (went → go). See words.go and stem.go.
 //   - Names in the question: when the question names an entity (its whole
 //     name as a run of the question's words, as written or capitalised,
 //     "Nadia's" naming Nadia; or the first word of a name of two
@@ -91,6 +96,7 @@ type Entity struct {
 	wid    uint32   // id in the word index; 0: not indexed
 	obsSet obsTable // nil up to obsIndexThreshold observations
 	state  *derived
+	rels   endLists // the relations from and to it
 }
 
 // Relation is a directed edge From → To. The exact triple is its identity.
@@ -110,10 +116,10 @@ type Relation struct {
 }
 
 // derived is state computed from an entity that is cleared whenever the
-// entity changes: its encoded file line and its search text.
+// entity changes: its encoded file line, and whether it holds a date.
 type derived struct {
 	encoded []byte
-	search  *searchText
+	dated   uint8 // 0: not yet known; 1: no date; 2: an observation holds one (see dated)
 }
 
 type relationKey struct{ from, to, relationType string }
@@ -126,16 +132,19 @@ type Graph struct {
 	byName    map[string]*Entity
 	relations []*Relation // creation order
 	relSet    relationSet
-	out       map[string][]*Relation // by From
-	in        map[string][]*Relation // by To
-	nextSeq   uint64
-	id        uint64     // ID
-	version   uint64     // counts changes
-	log       *changeLog // what the write tools change, while tracked
-	now       Time       // what writes record (SetNow)
+	// loose holds the lists of relations of names no entity has (the file
+	// may hold relations whose ends do not exist); an entity holds its own
+	// (Entity.rels), so a relation's ends cost no map of their own.
+	loose   map[string]*endLists
+	nextSeq uint64
+	id      uint64     // ID
+	version uint64     // counts changes
+	log     *changeLog // what the write tools change, while tracked
+	now     Time       // what writes record (SetNow)
 
-	// searchMu lets searches run beside other readers: they fill the
-	// entities' folded-text cache, which only mutations otherwise touch.
+	// searchMu lets searches run beside other readers: they build the
+	// indexes and note which entities hold a date (Entity.dated), which
+	// only mutations otherwise touch.
 	searchMu searchLock
 	idx      lazyIndex[searchIndex, *searchIndex] // built by the first search
 	words    lazyIndex[wordIndex, *wordIndex]     // built by the first ranked search
@@ -149,8 +158,7 @@ func New() *Graph {
 		relSet: newRelationSet(0),
 		idx:    lazyIndex[searchIndex, *searchIndex]{empty: newSearchIndex},
 		words:  lazyIndex[wordIndex, *wordIndex]{empty: newWordIndex},
-		out:    make(map[string][]*Relation),
-		in:     make(map[string][]*Relation),
+		loose:  make(map[string]*endLists),
 	}
 }
 
@@ -165,9 +173,6 @@ func (g *Graph) Reserve(entities, relations int) {
 	}
 	if g.relSet.len() == 0 && relations > 0 {
 		g.relSet = newRelationSet(relations)
-		// About as many distinct ends as entities.
-		g.out = make(map[string][]*Relation, min(entities, relations))
-		g.in = make(map[string][]*Relation, min(entities, relations))
 	}
 }
 
@@ -257,7 +262,7 @@ func (g *Graph) insertEntity(e Entity) *Entity {
 		ne.ObservedAt = append(make([]Time, 0, len(e.Observations)), e.ObservedAt...)
 	}
 	g.entities = append(g.entities, ne)
-	g.byName[ne.Name] = ne
+	g.name(ne)
 	g.entityAdded(ne)
 	return ne
 }
@@ -268,8 +273,10 @@ func (g *Graph) insertRelation(r Relation) *Relation {
 	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
 	g.relations = append(g.relations, nr)
 	g.relSet.put(nr)
-	g.out[nr.From] = append(g.out[nr.From], nr)
-	g.in[nr.To] = append(g.in[nr.To], nr)
+	from := g.endsFor(nr.From)
+	from.out = append(from.out, nr)
+	to := g.endsFor(nr.To)
+	to.in = append(to.in, nr)
 	g.relationChanged(nr)
 	return nr
 }
@@ -284,14 +291,71 @@ func (g *Graph) removeRelations(dead map[*Relation]bool) {
 	for r := range dead {
 		g.relationChanged(r)
 		g.relSet.del(r.key())
-		g.out[r.From] = dropRelation(g.out[r.From], r)
-		if len(g.out[r.From]) == 0 {
-			delete(g.out, r.From)
+		if l := g.ends(r.From); l != nil {
+			l.out = dropRelation(l.out, r)
+			g.tidy(r.From)
 		}
-		g.in[r.To] = dropRelation(g.in[r.To], r)
-		if len(g.in[r.To]) == 0 {
-			delete(g.in, r.To)
+		if l := g.ends(r.To); l != nil {
+			l.in = dropRelation(l.in, r)
+			g.tidy(r.To)
 		}
+	}
+}
+
+// endLists are the relations from (out) and to (in) one name, each in
+// graph order.
+type endLists struct{ out, in []*Relation }
+
+// ends returns the lists of the relations from and to name: its entity's,
+// or the loose ones of a name without an entity; nil when it has none.
+func (g *Graph) ends(name string) *endLists {
+	if e := g.byName[name]; e != nil {
+		return &e.rels
+	}
+	return g.loose[name]
+}
+
+// endsFor is ends, making loose lists for a name that has none.
+func (g *Graph) endsFor(name string) *endLists {
+	if l := g.ends(name); l != nil {
+		return l
+	}
+	l := &endLists{}
+	g.loose[name] = l
+	return l
+}
+
+// tidy forgets the loose lists of name once they are empty.
+func (g *Graph) tidy(name string) {
+	if l := g.loose[name]; l != nil && len(l.out) == 0 && len(l.in) == 0 {
+		delete(g.loose, name)
+	}
+}
+
+// outOf returns the relations from name, in graph order.
+func (g *Graph) outOf(name string) []*Relation {
+	if l := g.ends(name); l != nil {
+		return l.out
+	}
+	return nil
+}
+
+// inOf returns the relations to name, in graph order.
+func (g *Graph) inOf(name string) []*Relation {
+	if l := g.ends(name); l != nil {
+		return l.in
+	}
+	return nil
+}
+
+// name makes e the entity of its name. The relations that waited for an
+// entity of that name (loose lists) are now its own.
+func (g *Graph) name(e *Entity) {
+	g.byName[e.Name] = e
+	if l := g.loose[e.Name]; l != nil {
+		e.rels.out = mergeBySeq(e.rels.out, l.out)
+		e.rels.in = mergeBySeq(e.rels.in, l.in)
+		delete(g.loose, e.Name)
 	}
 }
 

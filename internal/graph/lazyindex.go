@@ -223,10 +223,10 @@ func (g *Graph) entityAdded(e *Entity) {
 		g.words.changed(e)
 		// Relations loaded before their end existed now have that end's
 		// type as context.
-		for _, r := range g.out[e.Name] {
+		for _, r := range g.outOf(e.Name) {
 			g.words.changed(g.byName[r.To])
 		}
-		for _, r := range g.in[e.Name] {
+		for _, r := range g.inOf(e.Name) {
 			g.words.changed(g.byName[r.From])
 		}
 		g.adjacentChanged(e)

@@ -46,10 +46,10 @@ func (g *Graph) boostNamed(x *wordIndex, query string) {
 	}
 	for _, n := range named {
 		boost(n.Name, namedSelfBoost)
-		for _, r := range g.out[n.Name] {
+		for _, r := range g.outOf(n.Name) {
 			boost(r.To, namedBoost)
 		}
-		for _, r := range g.in[n.Name] {
+		for _, r := range g.inOf(n.Name) {
 			boost(r.From, namedBoost)
 		}
 	}

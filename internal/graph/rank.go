@@ -164,14 +164,6 @@ func (g *Graph) buildWordIndex() *wordIndex {
 		wg.Wait()
 		return out
 	}
-	// Indexing an entity reads its neighbours' folded text: fold every
-	// entity first, so no part writes what another reads.
-	inParallel(func(lo, hi int) *wordIndex {
-		for _, e := range g.entities[lo:hi] {
-			e.searchText()
-		}
-		return nil
-	})
 	byID := make([]*Entity, n+1)
 	docLen := make([]uint32, n+1)
 	partial := inParallel(func(lo, hi int) *wordIndex {
@@ -291,22 +283,25 @@ func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32, repea
 	context := func(r *Relation, other string) {
 		f(Fold(r.RelationType), weightContext, true)
 		if o := g.byName[other]; o != nil {
-			ost := o.searchText()
-			f(ost.name.nfkc, weightContext, false)
-			f(ost.entityType.nfkc, weightContext, true)
+			f(Fold(o.Name), weightContext, false)
+			f(Fold(o.EntityType), weightContext, true)
 		} else {
 			f(Fold(other), weightContext, false)
 		}
 	}
-	for _, r := range g.out[e.Name] {
+	for _, r := range g.outOf(e.Name) {
 		context(r, r.To)
 	}
-	for _, r := range g.in[e.Name] {
+	for _, r := range g.inOf(e.Name) {
 		context(r, r.From)
 	}
+	var fields entryFields
 	g.sequenceNeighbours(e, func(n *Entity) {
+		fields.of(st)
 		for _, o := range n.searchText().observations {
-			f(o.nfkc, weightSequence, false)
+			if !fields.has(o.nfkc) {
+				f(o.nfkc, weightSequence, false)
+			}
 		}
 	})
 }

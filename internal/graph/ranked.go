@@ -108,28 +108,55 @@ func (g *Graph) searchRanked(query string, limit int, keep func(*Entity) bool, w
 	}
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
-	exact, whole := g.search(query)
-	if win != nil {
-		exact, whole = win.exact(exact, query)
-	}
-	if keep != nil {
-		kept := make([]*Entity, 0, len(exact))
-		w := 0
-		for i, e := range exact {
-			if keep(e) {
-				if i < whole {
-					w++
-				}
-				kept = append(kept, e)
-			}
-		}
-		exact, whole = kept, w
-	}
+	exact, whole := g.exactHits(query, keep, win)
 	x := g.wordIndex()
 	q := x.resolve(query)
 	x.accumulate(q)
 	defer x.reset()
-	if limit > len(exact) { // else no partial match is shown
+	g.adjustScores(x, query, limit > len(exact))
+
+	hits := make([]Hit, 0, max(len(exact), limit))
+	for i, e := range exact {
+		hits = append(hits, Hit{Entity: e, Exact: true, Whole: i < whole, Score: x.scores[e.wid], q: q})
+	}
+	if want := limit - len(exact); want > 0 {
+		hits = append(hits, best(partialHits(x, q, exact, keep, win), want)...)
+	}
+	r := Ranked{Hits: hits, Exact: len(exact)}
+	r.Relations = g.touching(r.Selection().Entities)
+	return r
+}
+
+// exactHits returns the entities matching the whole query (Search's rule),
+// in Search's order, among those keep reports true for and by what of them
+// was learned in win (either may be nil), and how many of them hold the
+// whole query in one field.
+func (g *Graph) exactHits(query string, keep func(*Entity) bool, win *Window) ([]*Entity, int) {
+	exact, whole := g.search(query)
+	if win != nil {
+		exact, whole = win.exact(exact, query)
+	}
+	if keep == nil {
+		return exact, whole
+	}
+	kept := make([]*Entity, 0, len(exact))
+	w := 0
+	for i, e := range exact {
+		if keep(e) {
+			if i < whole {
+				w++
+			}
+			kept = append(kept, e)
+		}
+	}
+	return kept, w
+}
+
+// adjustScores applies the rules on top of the words' scores: the entry
+// after a strong match (only when partial matches are shown), the entity
+// the query names, and dates for a question about when.
+func (g *Graph) adjustScores(x *wordIndex, query string, partial bool) {
+	if partial {
 		g.carryForward(x, query)
 	}
 	g.boostNamed(x, query)
@@ -140,27 +167,23 @@ func (g *Graph) searchRanked(query string, limit int, keep func(*Entity) bool, w
 			}
 		}
 	}
+}
 
-	hits := make([]Hit, 0, max(len(exact), limit))
-	for i, e := range exact {
-		hits = append(hits, Hit{Entity: e, Exact: true, Whole: i < whole, Score: x.scores[e.wid], q: q})
+// partialHits returns the entities x's scores touched that are not exact,
+// among those keep reports true for and sharing a word with q by what of
+// them was learned in win (either may be nil).
+func partialHits(x *wordIndex, q *rankQuery, exact []*Entity, keep func(*Entity) bool, win *Window) []Hit {
+	isExact := make(map[*Entity]bool, len(exact))
+	for _, e := range exact {
+		isExact[e] = true
 	}
-	if want := limit - len(exact); want > 0 {
-		isExact := make(map[*Entity]bool, len(exact))
-		for _, e := range exact {
-			isExact[e] = true
+	var others []Hit
+	for _, id := range x.touched {
+		if e := x.byID[id]; !isExact[e] && (keep == nil || keep(e)) && (win == nil || win.shares(e, q)) {
+			others = append(others, Hit{Entity: e, Score: x.scores[id], q: q})
 		}
-		var others []Hit
-		for _, id := range x.touched {
-			if e := x.byID[id]; !isExact[e] && (keep == nil || keep(e)) && (win == nil || win.shares(e, q)) {
-				others = append(others, Hit{Entity: e, Score: x.scores[id], q: q})
-			}
-		}
-		hits = append(hits, best(others, want)...)
 	}
-	r := Ranked{Hits: hits, Exact: len(exact)}
-	r.Relations = g.touching(r.Selection().Entities)
-	return r
+	return others
 }
 
 // better orders hits by score; ties: the one learned last (LastLearned)

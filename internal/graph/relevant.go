@@ -30,50 +30,61 @@ func (r Ranked) RelevantRelations() []*Relation {
 			q = h.q
 		}
 	}
-	type weighed struct {
-		r     *Relation
-		both  bool
-		match float64
-		best  int
-		order int
-	}
-	ws := make([]weighed, len(r.Relations))
+	ws := make([]weighedRelation, len(r.Relations))
 	seen := make(map[string]bool)
 	for i, rel := range r.Relations {
-		from, isFrom := rank[rel.From]
-		to, isTo := rank[rel.To]
-		w := weighed{r: rel, both: isFrom && isTo, order: i}
-		other := rel.To
-		switch {
-		case isFrom && isTo:
-			w.best = min(from, to)
-		case isFrom:
-			w.best = from
-		default:
-			w.best, other = to, rel.From
-		}
-		if q != nil && w.best < relevanceHits {
-			w.match = q.match(newFolded(rel.RelationType+" "+other), seen).Score
-		}
-		ws[i] = w
+		ws[i] = weigh(rel, i, rank, q, seen)
 	}
-	slices.SortFunc(ws, func(a, b weighed) int {
-		switch {
-		case a.both != b.both:
-			if a.both {
-				return -1
-			}
-			return 1
-		case a.match != b.match:
-			return cmp.Compare(b.match, a.match)
-		case a.best != b.best:
-			return a.best - b.best
-		}
-		return a.order - b.order
-	})
+	slices.SortFunc(ws, moreRelevant)
 	out := make([]*Relation, len(ws))
 	for i, w := range ws {
 		out[i] = w.r
 	}
 	return out
+}
+
+// weighedRelation is a relation of an answer with what orders it.
+type weighedRelation struct {
+	r     *Relation
+	both  bool    // both ends are hits
+	match float64 // the weight of the query's words its type and other end hold
+	best  int     // the better rank of its ends among the hits
+	order int     // its place among the answer's relations
+}
+
+// weigh weighs rel, the order-th relation of an answer whose hits rank as
+// rank says, against q (nil: no words); seen is scratch.
+func weigh(rel *Relation, order int, rank map[string]int, q *rankQuery, seen map[string]bool) weighedRelation {
+	from, isFrom := rank[rel.From]
+	to, isTo := rank[rel.To]
+	w := weighedRelation{r: rel, both: isFrom && isTo, order: order}
+	other := rel.To
+	switch {
+	case isFrom && isTo:
+		w.best = min(from, to)
+	case isFrom:
+		w.best = from
+	default:
+		w.best, other = to, rel.From
+	}
+	if q != nil && w.best < relevanceHits {
+		w.match = q.match(newFolded(rel.RelationType+" "+other), seen).Score
+	}
+	return w
+}
+
+// moreRelevant orders weighed relations, the most relevant first.
+func moreRelevant(a, b weighedRelation) int {
+	switch {
+	case a.both != b.both:
+		if a.both {
+			return -1
+		}
+		return 1
+	case a.match != b.match:
+		return cmp.Compare(b.match, a.match)
+	case a.best != b.best:
+		return a.best - b.best
+	}
+	return a.order - b.order
 }

@@ -3,8 +3,8 @@ package graph
 import (
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -15,11 +15,10 @@ const MaxQueryLength = 2048
 
 // searchText is an entity's text folded for matching, in the two forms Fold
 // and foldCase produce. The forms are one string when they agree, as they
-// do for all ASCII text.
+// do for all ASCII text, and a text that folds to itself is not copied.
 type searchText struct {
 	name, entityType folded
 	observations     []folded
-	dated            uint8 // 0: not yet known; 1: no date; 2: an observation holds one (see dated)
 }
 
 // folded is a text in both folded forms.
@@ -85,66 +84,143 @@ func cherokeeCapital(r rune) rune {
 // brackets, which is nearly all text users store. It returns s itself when
 // nothing changes. ok is false when s needs the full Fold.
 func simpleFold(s string) (folded string, ok bool) {
-	var b []byte // nil until the first rune that changes
+	b, changed, ok := appendSimpleFold(nil, s, 0)
+	switch {
+	case !ok:
+		return "", false
+	case !changed:
+		return s, true
+	}
+	return string(b), true
+}
+
+// appendSimpleFold appends s folded by simpleFold's rule to b, making room
+// for at least reserve bytes when it first appends. When the fold is s
+// itself (changed false) or simpleFold cannot fold s (ok false), b is
+// returned as it was.
+func appendSimpleFold(b []byte, s string, reserve int) (_ []byte, changed, ok bool) {
+	start := len(b)
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if 'A' <= c && c <= 'Z' {
-				if b == nil {
-					b = append(make([]byte, 0, len(s)), s[:i]...)
+				if !changed {
+					changed = true
+					b = append(slices.Grow(b, max(len(s), reserve)), s[:i]...)
 				}
 				c += 'a' - 'A'
 			}
-			if b != nil {
+			if changed {
 				b = append(b, c)
 			}
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !simpleRune(r) {
-			return "", false
+		l, ok := simpleLower(r)
+		if !ok {
+			return b[:start], false, false
 		}
-		if l := unicode.ToLower(r); l != r {
-			if b == nil {
-				b = append(make([]byte, 0, len(s)), s[:i]...)
+		if l != r {
+			if !changed {
+				changed = true
+				b = append(slices.Grow(b, max(len(s), reserve)), s[:i]...)
 			}
 			b = utf8.AppendRune(b, l)
-		} else if b != nil {
+		} else if changed {
 			b = append(b, s[i:i+n]...)
 		}
 		i += n
 	}
-	if b == nil {
-		return s, true
-	}
-	return string(b), true
+	return b, changed, true
 }
 
-func simpleRune(r rune) bool {
+// simpleLower returns the lower case of r (unicode.ToLower) when r is one
+// of simpleFold's runes; ok is false for the others.
+func simpleLower(r rune) (lower rune, ok bool) {
 	switch {
-	case 0xC0 <= r && r <= 0xFF:
-		return r != 0xDF // ß folds to "ss"
-	case 0x400 <= r && r <= 0x45F, // Cyrillic
+	case 0xC0 <= r && r <= 0xDE:
+		if r == 0xD7 { // ×
+			return r, true
+		}
+		return r + 0x20, true
+	case r == 0xDF: // ß folds to "ss"
+		return r, false
+	case 0xE0 <= r && r <= 0xFF:
+		return r, true
+	case 0x400 <= r && r <= 0x40F: // Cyrillic Ѐ … Џ
+		return r + 0x50, true
+	case 0x410 <= r && r <= 0x42F: // А … Я
+		return r + 0x20, true
+	case 0x430 <= r && r <= 0x45F, // а … џ
 		0x3001 <= r && r <= 0x3011, // CJK punctuation and brackets (not U+3000, which NFKC makes a space)
 		0x3041 <= r && r <= 0x3096, // hiragana
 		0x30A1 <= r && r <= 0x30FE, // katakana
 		0x4E00 <= r && r <= 0x9FFF: // CJK unified ideographs
-		return r != utf8.RuneError
+		return r, true
 	}
-	return false
+	return r, false
 }
 
+// searchText folds e's text. It is folded again on every call, not kept:
+// kept for every entity, the folded text cost more memory than the file
+// (the texts with a capital letter copied, 32 bytes a text), and folding is
+// a scan of the text, like the match that follows it. A search folds the
+// candidates the trigram index gives it, and building an index folds each
+// entity as it posts it.
 func (e *Entity) searchText() *searchText {
-	d := e.derived()
-	if d.search == nil {
-		st := &searchText{name: newFolded(e.Name), entityType: newFolded(e.EntityType), observations: make([]folded, len(e.Observations))}
-		for i, o := range e.Observations {
-			st.observations[i] = newFolded(o)
-		}
-		d.search = st
+	n := len(e.Observations)
+	var st *searchText
+	if n <= inlineObservations {
+		// One allocation for the common entity.
+		x := new(struct {
+			searchText
+			obs [inlineObservations]folded
+		})
+		st = &x.searchText
+		st.observations = x.obs[:n:n]
+	} else {
+		st = &searchText{observations: make([]folded, n)}
 	}
-	return d.search
+	f := folder{left: len(e.Name) + len(e.EntityType)}
+	for _, o := range e.Observations {
+		f.left += len(o)
+	}
+	f.fold(&st.name, e.Name)
+	f.fold(&st.entityType, e.EntityType)
+	for i, o := range e.Observations {
+		f.fold(&st.observations[i], o)
+	}
+	return st
+}
+
+// inlineObservations is how many observations a searchText holds without a
+// second allocation.
+const inlineObservations = 6
+
+// folder folds the texts of one entity into one buffer, so that the texts
+// that change cost one allocation between them. The folded texts point
+// into the buffer: appending writes only past them, and a buffer that had
+// to grow leaves the old one as it was.
+type folder struct {
+	buf  []byte
+	left int // bytes of text not yet folded: about what buf still needs
+}
+
+func (x *folder) fold(f *folded, s string) {
+	lo := len(x.buf)
+	b, changed, ok := appendSimpleFold(x.buf, s, x.left)
+	x.left -= len(s)
+	switch {
+	case !ok:
+		*f = folded{Fold(s), foldCase(s)}
+	case !changed:
+		*f = folded{s, s}
+	default:
+		x.buf = b
+		t := unsafe.String(&b[lo], len(b)-lo)
+		*f = folded{t, t}
+	}
 }
 
 // rank tells how well the query q (and its words) matches.
@@ -160,6 +236,42 @@ func (st *searchText) rank(q folded, words []folded) int {
 		return matchAllWords
 	}
 	return noMatch
+}
+
+// rank is e.searchText().rank(q, words) without the searchText: it folds
+// one text at a time into a buffer on the stack, and stops at the first
+// that holds the query.
+func (e *Entity) rank(q folded, words []folded) int {
+	var scratch [256]byte
+	switch {
+	case foldInto(scratch[:0], e.Name).contains(q):
+		return matchName
+	case foldInto(scratch[:0], e.EntityType).contains(q):
+		return matchType
+	}
+	for _, o := range e.Observations {
+		if foldInto(scratch[:0], o).contains(q) {
+			return matchObservation
+		}
+	}
+	if len(words) > 1 && e.searchText().hasAllWords(words) {
+		return matchAllWords
+	}
+	return noMatch
+}
+
+// foldInto is newFolded(s), folded into buf when simpleFold can fold it: the
+// result is valid until buf is written again.
+func foldInto(buf []byte, s string) folded {
+	b, changed, ok := appendSimpleFold(buf, s, 0)
+	switch {
+	case !ok:
+		return newFolded(s)
+	case !changed:
+		return folded{s, s}
+	}
+	t := unsafe.String(&b[0], len(b))
+	return folded{t, t}
 }
 
 func (st *searchText) hasAllWords(words []folded) bool {
@@ -196,7 +308,7 @@ func (g *Graph) search(query string) (ents []*Entity, whole int) {
 	for _, w := range strings.Fields(query) {
 		words = append(words, newFolded(w))
 	}
-	rank := func(st *searchText) int { return st.rank(q, words) }
+	rank := func(e *Entity) int { return e.rank(q, words) }
 	candidates := q
 	if hasPrefixWord(query) {
 		// Prefix words (prefix.go): candidates by what precedes the stars.
@@ -205,7 +317,7 @@ func (g *Graph) search(query string) (ents []*Entity, whole int) {
 		for _, w := range qw {
 			words = append(words, w.f)
 		}
-		rank = func(st *searchText) int { return st.rankPrefix(q, qw) }
+		rank = func(e *Entity) int { return e.searchText().rankPrefix(q, qw) }
 		if len(qw) == 1 { // what holds "auth*" holds "auth"
 			candidates = qw[0].f
 		}
@@ -216,7 +328,7 @@ func (g *Graph) search(query string) (ents []*Entity, whole int) {
 	}
 	var hits []hit
 	for _, e := range g.searchCandidates(candidates, words) {
-		if r := rank(e.searchText()); r != noMatch {
+		if r := rank(e); r != noMatch {
 			hits = append(hits, hit{e, r})
 		}
 	}

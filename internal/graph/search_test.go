@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestFold(t *testing.T) {
@@ -322,5 +324,57 @@ func TestSearchNodesSeesChanges(t *testing.T) {
 	g.LoadEntity(ent("Alice", "ignored", "merged fact"))
 	if got := search("merged"); !slices.Equal(got, []string{"Alice"}) {
 		t.Errorf("after a merge, search merged = %q, want [Alice]", got)
+	}
+}
+
+// TestSearchTextFoldsEachText checks the folding of a whole entity into one
+// buffer (searchText) against folding each of its texts on its own, on texts
+// of every script the fast path knows and some it does not.
+func TestSearchTextFoldsEachText(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"", "a", "Work", "ТЕКСТ", "привет", "Ωmega", "東京", "カタカナ", "ÀÉÎ", "ß", "ＰＹ", "cafe\u0301", "İ", "Ꭰꭰ", " ", "x"}
+	text := func() string {
+		var b strings.Builder
+		for range rng.IntN(5) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	for range 2000 {
+		e := &Entity{Name: text(), EntityType: text()}
+		for range rng.IntN(9) {
+			e.Observations = append(e.Observations, text())
+		}
+		st := e.searchText()
+		check := func(got folded, s string) {
+			if want := newFolded(s); got != want {
+				t.Fatalf("%q folds to %+q, alone to %+q", s, got, want)
+			}
+		}
+		check(st.name, e.Name)
+		check(st.entityType, e.EntityType)
+		if len(st.observations) != len(e.Observations) {
+			t.Fatalf("%d observations folded, want %d", len(st.observations), len(e.Observations))
+		}
+		for i, o := range e.Observations {
+			check(st.observations[i], o)
+		}
+	}
+}
+
+// TestSimpleLower checks simpleLower against unicode.ToLower on every rune
+// it takes, and that it takes none whose folding is more than that.
+func TestSimpleLower(t *testing.T) {
+	for r := rune(0x80); r <= 0xFFFF; r++ {
+		l, ok := simpleLower(r)
+		if !ok {
+			continue
+		}
+		if want := unicode.ToLower(r); l != want {
+			t.Errorf("simpleLower(%U) = %U, want %U", r, l, want)
+		}
+		if s := string(r); Fold(s) != string(l) {
+			t.Errorf("simpleLower(%U) = %U, but Fold gives %+q", r, l, Fold(s))
+		}
 	}
 }

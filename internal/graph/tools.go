@@ -206,12 +206,13 @@ func (g *Graph) DeleteEntities(names []string) DeleteResult {
 		g.record(Change{Kind: EntityDeleted, Entity: e.clone()})
 		delete(g.byName, name)
 		g.entityRemoved(e)
-		for _, r := range g.out[name] {
+		for _, r := range e.rels.out {
 			deadRel[r] = true
 		}
-		for _, r := range g.in[name] {
+		for _, r := range e.rels.in {
 			deadRel[r] = true
 		}
+		e.rels = endLists{} // all dead: the lists of the other ends lose them
 	}
 	if len(dead) > 0 {
 		g.version++
@@ -369,7 +370,7 @@ func (g *Graph) Open(names []string) Selection {
 	slices.SortFunc(ents, bySeq)
 	var rels []*Relation
 	for _, e := range ents {
-		for _, r := range g.out[e.Name] {
+		for _, r := range g.outOf(e.Name) {
 			if found[r.To] != nil {
 				rels = append(rels, r)
 			}
@@ -385,7 +386,7 @@ func (g *Graph) touching(ents []*Entity) []*Relation {
 	seen := make(map[*Relation]bool)
 	var rels []*Relation
 	for _, e := range ents {
-		for _, list := range [2][]*Relation{g.out[e.Name], g.in[e.Name]} {
+		for _, list := range [2][]*Relation{g.outOf(e.Name), g.inOf(e.Name)} {
 			for _, r := range list {
 				if !seen[r] {
 					seen[r] = true

@@ -53,12 +53,35 @@ func forEachToken(s string, emit func(token string, word bool)) {
 				}
 				j += n2
 			}
-			emit(s[i:j], true)
+			if negation(s, i, j) && irregularForms[s[i:j]] != "" {
+				emit(s[i:j]+"t", true)
+			} else {
+				emit(s[i:j], true)
+			}
 			i = j
 		default:
 			i += n
 		}
 	}
+}
+
+// negation reports whether the word s[i:j] is the verb of an English
+// negation, "couldn" of "couldn't", "won" of "won't". One that is also an
+// irregular past ("won") is read with its "t" ("wont"), so "won't" is not
+// "win"; the others stay as they were (most are stop words).
+func negation(s string, i, j int) bool {
+	if !strings.HasSuffix(s[i:j], "n") {
+		return false
+	}
+	rest, ok := strings.CutPrefix(s[j:], "'")
+	if !ok {
+		rest, ok = strings.CutPrefix(s[j:], "’")
+	}
+	if !ok || !strings.HasPrefix(rest, "t") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(rest[1:])
+	return len(rest) == 1 || !isWordRune(r)
 }
 
 // forEachTerm calls emit with every term of s, which must be folded.
@@ -120,6 +143,9 @@ func wordTerm(w string) string {
 	if isASCIILetters(w) {
 		if english.IsStopWord(w) {
 			return ""
+		}
+		if base, ok := irregularForms[w]; ok {
+			w = base
 		}
 		return english.Stem(w, true)
 	}

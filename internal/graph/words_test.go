@@ -15,7 +15,12 @@ func TestTerms(t *testing.T) {
 
 		// English: Snowball stems, so forms of one word meet.
 		{"English plural", "groups", []string{"group"}},
-		{"English verb forms", "meeting meets met", []string{"meet", "meet", "met"}},
+		{"English verb forms", "meeting meets met", []string{"meet", "meet", "meet"}},
+		{"English irregular past forms", "went gone go going", []string{"go", "go", "go", "go"}},
+		{"English irregular participles", "written wrote writes", []string{"write", "write", "write"}},
+		{"English forms that are other words too", "a bit of a rose", []string{"bit", "rose"}},
+		{"English won't is not win", "won't won’t won couldn't", []string{"wont", "wont", "win", "couldn"}},
+		{"English words beside apostrophes", "'tis d'Artagnan rock'n'roll I'm", []string{"tis", "d", "artagnan", "rock", "n", "roll", "m"}},
 		{"English -ing and -ed", "supported supporting support", []string{"support", "support", "support"}},
 		{"English -ies", "libraries library", []string{"librari", "librari"}},
 		{"English possessive splits off", "Caroline's", []string{"carolin"}},

@@ -78,6 +78,9 @@ type Server struct {
 	limiter  *Limiter        // bounds.go
 	writes   map[string]bool // the names of the write tools
 	notified notified        // what Watch told subscribers (notified.go)
+	// encoding, when a test sets it, runs as a read begins to encode its
+	// page, the graph let go (Server.page).
+	encoding func()
 
 	// toolCalls counts tool calls running; stopCalls ends them.
 	toolCalls atomic.Int64
@@ -276,7 +279,7 @@ func (s *Server) finish(ctx context.Context, method string, req mcp.Request, ver
 		return res, err
 	}
 	size := resultSize(res)
-	release := s.limiter.hold(size)
+	release := s.limiter.hold(heldBytes(req, size))
 	out, kept := encodedOnce(ctx, withoutCacheHints(res, version), size, release)
 	if !kept && !s.heldByRequest(req, release) {
 		release()

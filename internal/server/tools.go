@@ -422,17 +422,18 @@ func rankedAnswer(found graph.Ranked, a searchArgs, limit int, w graph.Window, c
 }
 
 // page runs a read tool: build lays out the whole answer while the graph is
-// held, and the part the cursor points to is encoded before it is let go,
-// so nothing is copied first.
+// held, and the part the cursor points to is picked and copied
+// (answer.Answer.Pick) before it is let go; the page is encoded after, so
+// a write waits for no read's encoding (docs/bounds.md).
 func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
-	var p answer.Result
+	var picked *answer.Picked
 	err := s.store.View(ctx, func(g *graph.Graph) error {
 		ans, err := build(g)
 		if err != nil {
 			return err
 		}
 		s.withStanding(g, ans, s.limit(ctx))
-		if p, err = ans.Page(s.limit(ctx), cursor); err != nil {
+		if picked, err = ans.Pick(s.limit(ctx), cursor); err != nil {
 			return fmt.Errorf("Invalid arguments for tool %s: %w", ans.Tool, err)
 		}
 		return nil
@@ -440,7 +441,10 @@ func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Grap
 	if err != nil {
 		return nil, err
 	}
-	return toolResult(p), nil
+	if s.encoding != nil {
+		s.encoding()
+	}
+	return toolResult(picked.Encode()), nil
 }
 
 // update runs a mutation as one write of the store. Subscribers hear of
