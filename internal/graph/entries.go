@@ -149,13 +149,17 @@ func (g *Graph) sequenceNeighbours(e *Entity, f func(*Entity)) {
 // how's she doing?"), the answer is the entry after that one: it takes
 // followAskShare of the score, under the same cap. In a chat the one who
 // hears the news asks, and the one who told it answers, in the words of
-// the answer, not the question's.
+// the answer, not the question's. An entry after that is a reaction of
+// at most followBrief terms ("Oh no", "Sounds about right", "That's
+// massive, congratulations") answers nothing and takes no share: lifted
+// next to every strong match, such reactions took the places of answers.
 const (
 	followShare       = 0.5
 	followFrom        = 50
 	followInformation = 0.1
 	followCap         = 0.99
 	followAskShare    = 0.75
+	followBrief       = 4
 )
 
 // carryForward passes the best entries' shares to the entries after them
@@ -181,7 +185,7 @@ func (g *Graph) carryForward(x *wordIndex, query string) {
 		if next == nil || next.wid == 0 {
 			continue
 		}
-		if c, ok := x.share(next, s, followShare); ok {
+		if c, ok := x.share(next, s, followShare); ok && !brief(next) {
 			carries = append(carries, c)
 		}
 		if asks(next) {
@@ -298,4 +302,17 @@ func asks(e *Entity) bool {
 		}
 	}
 	return false
+}
+
+// brief reports whether e's text is a reaction too short to answer
+// anything: at most followBrief terms (stop words included) outside its
+// field lines.
+func brief(e *Entity) bool {
+	n := 0
+	for _, o := range e.searchText().observations {
+		if _, field := fieldLabel(o.nfkc); !field {
+			forEachToken(o.nfkc, func(string, bool) { n++ })
+		}
+	}
+	return n <= followBrief
 }

@@ -181,3 +181,24 @@ func TestAnswerToAFollowUpQuestionFollows(t *testing.T) {
 		t.Errorf("hits %v, want msg-0041, then its question msg-0042 and the answer msg-0043", got)
 	}
 }
+
+// A reaction too short to answer anything ("Oh no") takes no share of the
+// strong match before it.
+func TestBriefReactionTakesNoShare(t *testing.T) {
+	g := newGraph(t, []Entity{
+		ent("msg-0040", "message", "speaker: Bo", "My bike got stolen from outside the station"),
+		ent("msg-0041", "message", "speaker: Ann", "Oh no"),
+		ent("msg-0042", "message", "speaker: Bo", "Long day at the office"),
+		ent("msg-0043", "message", "speaker: Ann", "Any news about the stolen bike?"),
+		ent("msg-0044", "message", "speaker: Bo", "The police found it on Gumtree, picking it up this afternoon"),
+	}, nil)
+	var score = map[string]float64{}
+	for _, h := range g.SearchRanked("Where was Bo's bike stolen?", 0).Hits {
+		score[h.Entity.Name] = h.Score
+	}
+	// Its own score is its neighbours' words at half weight; a share
+	// would add half of msg-0040's.
+	if score["msg-0041"] >= followShare*score["msg-0040"] {
+		t.Errorf("scores %v: want the reaction msg-0041 below half of msg-0040 (no share)", score)
+	}
+}

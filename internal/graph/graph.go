@@ -37,9 +37,14 @@
 //     a run of at least three short entities of one type side by side,
 //     named alike but for their digits (msg-0042, msg-0043), each also
 //     holds, at half weight, the observations of the entries just before
-//     and after it, because a reply is about the message before it.
-//     Entities named by words (people, projects, "Acme offsite 2026") are
-//     not entries. See entries.go.
+//     and after it (their text, not their field lines such as "speaker:
+//     Priya"), because a reply is about the message before it. The entry
+//     after one of the best matches also takes a share of its score, under
+//     it; after a follow-up question the entry after the question does, and
+//     a short reaction takes none. Entities named by words (people,
+//     projects, "Acme offsite 2026") are not entries. See entries.go.
+//   - Words are stemmed (English and Russian), with English irregular past
+//     forms read as their base (went → go). See words.go and stem.go.
 //   - Names in the question: when the question names an entity (its whole
 //     name as a run of the question's words, as written or capitalised,
 //     "Nadia's" naming Nadia; or the first word of a name of two

@@ -187,9 +187,9 @@ func TestSearchRankedOrder(t *testing.T) {
 			// msg-2 holds msg-1's words at half weight, and Bo's name
 			// (msg-1 does not: an entry holds its neighbours' text, not
 			// their speaker lines), so Bo's answer comes first; msg-4 has
-			// Bo's name, msg-3 only a share of msg-2's score (the reply to
-			// it).
-			want: []string{"~msg-2", "~msg-1", "~msg-4", "~msg-3"},
+			// Bo's name; msg-3, a reaction of two words, takes no share
+			// of msg-2's score.
+			want: []string{"~msg-2", "~msg-1", "~msg-4"},
 		},
 		{
 			name: "entities named by words are not entries",

@@ -53,7 +53,7 @@ func forEachToken(s string, emit func(token string, word bool)) {
 				}
 				j += n2
 			}
-			if _, irregular := irregularForms[s[i:j]]; irregular && negation(s, i, j) {
+			if negation(s, i, j) && irregularForms[s[i:j]] != "" {
 				emit(s[i:j]+"t", true)
 			} else {
 				emit(s[i:j], true)
