@@ -95,13 +95,15 @@ func (x *searchIndex) add(_ *Graph, e *Entity) {
 	postEntity(x.postings, id, e)
 }
 
-// postEntity posts id under the trigrams of every folded text of e.
+// postEntity posts id under the trigrams of every folded text of e. Each
+// text is folded into a buffer on the stack, as Entity.rank does: the
+// postings keep trigrams, not text.
 func postEntity(postings map[uint32]*trigramList, id uint32, e *Entity) {
-	st := e.searchText()
-	postText(postings, id, st.name)
-	postText(postings, id, st.entityType)
-	for _, o := range st.observations {
-		postText(postings, id, o)
+	var scratch [256]byte
+	postText(postings, id, foldInto(scratch[:0], e.Name))
+	postText(postings, id, foldInto(scratch[:0], e.EntityType))
+	for _, o := range e.Observations {
+		postText(postings, id, foldInto(scratch[:0], o))
 	}
 }
 

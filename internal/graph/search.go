@@ -165,9 +165,9 @@ func simpleLower(r rune) (lower rune, ok bool) {
 // searchText folds e's text. It is folded again on every call, not kept:
 // kept for every entity, the folded text cost more memory than the file
 // (the texts with a capital letter copied, 32 bytes a text), and folding is
-// a scan of the text, like the match that follows it. A search folds the
-// candidates the trigram index gives it, and building an index folds each
-// entity as it posts it.
+// a scan of the text, like the match that follows it. Search and the
+// trigram index fold a text at a time on the stack instead (Entity.rank,
+// postEntity); the word index and ranking fold whole entities here.
 func (e *Entity) searchText() *searchText {
 	n := len(e.Observations)
 	var st *searchText

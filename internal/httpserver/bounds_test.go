@@ -295,3 +295,24 @@ func TestStreamCaps(t *testing.T) {
 		t.Error("a closed stream's place was not freed")
 	}
 }
+
+// TestStreamCapRefusesGET: a 2025 GET event stream past the cap is
+// refused as a subscriptions/listen stream is, 429 with Retry-After and a
+// JSON-RPC error naming the flag (id null: a GET has no message), not an
+// empty body that says it is JSON.
+func TestStreamCapRefusesGET(t *testing.T) {
+	ns := startNamedWith(t, teamTokens, nil, func(c *httpserver.Config) { c.MaxStreamsPerToken = 1 })
+	if code, body, _ := listenStatus(t, ns, "alpha", tokAlpha); code != http.StatusOK {
+		t.Fatalf("a first stream: %d %q", code, body)
+	}
+	resp, body := rawRequest(t, ns.addr, http.MethodGet, "/mcp/alpha", "", "Authorization", "Bearer "+tokAlpha, "Accept", "text/event-stream")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("a token's second stream, a GET: %d %v %q", resp.StatusCode, resp.Header, body)
+	}
+	if code, msg := rpcRefusal(t, body); code != -32000 || !strings.Contains(msg, "--http-max-streams-per-token") {
+		t.Errorf("the refusal: %d %q", code, msg)
+	}
+	if !strings.Contains(body, `"id":null`) {
+		t.Errorf("the refusal's id: %q", body)
+	}
+}

@@ -231,8 +231,12 @@ func writeRPCError(w http.ResponseWriter, id string, e *jsonrpc.Error) {
 	writeRPCStatus(w, http.StatusBadRequest, id, e.Code, e.Message)
 }
 
-// writeRPCStatus answers a request with a JSON-RPC error and HTTP status.
+// writeRPCStatus answers a request with a JSON-RPC error and HTTP status;
+// id "" (a GET, which carries no message) is null.
 func writeRPCStatus(w http.ResponseWriter, status int, id string, code int64, message string) {
+	if id == "" {
+		id = "null"
+	}
 	data, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
