@@ -397,13 +397,12 @@ func (w Window) exact(exact []*Entity, query string) ([]*Entity, int) {
 		if learned == nil {
 			continue
 		}
-		var st *searchText
-		if kept == nil {
-			st = e.searchText()
-		} else {
-			st = &searchText{name: e.searchText().name, entityType: e.searchText().entityType}
+		st := e.searchText() // folded on every call: once here
+		if kept != nil {
+			whole := st
+			st = &searchText{name: whole.name, entityType: whole.entityType}
 			for _, i := range kept {
-				st.observations = append(st.observations, e.searchText().observations[i])
+				st.observations = append(st.observations, whole.observations[i])
 			}
 		}
 		if r := st.rank(q, words); r != noMatch {

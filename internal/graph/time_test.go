@@ -258,3 +258,32 @@ func TestRankedTiesNewerFirst(t *testing.T) {
 		t.Errorf("matched observations %q, want the newer first", got)
 	}
 }
+
+// TestWindowExactFoldsAnEntityOnce: matching the query against what of an
+// entity was learned in a window folds the entity once, whatever how many
+// of its observations the window keeps (folding it once per kept
+// observation made a search of a big entity quadratic).
+func TestWindowExactFoldsAnEntityOnce(t *testing.T) {
+	g := New()
+	g.SetNow(100)
+	var old []string
+	for i := range 200 {
+		old = append(old, fmt.Sprintf("Old fact number %d about Tokyo", i))
+	}
+	g.CreateEntities([]Entity{ent("Big", "person", old...)})
+	g.SetNow(200)
+	var late []string
+	for i := range 100 {
+		late = append(late, fmt.Sprintf("Late fact number %d about Tokyo", i))
+	}
+	g.AddObservations([]ObservationAddition{{EntityName: "Big", Contents: late}})
+	w := Window{Since: 150}
+	e := g.Entity("Big")
+	if got, _ := w.exact([]*Entity{e}, "Tokyo"); len(got) != 1 {
+		t.Fatalf("exact found %d entities, want Big", len(got))
+	}
+	allocs := testing.AllocsPerRun(5, func() { w.exact([]*Entity{e}, "Tokyo") })
+	if allocs > 40 {
+		t.Errorf("matching one entity in a window took %.0f allocations, want a handful: is it folded once per observation?", allocs)
+	}
+}
