@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -17,12 +16,8 @@ func TestEmbeddingsEndToEnd(t *testing.T) {
 	}
 	t.Setenv("MEMORY_EMBEDDINGS_URL", "http://127.0.0.1:1/v1") // the off run must not use it
 	t.Setenv("MEMORY_EMBEDDINGS_MODEL", "elsewhere")
-	var stdout, stderr bytes.Buffer
 	args := []string{"--sizes", "40", "--embeddings", "stub", "--iters", "2", "--min-iters", "1", "--warmups", "1",
 		"--starts", "1", "--writes", "0", "--skip", "search", "--json"}
-	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
-	}
 	var out struct {
 		Servers []struct{ Label string }
 		Sizes   []struct {
@@ -34,9 +29,7 @@ func TestEmbeddingsEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("decoding the JSON report: %v\n%s", err, stdout.String())
-	}
+	runReport(t, args, &out)
 	if len(out.Servers) != 2 || out.Servers[0].Label != "off" || out.Servers[1].Label != "on" || len(out.Sizes) != 1 {
 		t.Fatalf("servers %+v, %d sizes; want off and on, one size", out.Servers, len(out.Sizes))
 	}

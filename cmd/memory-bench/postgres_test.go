@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -127,12 +126,8 @@ func TestPostgresEndToEnd(t *testing.T) {
 		t.Skip("builds the server and runs it")
 	}
 	url := pgtest.URL(t)
-	var stdout, stderr bytes.Buffer
 	args := []string{"--sizes", "40", "--postgres", url, "--iters", "2", "--min-iters", "1", "--warmups", "1",
 		"--starts", "1", "--writes", "6", "--json"}
-	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
-	}
 	var out struct {
 		Servers []struct {
 			Label, Memory string
@@ -150,9 +145,7 @@ func TestPostgresEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("decoding the JSON report: %v\n%s", err, stdout.String())
-	}
+	stderr := runReport(t, args, &out)
 	if len(out.Servers) != 2 || out.Servers[0].Label != "file" || out.Servers[1].Label != "postgres" || out.Servers[1].Memory == "" {
 		t.Fatalf("servers %+v, want file and postgres (with where its memory is)", out.Servers)
 	}

@@ -98,12 +98,8 @@ func sortGraph(g *testgraph.Graph) {
 // right answer, and the notes count what was loaded.
 func TestVsLoadToolsEndToEnd(t *testing.T) {
 	ours := buildOurs(t)
-	var stdout, stderr bytes.Buffer
 	args := []string{"--sizes", "40", "--cmd", ours, "--vs", ours, "--vs-load", "tools", "--iters", "2", "--min-iters", "1",
 		"--warmups", "1", "--starts", "1", "--writes", "4", "--skip", "read_graph,search", "--json"}
-	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
-	}
 	var out struct {
 		Sizes []struct {
 			Runs map[string]struct {
@@ -114,9 +110,7 @@ func TestVsLoadToolsEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("decoding the JSON report: %v\n%s", err, stdout.String())
-	}
+	runReport(t, args, &out)
 	if len(out.Sizes) != 1 {
 		t.Fatalf("sizes %+v", out.Sizes)
 	}
@@ -144,12 +138,8 @@ func TestVsLoadToolsEndToEnd(t *testing.T) {
 // the JSON and as a column of the tables.
 func TestSeveralVs(t *testing.T) {
 	ours := buildOurs(t)
-	var stdout, stderr bytes.Buffer
 	args := []string{"--sizes", "40", "--cmd", ours, "--vs", ours, "--vs", ours, "--vs-load", "file,tools", "--iters", "2", "--min-iters", "1",
 		"--warmups", "1", "--starts", "1", "--writes", "4", "--skip", "read_graph,search", "--json", "--markdown"}
-	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
-	}
 	var out struct {
 		Servers []struct{ Label string }
 		Sizes   []struct {
@@ -161,9 +151,7 @@ func TestSeveralVs(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("decoding the JSON report: %v\n%s", err, stdout.String())
-	}
+	stderr := runReport(t, args, &out)
 	var labels []string
 	for _, s := range out.Servers {
 		labels = append(labels, s.Label)
@@ -237,4 +225,19 @@ func TestCountCreated(t *testing.T) {
 			t.Errorf("countCreated(%s) = %d, want %d", firstText(tt.res), got, tt.want)
 		}
 	}
+}
+
+// runReport runs the benchmark with args (which hold --json), fails the
+// test unless it exits 0, decodes its JSON report into out, and returns
+// what it wrote to stderr (the tables).
+func runReport(t *testing.T, args []string, out any) *bytes.Buffer {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		t.Fatalf("decoding the JSON report: %v\n%s", err, stdout.String())
+	}
+	return &stderr
 }

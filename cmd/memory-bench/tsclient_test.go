@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -28,12 +26,8 @@ func needNode(t *testing.T) {
 func TestTSClientEndToEnd(t *testing.T) {
 	ours := buildOurs(t)
 	needNode(t)
-	var stdout, stderr bytes.Buffer
 	args := []string{"--sizes", "40", "--cmd", ours, "--client", "ts", "--iters", "2", "--min-iters", "1",
 		"--warmups", "1", "--starts", "2", "--writes", "4", "--json"}
-	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
-	}
 	var out struct {
 		Client   string
 		Protocol string
@@ -51,9 +45,7 @@ func TestTSClientEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("decoding the JSON report: %v\n%s", err, stdout.String())
-	}
+	stderr := runReport(t, args, &out)
 	const client = "TypeScript SDK client @modelcontextprotocol/sdk 1.32.2, stdio, protocol 2025-11-25"
 	if out.Client != client || out.Protocol != "2025-11-25" {
 		t.Errorf("client %q, protocol %q; want %q", out.Client, out.Protocol, client)
