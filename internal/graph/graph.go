@@ -99,32 +99,12 @@ type Entity struct {
 	rels   endLists // the relations from and to it
 }
 
-// Relation is a directed edge From → To. The exact triple is its identity.
-type Relation struct {
-	From         string `json:"from"`
-	To           string `json:"to"`
-	RelationType string `json:"relationType"`
-
-	// Extra: see Entity.Extra.
-	Extra []byte `json:"-"`
-
-	// Created is when the relation was first written; zero is unknown.
-	Created Time `json:"-"`
-
-	seq     uint64
-	encoded []byte
-}
-
 // derived is state computed from an entity that is cleared whenever the
 // entity changes: its encoded file line, and whether it holds a date.
 type derived struct {
 	encoded []byte
 	dated   uint8 // 0: not yet known; 1: no date; 2: an observation holds one (see dated)
 }
-
-type relationKey struct{ from, to, relationType string }
-
-func (r *Relation) key() relationKey { return relationKey{r.From, r.To, r.RelationType} }
 
 // Graph is the whole knowledge graph. The zero value is not usable; call New.
 type Graph struct {
@@ -233,17 +213,6 @@ func (g *Graph) LoadEntity(e Entity) (ge *Entity, merged bool) {
 	return ne, false
 }
 
-// LoadRelation adds a relation read from storage. A triple already present is
-// dropped, and LoadRelation reports it. Relations whose ends do not exist are
-// kept: the file is the truth, and deleting the entity later removes them.
-// It returns the graph's relation with r's triple.
-func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
-	if old := g.relSet.get(r.key()); old != nil {
-		return old, true
-	}
-	return g.insertRelation(r), false
-}
-
 func (g *Graph) insertEntity(e Entity) *Entity {
 	g.version++
 	g.nextSeq++
@@ -265,105 +234,6 @@ func (g *Graph) insertEntity(e Entity) *Entity {
 	g.name(ne)
 	g.entityAdded(ne)
 	return ne
-}
-
-func (g *Graph) insertRelation(r Relation) *Relation {
-	g.version++
-	g.nextSeq++
-	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
-	g.relations = append(g.relations, nr)
-	g.relSet.put(nr)
-	from := g.endsFor(nr.From)
-	from.out = append(from.out, nr)
-	to := g.endsFor(nr.To)
-	to.in = append(to.in, nr)
-	g.relationChanged(nr)
-	return nr
-}
-
-// removeRelations drops the marked relations from every index.
-func (g *Graph) removeRelations(dead map[*Relation]bool) {
-	if len(dead) == 0 {
-		return
-	}
-	g.version++
-	g.relations = slices.DeleteFunc(g.relations, func(r *Relation) bool { return dead[r] })
-	for r := range dead {
-		g.relationChanged(r)
-		g.relSet.del(r.key())
-		if l := g.ends(r.From); l != nil {
-			l.out = dropRelation(l.out, r)
-			g.tidy(r.From)
-		}
-		if l := g.ends(r.To); l != nil {
-			l.in = dropRelation(l.in, r)
-			g.tidy(r.To)
-		}
-	}
-}
-
-// endLists are the relations from (out) and to (in) one name, each in
-// graph order.
-type endLists struct{ out, in []*Relation }
-
-// ends returns the lists of the relations from and to name: its entity's,
-// or the loose ones of a name without an entity; nil when it has none.
-func (g *Graph) ends(name string) *endLists {
-	if e := g.byName[name]; e != nil {
-		return &e.rels
-	}
-	return g.loose[name]
-}
-
-// endsFor is ends, making loose lists for a name that has none.
-func (g *Graph) endsFor(name string) *endLists {
-	if l := g.ends(name); l != nil {
-		return l
-	}
-	l := &endLists{}
-	g.loose[name] = l
-	return l
-}
-
-// tidy forgets the loose lists of name once they are empty.
-func (g *Graph) tidy(name string) {
-	if l := g.loose[name]; l != nil && len(l.out) == 0 && len(l.in) == 0 {
-		delete(g.loose, name)
-	}
-}
-
-// outOf returns the relations from name, in graph order.
-func (g *Graph) outOf(name string) []*Relation {
-	if l := g.ends(name); l != nil {
-		return l.out
-	}
-	return nil
-}
-
-// inOf returns the relations to name, in graph order.
-func (g *Graph) inOf(name string) []*Relation {
-	if l := g.ends(name); l != nil {
-		return l.in
-	}
-	return nil
-}
-
-// name makes e the entity of its name. The relations that waited for an
-// entity of that name (loose lists) are now its own.
-func (g *Graph) name(e *Entity) {
-	g.byName[e.Name] = e
-	if l := g.loose[e.Name]; l != nil {
-		e.rels.out = mergeBySeq(e.rels.out, l.out)
-		e.rels.in = mergeBySeq(e.rels.in, l.in)
-		delete(g.loose, e.Name)
-	}
-}
-
-func dropRelation(list []*Relation, r *Relation) []*Relation {
-	if i := slices.Index(list, r); i >= 0 {
-		return slices.Delete(list, i, i+1)
-	}
-	return list
 }
 
 // obsIndexThreshold is the number of observations above which an entity
@@ -444,28 +314,13 @@ func (e *Entity) EncodedLine() []byte {
 // SetEncodedLine caches the entity's file line until it next changes.
 func (e *Entity) SetEncodedLine(line []byte) { e.derived().encoded = line }
 
-// EncodedLine returns the relation's cached file line, or nil. Relations never
-// change, so the cache lives as long as the relation.
-func (r *Relation) EncodedLine() []byte { return r.encoded }
-
-// SetEncodedLine caches the relation's file line.
-func (r *Relation) SetEncodedLine(line []byte) { r.encoded = line }
-
 // clone returns a copy that shares no mutable state with e.
 func (e *Entity) clone() Entity {
 	return Entity{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations), Extra: e.Extra,
 		Created: e.Created, Updated: e.Updated, ObservedAt: slices.Clone(e.ObservedAt)}
 }
 
-func (r *Relation) clone() Relation {
-	return Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}
-}
-
 func bySeq[T interface{ order() uint64 }](a, b T) int { return cmp.Compare(a.order(), b.order()) }
 
 func (e *Entity) order() uint64   { return e.seq }
 func (r *Relation) order() uint64 { return r.seq }
-
-// HasRelation reports whether the graph holds the relation r (its exact
-// triple).
-func (g *Graph) HasRelation(r Relation) bool { return g.relSet.get(r.key()) != nil }
