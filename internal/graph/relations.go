@@ -1,4 +1,5 @@
 // Relations: the type, their loading, their end lists on entities and the loose lists of names without one.
+
 package graph
 
 import "slices"
