@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kgmemory/mcp-server-memory/internal/access"
@@ -436,9 +437,49 @@ func TestBodyLimit(t *testing.T) {
 		if resp.StatusCode != http.StatusRequestEntityTooLarge {
 			t.Errorf("chunked=%v: status %d, want 413", chunked, resp.StatusCode)
 		}
+		checkRPCError(t, resp, jsonrpc.CodeInvalidRequest, "Invalid Request: the body is larger than 65536 bytes")
 	}
 	if resp := post(t, ts.url, initialize, nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("a small body: status %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestBodyNotJSON: a body that is not JSON is refused, in either
+// generation and before any session check, with 400 and a JSON-RPC parse
+// error (the go-sdk answered it in plain text, or as a missing session).
+func TestBodyNotJSON(t *testing.T) {
+	ts := startServer(t, httpserver.Config{}, "")
+	for _, version := range []string{"", "2025-06-18", "2026-07-28"} {
+		for _, body := range []string{"not json", `{"jsonrpc":"2.0","id":1,"method":`, ""} {
+			resp := post(t, ts.url, []byte(body), func(r *http.Request) {
+				if version != "" {
+					r.Header.Set("Mcp-Protocol-Version", version)
+				}
+			})
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("%s %q: status %d, want 400", version, body, resp.StatusCode)
+			}
+			checkRPCError(t, resp, jsonrpc.CodeParseError, "Parse error: the body is not JSON: ")
+		}
+	}
+}
+
+// checkRPCError checks that resp's body is a JSON-RPC error with id null,
+// code and a message that begins with message.
+func checkRPCError(t *testing.T, resp *http.Response, code int64, message string) {
+	t.Helper()
+	var got struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(body, &got); err != nil || got.JSONRPC != "2.0" || string(got.ID) != "null" ||
+		got.Error.Code != code || !strings.HasPrefix(got.Error.Message, message) {
+		t.Errorf("body %s (%v), want a JSON-RPC error %d %q", body, err, code, message)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
 	}
 }
 

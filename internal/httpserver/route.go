@@ -125,12 +125,17 @@ func (rt *generationRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (rt *generationRouter) readPost(w http.ResponseWriter, r *http.Request) (msgs peeked, ok bool) {
 	body, code := rt.readBody(w, r)
 	if code != 0 {
-		http.Error(w, http.StatusText(code), code)
+		e := protocol.ErrBody(code, rt.maxBody)
+		writeRPCStatus(w, code, "", e.Code, e.Message)
 		return peeked{}, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	msgs = peek(body)
+	if msgs.notJSON != nil {
+		writeRPCError(w, "", protocol.ErrParse("body", msgs.notJSON))
+		return peeked{}, false
+	}
 	noteRPC(r.Context(), msgs.method)
 	return msgs, true
 }
@@ -314,16 +319,19 @@ type peeked struct {
 	calls []string
 	// messages is how many messages the body holds.
 	messages int
+	// notJSON is why the body is not JSON at all, or nil.
+	notJSON error
 }
 
-// peek looks at a JSON-RPC message or batch without judging it; malformed
-// bodies are the go-sdk's to refuse.
+// peek looks at a JSON-RPC message or batch without judging it: a body
+// that is JSON but not a JSON-RPC message is the go-sdk's to refuse; one
+// that is not JSON at all has notJSON set.
 func peek(body []byte) peeked {
 	var batch []peekedMessage
 	if err := json.Unmarshal(body, &batch); err != nil {
 		var one peekedMessage
 		if json.Unmarshal(body, &one) != nil {
-			return peeked{}
+			return peeked{notJSON: syntaxError(body)}
 		}
 		batch = []peekedMessage{one}
 	}
@@ -440,4 +448,14 @@ func (a *sessionActivity) idle(live []string, timeout, startTimeout time.Duratio
 		}
 	}
 	return idle
+}
+
+// syntaxError is why body is not JSON, or nil when it is (JSON of another
+// shape than a message's).
+func syntaxError(body []byte) error {
+	if json.Valid(body) {
+		return nil
+	}
+	var v json.RawMessage
+	return json.Unmarshal(body, &v)
 }

@@ -132,12 +132,16 @@ func TestPeek(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1e2,"method":"ping"}`, peeked{method: "ping", firstID: "1e2", badID: "1e2", messages: 1}},
 		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, peeked{method: "ping", firstID: "null", messages: 1}},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,2]}`, peeked{}},
-		{`not json`, peeked{}},
 		{`[]`, peeked{firstID: "null"}},
 		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_graph"}},{"jsonrpc":"2.0","id":2,"method":"resources/read"}]`, peeked{method: "tools/call", firstID: "1", calls: []string{"read_graph", ""}, messages: 2}},
 	} {
 		if got := peek([]byte(tc.body)); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("peek(%s) = %+v, want %+v", tc.body, got, tc.want)
+		}
+	}
+	for _, body := range []string{`not json`, ``, `{"jsonrpc":"2.0"`} {
+		if got := peek([]byte(body)); got.notJSON == nil || got.messages != 0 {
+			t.Errorf("peek(%s) = %+v, want notJSON set", body, got)
 		}
 	}
 }

@@ -10,9 +10,24 @@ import (
 // The errors of the protocol rules, as JSON-RPC errors with their codes.
 // protocol_test.go checks each code and sentence.
 
-// ErrParse answers a message that is not JSON.
-func ErrParse(err error) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the line is not JSON: " + err.Error()}
+// ErrParse answers a message that is not JSON: a stdio line, or what
+// names an HTTP request's body.
+func ErrParse(what string, err error) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the " + what + " is not JSON: " + err.Error()}
+}
+
+// ErrBody answers an HTTP request whose body could not be read whole:
+// status is the HTTP status it is refused with (413: over limit bytes;
+// 408: not sent within the read deadline; 400: the connection failed).
+func ErrBody(status int, limit int64) *jsonrpc.Error {
+	e := &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the body could not be read"}
+	switch status {
+	case 413:
+		e.Message = fmt.Sprintf("Invalid Request: the body is larger than %d bytes", limit)
+	case 408:
+		e.Message = "Invalid Request: the body was not sent in time"
+	}
+	return e
 }
 
 // ErrLineTooLong answers a stdio line over the length limit.

@@ -66,7 +66,11 @@ func TestErrors(t *testing.T) {
 		code int64
 		text string
 	}{
-		{ErrParse(errors.New("e")), jsonrpc.CodeParseError, "Parse error: the line is not JSON: e"},
+		{ErrParse("line", errors.New("e")), jsonrpc.CodeParseError, "Parse error: the line is not JSON: e"},
+		{ErrParse("body", errors.New("e")), jsonrpc.CodeParseError, "Parse error: the body is not JSON: e"},
+		{ErrBody(413, 10), jsonrpc.CodeInvalidRequest, "Invalid Request: the body is larger than 10 bytes"},
+		{ErrBody(408, 10), jsonrpc.CodeInvalidRequest, "Invalid Request: the body was not sent in time"},
+		{ErrBody(400, 10), jsonrpc.CodeInvalidRequest, "Invalid Request: the body could not be read"},
 		{ErrNotJSONRPC(errors.New("e")), jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message: e"},
 		{ErrTooDeep(1000), jsonrpc.CodeInvalidRequest, "Invalid Request: the message nests objects and arrays more than 1000 deep"},
 		{ErrLineTooLong(10), jsonrpc.CodeInvalidRequest, "Invalid Request: the line is longer than 10 bytes"},

@@ -320,7 +320,7 @@ func usableID(line []byte) json.RawMessage {
 func notJSONOrNotObject(err error) *jsonrpc.Error {
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
-		return protocol.ErrParse(err)
+		return protocol.ErrParse("line", err)
 	}
 	return protocol.ErrNotJSONRPC(errors.New("not a JSON object"))
 }
