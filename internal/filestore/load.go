@@ -201,7 +201,10 @@ func (s *Store) loadLocked() error {
 }
 
 func (s *Store) loadOnce(last bool) (settled bool, err error) {
-	data, st, err := readMemoryFile(s.path)
+	// The file is decoded while it is read (jsonl.Read); the graph keeps
+	// references into data (strings, cached lines), so data is never
+	// reused or modified.
+	file, data, st, err := decodeMemoryFile(s.path)
 	if err != nil {
 		return false, err
 	}
@@ -226,9 +229,6 @@ func (s *Store) loadOnce(last bool) (settled bool, err error) {
 	} else if now != st && !last {
 		return false, nil
 	}
-	// Decode keeps references into data (strings, cached lines): data is
-	// never reused or modified.
-	file := jsonl.Decode(data)
 	for _, p := range file.Problems {
 		s.opts.Logf("%s: line %d: %s", s.path, p.Line, p.Reason)
 	}
@@ -315,6 +315,22 @@ func readMemoryFile(path string) ([]byte, stamp, error) {
 	return data, stampOf(fi), nil
 }
 
+// decodeMemoryFile reads and decodes the memory file, and returns the
+// File, the file's content and the stamp of the file read (an empty
+// memory and stamp when there is none).
+func decodeMemoryFile(path string) (*jsonl.File, []byte, stamp, error) {
+	f, fi, err := openFile(path)
+	if f == nil {
+		return jsonl.Decode(nil), nil, stamp{}, wrapRead("the memory file", err)
+	}
+	defer f.Close()
+	file, data, err := jsonl.Read(f, fi.Size())
+	if err != nil {
+		return nil, nil, stamp{}, wrapRead("the memory file", err)
+	}
+	return file, data, stampOf(fi), nil
+}
+
 func readJournal(path string) ([]byte, journalStamp, error) {
 	data, fi, err := readWhole(path, "")
 	if fi == nil {
@@ -329,29 +345,43 @@ func readJournal(path string) ([]byte, journalStamp, error) {
 // FileInfo is the open file's, not the name's: a save by another process
 // may rename a new file over the name while we read.
 func readWhole(path, what string) ([]byte, fs.FileInfo, error) {
-	wrap := func(err error) error {
-		if what == "" {
-			return err
-		}
-		return fmt.Errorf("reading %s: %w", what, err)
+	f, fi, err := openFile(path)
+	if f == nil {
+		return nil, nil, wrapRead(what, err)
 	}
+	defer f.Close()
+	data, err := readAll(f, fi.Size())
+	if err != nil {
+		return nil, nil, wrapRead(what, err)
+	}
+	return data, fi, nil
+}
+
+// openFile opens the file at path and returns it with its FileInfo, or no
+// file: with no error when there is none.
+func openFile(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.Open(path)
 	if absent(err) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, wrap(err)
+		return nil, nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, wrap(err)
+		f.Close()
+		return nil, nil, err
 	}
-	data, err := readAll(f, fi.Size())
-	if err != nil {
-		return nil, nil, wrap(err)
+	return f, fi, nil
+}
+
+// wrapRead names what was read in a read's error (none: the error is the
+// file system's); it returns nil for no error.
+func wrapRead(what string, err error) error {
+	if err == nil || what == "" {
+		return err
 	}
-	return data, fi, nil
+	return fmt.Errorf("reading %s: %w", what, err)
 }
 
 // readAll reads f to its end, sized for the size it had.

@@ -1,8 +1,12 @@
 package graph
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestSearchIndexesBuiltInSteps writes at random while both search
@@ -60,5 +64,45 @@ func TestIndexStepGivesWay(t *testing.T) {
 	g.searchMu.waiting.Add(-1)
 	if !g.IndexStep(1000) {
 		t.Fatal("a step of 1000 entities with no search waiting did not finish the build of 100")
+	}
+}
+
+// viewStore is a Store of one graph whose Views are counted.
+type viewStore struct {
+	g     *Graph
+	views int
+}
+
+func (s *viewStore) View(_ context.Context, fn func(*Graph) error) error {
+	s.views++
+	return fn(s.g)
+}
+func (s *viewStore) Update(context.Context, Write) (bool, error)  { return false, nil }
+func (s *viewStore) Watch(context.Context, time.Duration, func()) {}
+
+// TestIndexedBuildsInSteps checks that Indexed leaves both indexes whole,
+// a step per View, and that it stops with ctx's error.
+func TestIndexedBuildsInSteps(t *testing.T) {
+	g := New()
+	for i := range 3 * indexStepLen {
+		g.LoadEntity(Entity{Name: fmt.Sprintf("e%d", i), EntityType: "t", Observations: []string{"plays the violin"}})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := &viewStore{g: g}
+	if err := Indexed(ctx, s); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Indexed with an ended context = %v, want %v", err, context.Canceled)
+	}
+	if err := Indexed(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if g.idx.x == nil || g.words.x == nil {
+		t.Fatal("an index is not whole after Indexed")
+	}
+	if s.views < 5 { // three steps of each index, one of them shared
+		t.Errorf("Indexed built %d entities in %d Views, want a step of %d per View", 3*indexStepLen, s.views, indexStepLen)
+	}
+	if views := s.views; Indexed(context.Background(), s) != nil || s.views != views+1 {
+		t.Errorf("Indexed on a graph already indexed took %d Views, want 1", s.views-views)
 	}
 }

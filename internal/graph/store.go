@@ -93,10 +93,35 @@ const indexStepLen = 64
 // background, a step (Graph.IndexStep) per View, so writes take their turn
 // between steps, and returns when both are whole (reporting how many
 // entities the graph holds then, and true), ctx ends or a View fails. A
-// search that comes first finishes the build itself. If s comes to hold
-// another graph (one read again from storage), the steps go on on that one.
+// search that comes first takes part in the build (Indexed). If s comes to
+// hold another graph (one read again from storage), the steps go on on
+// that one.
 func BuildIndexes(ctx context.Context, s Store) (entities int, built bool) {
-	for ctx.Err() == nil {
+	entities, err := buildInSteps(ctx, s)
+	return entities, err == nil
+}
+
+// Indexed returns once the graph s holds has both search indexes whole,
+// building what is left of them a step per View as BuildIndexes does, so
+// a search that arrives while they are built waits for them outside the
+// store's lock: writes and lookups take their turn between the steps, and
+// the search waits no longer than the build. It returns ctx's error or a
+// View's. A search calls it before the View it searches in; should the
+// store read its graph again in between, that search builds the rest
+// itself, as any search does.
+func Indexed(ctx context.Context, s Store) error {
+	_, err := buildInSteps(ctx, s)
+	return err
+}
+
+// buildInSteps builds the indexes of the graph s holds a step per View,
+// and returns the graph's entities once both are whole, or ctx's error or
+// a View's.
+func buildInSteps(ctx context.Context, s Store) (entities int, err error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		done := false
 		err := s.View(ctx, func(g *Graph) error {
 			if done = g.IndexStep(indexStepLen); done {
@@ -105,8 +130,7 @@ func BuildIndexes(ctx context.Context, s Store) (entities int, built bool) {
 			return nil
 		})
 		if err != nil || done {
-			return entities, done
+			return entities, err
 		}
 	}
-	return 0, false
 }

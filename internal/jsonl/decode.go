@@ -40,78 +40,22 @@ import (
 // price is that data stays in memory as long as any of them does.
 func Decode(data []byte) *File { return decode(data, len(data) >= pipelineMin) }
 
-// Files from pipelineMin bytes up are parsed and loaded in a pipeline of
-// batchLen lines.
-const (
-	pipelineMin = 1 << 20
-	batchLen    = 256
-)
+// Files from pipelineMin bytes up are decoded in a pipeline (pipeline.go).
+const pipelineMin = 1 << 20
 
 func decode(data []byte, pipelined bool) *File {
-	f := &File{Graph: graph.New()}
 	if pipelined {
-		reserve(f.Graph, data)
+		return decodePipelined(data, chunkLen, parsers())
 	}
-	if !pipelined {
-		var d decoder
-		forEachLine(data, func(n int, line []byte) {
-			it := d.parseLine(n, line)
-			f.load(&it)
-			d.strs = d.strs[:0] // the graph copied the observations out
-		})
-		return f
-	}
-
-	// A big file is parsed on a second goroutine while this one loads the
-	// graph: the two take about as long as each other.
-	batches := make(chan *batch, 4)
-	free := make(chan *batch, 4)
-	go func() {
-		defer close(batches)
-		var d decoder
-		b := &batch{items: make([]item, 0, batchLen)}
-		forEachLine(data, func(n int, line []byte) {
-			b.items = append(b.items, d.parseLine(n, line))
-			if len(b.items) == batchLen {
-				b.strs = d.strs
-				batches <- b
-				select {
-				case b = <-free:
-				default:
-					b = &batch{items: make([]item, 0, batchLen)}
-				}
-				d.strs = b.strs
-			}
-		})
-		b.strs = d.strs
-		batches <- b
-	}()
-	for b := range batches {
-		for i := range b.items {
-			f.load(&b.items[i])
-		}
-		clear(b.items)
-		clear(b.strs)
-		b.items, b.strs = b.items[:0], b.strs[:0]
-		select {
-		case free <- b:
-		default:
-		}
-	}
+	f := &File{Graph: graph.New()}
+	var d decoder
+	forEachLine(data, func(n int, line []byte) {
+		it := d.parseLine(n, line)
+		f.load(&it)
+		d.strs = d.strs[:0] // the graph copied the observations out
+	})
 	return f
 }
-
-// reserve sizes g's tables for the lines of data, counted at the speed of
-// memory: a relation line as this server and the reference write it has
-// relationMark, and the other lines are taken for entities. A wrong guess
-// costs only time.
-func reserve(g *graph.Graph, data []byte) {
-	lines := bytes.Count(data, []byte{'\n'}) + 1
-	rels := min(lines, bytes.Count(data, relationMark))
-	g.Reserve(lines-rels, rels)
-}
-
-var relationMark = []byte(`"type":"relation"`)
 
 // batch is lines parsed on one goroutine to be loaded on another.
 type batch struct {
@@ -120,9 +64,10 @@ type batch struct {
 }
 
 // forEachLine calls fn for each line of data that is not blank, with its
-// 1-based number, trimmed.
-func forEachLine(data []byte, fn func(n int, line []byte)) {
-	for n := 1; len(data) > 0; n++ {
+// 1-based number, trimmed, and returns how many lines data has.
+func forEachLine(data []byte, fn func(n int, line []byte)) (lines int) {
+	n := 1
+	for ; len(data) > 0; n++ {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
@@ -133,6 +78,7 @@ func forEachLine(data []byte, fn func(n int, line []byte)) {
 			fn(n, trimLine(line))
 		}
 	}
+	return n - 1
 }
 
 // trimLine drops the byte order marks at the start of a line and the CRs at

@@ -650,40 +650,17 @@ func TestEncodeCachesLines(t *testing.T) {
 	}
 }
 
-// TestDecodePipelined checks that a big file, which Decode parses on a
-// second goroutine, decodes as it does line by line.
+// TestDecodePipelined checks that a big file, which Decode parses in a
+// pipeline, decodes as it does line by line.
 func TestDecodePipelined(t *testing.T) {
-	var data []byte
-	for i, line := range bytes.SplitAfter(benchFile(3000, 2), []byte("\n")) {
-		data = append(data, line...)
-		switch i % 97 {
-		case 5:
-			data = append(data, "garbage\r\n"...)
-		case 11:
-			data = append(data, line...) // a duplicate entity or relation
-		case 17:
-			data = append(data, "\n  \n"...)
-		}
-	}
+	data := messyFile(3000, 2)
 	if len(data) < pipelineMin {
 		t.Fatalf("test file of %d bytes is too small to be pipelined", len(data))
 	}
-	want, got := decode(data, false), decode(data, true)
-	if len(want.Problems) == 0 || len(want.Unreadable) == 0 {
+	if want := decode(data, false); len(want.Problems) == 0 || len(want.Unreadable) == 0 {
 		t.Fatal("test file has no problems")
 	}
-	if !equalSnapshots(snapshot(got.Graph), snapshot(want.Graph)) {
-		t.Error("pipelined graph differs from the one decoded line by line")
-	}
-	if !slices.EqualFunc(got.Unreadable, want.Unreadable, bytes.Equal) {
-		t.Errorf("pipelined Unreadable = %q, want %q", got.Unreadable, want.Unreadable)
-	}
-	if !slices.Equal(got.Problems, want.Problems) {
-		t.Errorf("pipelined Problems = %v, want %v", got.Problems, want.Problems)
-	}
-	if out := encode(nil, got.Graph, got.Unreadable); !bytes.Equal(out, encode(nil, want.Graph, want.Unreadable)) {
-		t.Error("pipelined file encodes differently")
-	}
+	checkSameFile(t, data, decode(data, true))
 }
 
 // wantProblem is a Problem a test expects: its line and the start of its

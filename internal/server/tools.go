@@ -323,6 +323,11 @@ func (s *Server) addSearchNodes() {
 		if err != nil {
 			return nil, err
 		}
+		// Indexes still being built are waited for outside the store's
+		// lock, so writes and lookups are not.
+		if err := graph.Indexed(ctx, s.store); err != nil {
+			return nil, err
+		}
 		if s.opts.Meaning != nil && w.IsZero() {
 			// Meaning ranks the whole memory; a time window searches by
 			// words.

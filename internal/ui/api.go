@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +56,13 @@ func (h *Handler) search(w http.ResponseWriter, query, offset string) {
 			return
 		}
 		from = n
+	}
+	// Indexes still being built are waited for outside the store's lock,
+	// so the memory's writes and lookups are not.
+	if err := graph.Indexed(context.Background(), h.store); err != nil {
+		h.opts.Logf("the page could not read the memory: %v", err)
+		writeError(w, http.StatusInternalServerError, h.hide.Error(err))
+		return
 	}
 	h.view(w, func(g *graph.Graph) (any, int) { return searchAnswer(g, query, from), http.StatusOK })
 }

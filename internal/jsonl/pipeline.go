@@ -1,0 +1,233 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
+)
+
+// A big file is decoded in a pipeline: its bytes are cut into chunks of
+// whole lines, parsers (one per core) parse the chunks side by side, and
+// one goroutine loads what they parsed into the graph in the file's order.
+// Reading the file is a stage of the same pipeline (Read), so a chunk is
+// parsed while the next is still on its way from the disk, and the
+// loading goroutine, the one that cannot be split, starts on the first
+// megabyte rather than after the last.
+
+// chunkLen is how many bytes of the file a chunk holds: a chunk ends at
+// the last line end in its chunkLen bytes (a line longer than that makes
+// its chunk longer).
+const chunkLen = 1 << 20
+
+// Read decodes the memory file r holds, as Decode does, reading it in
+// chunks while earlier chunks are parsed and loaded. size is the size the
+// file had when it was opened (fs.FileInfo.Size): its bytes are read into
+// one buffer of that size, which the graph then points into, as it points
+// into Decode's data. A file that grew since is read to its end all the
+// same (the buffer grows; the lines read before keep pointing into the
+// first one).
+//
+// Read returns the File and the file's bytes, all of them: a caller that
+// keeps them (to compare, or to sum them) holds no second copy. When a
+// read fails Read returns its error and no File: nothing half-read is
+// ever used.
+func Read(r io.ReaderAt, size int64) (*File, []byte, error) {
+	return read(r, size, chunkLen, parsers())
+}
+
+// parsers is how many chunks are parsed at once: one per core.
+func parsers() int { return max(1, runtime.GOMAXPROCS(0)) }
+
+func read(r io.ReaderAt, size int64, chunk, nparsers int) (*File, []byte, error) {
+	if size < 0 {
+		size = 0
+	}
+	f := &File{Graph: graph.New()}
+	reserve(f.Graph, size, func(off int64, p []byte) int {
+		n, _ := r.ReadAt(p, off)
+		return n
+	})
+	var data []byte
+	var err error
+	decodeChunks(f, nparsers, func(emit func([]byte)) {
+		data, err = readChunks(r, size, chunk, emit)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, data, nil
+}
+
+// readChunks reads r to its end into one buffer, sized for size bytes,
+// and hands emit its whole lines in chunks of about chunk bytes as they
+// arrive, the rest (a last line without its line end) at the end. It
+// returns the buffer, or the first read error.
+func readChunks(r io.ReaderAt, size int64, chunk int, emit func([]byte)) ([]byte, error) {
+	buf := make([]byte, size+1) // one byte more, to see the end without growing
+	filled, cut := 0, 0         // bytes read; bytes emitted
+	for {
+		if filled == len(buf) {
+			// The file grew while it was read: the chunks emitted
+			// keep the old buffer; the rest goes on in a bigger one.
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+		n, err := r.ReadAt(buf[filled:min(len(buf), filled+chunk)], int64(filled))
+		filled += n
+		if i := bytes.LastIndexByte(buf[cut:filled], '\n'); i >= 0 && (filled-cut >= chunk || err != nil) {
+			emit(buf[cut : cut+i+1 : cut+i+1])
+			cut += i + 1
+		}
+		if errors.Is(err, io.EOF) {
+			if cut < filled {
+				emit(buf[cut:filled:filled])
+			}
+			return buf[:filled], nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading at byte %d: %w", filled, err)
+		}
+	}
+}
+
+// decodePipelined decodes data in the pipeline, cut into chunks of chunk
+// bytes, with nparsers parsers.
+func decodePipelined(data []byte, chunk, nparsers int) *File {
+	f := &File{Graph: graph.New()}
+	reserve(f.Graph, int64(len(data)), func(off int64, p []byte) int { return copy(p, data[off:]) })
+	decodeChunks(f, nparsers, func(emit func([]byte)) {
+		for len(data) > 0 {
+			end := len(data)
+			if end > chunk {
+				if i := bytes.IndexByte(data[chunk:], '\n'); i >= 0 {
+					end = chunk + i + 1
+				}
+			}
+			emit(data[:end:end])
+			data = data[end:]
+		}
+	})
+	return f
+}
+
+// parsedChunk is a chunk's lines, parsed: items numbered from 1 within
+// the chunk, which has lines lines.
+type parsedChunk struct {
+	batch
+	lines int
+}
+
+// chunkJob is a chunk to parse, and where its parse goes.
+type chunkJob struct {
+	data   []byte
+	parsed chan *parsedChunk
+}
+
+// decodeChunks runs the pipeline: produce hands emit the file's chunks in
+// order, each of whole lines but perhaps the last one; nparsers goroutines
+// parse them; this goroutine loads them into f in order, as they come.
+// It returns after produce returns and every chunk is loaded.
+func decodeChunks(f *File, nparsers int, produce func(emit func([]byte))) {
+	inflight := 2 * nparsers // chunks parsed ahead of the loader, at most
+	ordered := make(chan chan *parsedChunk, inflight)
+	jobs := make(chan chunkJob, nparsers)
+	free := make(chan *parsedChunk, inflight+nparsers)
+	for range nparsers {
+		go func() {
+			var d decoder
+			for j := range jobs {
+				var p *parsedChunk
+				select {
+				case p = <-free:
+				default:
+					p = &parsedChunk{}
+				}
+				d.strs = p.strs[:0]
+				p.lines = forEachLine(j.data, func(n int, line []byte) {
+					p.items = append(p.items, d.parseLine(n, line))
+				})
+				p.strs = d.strs
+				j.parsed <- p
+			}
+		}()
+	}
+	go func() {
+		defer close(ordered)
+		defer close(jobs)
+		produce(func(data []byte) {
+			parsed := make(chan *parsedChunk, 1)
+			ordered <- parsed
+			jobs <- chunkJob{data: data, parsed: parsed}
+		})
+	}()
+	base := 0 // lines in the chunks loaded
+	for parsed := range ordered {
+		p := <-parsed
+		for i := range p.items {
+			it := &p.items[i]
+			it.line += base
+			f.load(it)
+		}
+		base += p.lines
+		clear(p.items)
+		clear(p.strs) // the graph copied the observations out
+		p.items, p.strs = p.items[:0], p.strs[:0]
+		select {
+		case free <- p:
+		default:
+		}
+	}
+}
+
+// Samples that reserve reads to guess how many lines a file holds.
+const (
+	samples   = 32
+	sampleLen = 16 << 10
+)
+
+// reserve sizes g's tables for a file of size bytes (guess).
+func reserve(g *graph.Graph, size int64, readAt func(off int64, p []byte) int) {
+	if entities, relations := guess(size, readAt); entities+relations > 0 {
+		g.Reserve(entities, relations)
+	}
+}
+
+// guess returns how many entities and relations a file of size bytes
+// holds, guessed from samples read with readAt (which returns how many bytes it read at off): a relation
+// line as this server and the reference write it has relationMark, and
+// the other lines are taken for entities. A file of up to samples ×
+// sampleLen bytes is read whole, so its count is exact; a bigger one is
+// guessed from samples spread over it, at a cost that does not grow with
+// the file. A wrong guess costs only time.
+func guess(size int64, readAt func(off int64, p []byte) int) (entities, relations int) {
+	if size == 0 {
+		return 0, 0
+	}
+	var read, lines, rels int64
+	count := func(off int64, p []byte) {
+		n := readAt(off, p)
+		read += int64(n)
+		lines += int64(bytes.Count(p[:n], []byte{'\n'}))
+		rels += int64(bytes.Count(p[:n], relationMark))
+	}
+	if size <= samples*sampleLen {
+		count(0, make([]byte, size))
+		lines++ // the last line may have no line end
+	} else {
+		p := make([]byte, sampleLen)
+		for i := range int64(samples) {
+			count(i*(size-sampleLen)/(samples-1), p)
+		}
+	}
+	if read == 0 {
+		return 0, 0
+	}
+	lines = lines * size / read
+	rels = min(lines, rels*size/read)
+	return int(lines - rels), int(rels)
+}
+
+var relationMark = []byte(`"type":"relation"`)

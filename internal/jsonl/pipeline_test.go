@@ -1,0 +1,171 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// messyFile is a generated memory file of n entities with the lines a
+// reader must cope with spread through it: unreadable lines, repeated
+// entities and relations, blank lines, CRLF line ends, byte order marks
+// and lines longer than a small chunk.
+func messyFile(n int, seed uint64) []byte {
+	var data []byte
+	for i, line := range bytes.SplitAfter(benchFile(n, seed), []byte("\n")) {
+		switch i % 13 {
+		case 3:
+			line = append(bytes.TrimSuffix(line, []byte("\n")), "\r\n"...)
+		case 7:
+			line = append([]byte("\uFEFF"), line...)
+		}
+		data = append(data, line...)
+		switch i % 31 {
+		case 5:
+			data = append(data, "garbage\r\n"...)
+		case 11:
+			data = append(data, line...) // a duplicate entity or relation
+		case 17:
+			data = append(data, "\n  \n"...)
+		case 23:
+			data = append(data, `{"type":"entity","name":"long `+strings.Repeat("x", 300)+`","entityType":"t","observations":[]}`+"\n"...)
+		case 29:
+			data = append(data, `{"type":"relation","from":1}`+"\n"...)
+		}
+	}
+	return data
+}
+
+// checkSameFile fails t unless got decodes data as the serial reader does.
+func checkSameFile(t *testing.T, data []byte, got *File) {
+	t.Helper()
+	want := decode(data, false)
+	if !equalSnapshots(snapshot(got.Graph), snapshot(want.Graph)) {
+		t.Error("graph differs from the one decoded line by line")
+	}
+	if !slices.EqualFunc(got.Unreadable, want.Unreadable, bytes.Equal) {
+		t.Errorf("Unreadable = %q, want %q", got.Unreadable, want.Unreadable)
+	}
+	if !slices.Equal(got.Problems, want.Problems) {
+		t.Errorf("Problems = %v, want %v", got.Problems, want.Problems)
+	}
+	if out := encode(nil, got.Graph, got.Unreadable); !bytes.Equal(out, encode(nil, want.Graph, want.Unreadable)) {
+		t.Error("the file encodes differently")
+	}
+}
+
+// TestReadInChunks reads files of many sizes in chunks of many sizes,
+// with one parser and several, and checks that each gives the File that
+// Decode gives: chunk edges fall inside lines, inside CRLF pairs and byte
+// order marks, and a file may end in a torn line.
+func TestReadInChunks(t *testing.T) {
+	files := map[string][]byte{
+		"empty":             nil,
+		"one line, no end":  []byte(`{"type":"entity","name":"a","entityType":"t","observations":["x"]}`),
+		"only blank lines":  []byte("\n\r\n  \n"),
+		"torn last line":    append(benchFile(40, 3), `{"type":"entity","name":"torn","entit`...),
+		"messy, 200":        messyFile(200, 4),
+		"messy, 3000":       messyFile(3000, 5),
+		"relations first":   append(bytes.SplitAfterN(benchFile(300, 6), []byte(`{"type":"relation"`), 2)[1], benchFile(300, 6)...),
+		"no final line end": bytes.TrimSuffix(messyFile(100, 7), []byte("\n")),
+	}
+	for name, data := range files {
+		for _, chunk := range []int{1, 7, 100, 4096, chunkLen} {
+			for _, nparsers := range []int{1, 3} {
+				t.Run(fmt.Sprintf("%s/chunk %d/%d parsers", name, chunk, nparsers), func(t *testing.T) {
+					if chunk < 100 && len(data) > 200_000 {
+						t.Skip("too slow a byte at a time")
+					}
+					f, got, err := read(bytes.NewReader(data), int64(len(data)), chunk, nparsers)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, data) {
+						t.Fatalf("Read returned %d bytes, want the file's %d", len(got), len(data))
+					}
+					checkSameFile(t, data, f)
+					checkSameFile(t, data, decodePipelined(data, chunk, nparsers))
+					// The strings point into the bytes returned.
+					for _, e := range f.Graph.Entities() {
+						if !strings.Contains(e.Name, `\`) && !stringInto(got, e.Name) {
+							t.Fatalf("entity name %q is a copy, not a piece of the file's bytes", e.Name)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestReadSizeChanged reads a file that grew or shrank after its size was
+// taken: all of it is read all the same.
+func TestReadSizeChanged(t *testing.T) {
+	data := messyFile(500, 8)
+	for _, size := range []int64{0, 1, 1000, int64(len(data)) - 1, int64(len(data)) + 1000} {
+		f, got, err := read(bytes.NewReader(data), size, 512, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("size %d: Read returned %d bytes, want the file's %d", size, len(got), len(data))
+		}
+		checkSameFile(t, data, f)
+	}
+}
+
+// failingReader reads data up to failAt bytes, then fails.
+type failingReader struct {
+	data   []byte
+	failAt int64
+}
+
+var errDisk = errors.New("disk on fire")
+
+func (r failingReader) ReadAt(p []byte, off int64) (int, error) {
+	if off >= r.failAt {
+		return 0, errDisk
+	}
+	n := copy(p, r.data[off:min(int64(len(r.data)), r.failAt)])
+	if n < len(p) {
+		if off+int64(n) >= r.failAt {
+			return n, errDisk
+		}
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestReadFails checks that a read error anywhere in the file is reported
+// and that no File is returned, so nothing half-read is used.
+func TestReadFails(t *testing.T) {
+	data := messyFile(2000, 9)
+	for _, at := range []int64{0, 1, 5000, int64(len(data)) / 2, int64(len(data)) - 1} {
+		f, got, err := read(failingReader{data, at}, int64(len(data)), 4096, 2)
+		if !errors.Is(err, errDisk) {
+			t.Errorf("failing at byte %d: err = %v, want %v", at, err, errDisk)
+		}
+		if f != nil || got != nil {
+			t.Errorf("failing at byte %d: returned a File (%v) or bytes (%d)", at, f != nil, len(got))
+		}
+	}
+}
+
+// TestReserveGuess checks that the sampled guess of the lines in a big
+// file is close to their count.
+func TestReserveGuess(t *testing.T) {
+	data := benchFile(20_000, 10)
+	lines := bytes.Count(data, []byte{'\n'})
+	rels := bytes.Count(data, relationMark)
+	e, gotRels := guess(int64(len(data)), func(off int64, p []byte) int { return copy(p, data[off:]) })
+	gotLines := e + gotRels
+	if d := gotLines - lines; d < -lines/5 || d > lines/5 {
+		t.Errorf("guessed %d lines, the file has %d", gotLines, lines)
+	}
+	if d := gotRels - rels; d < -rels/5 || d > rels/5 {
+		t.Errorf("guessed %d relations, the file has %d", gotRels, rels)
+	}
+}
