@@ -85,8 +85,9 @@ func (w *Written) Done() {
 
 // indexStepLen is how many entities a step of BuildIndexes indexes: about
 // a millisecond of work, the longest a write, a reload or a search waits
-// for it (a search that needs an index being built finishes it; one that
-// does not, waits for the step in progress).
+// for it (a search that calls Indexed first takes part in the steps; one
+// that does not and needs an index being built finishes it under the
+// store's lock).
 const indexStepLen = 64
 
 // BuildIndexes builds the search indexes of the graph s holds in the
