@@ -176,7 +176,7 @@ func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
 // index, and reports whether both are whole. It runs as a read (any number
 // of reads may run beside it, no mutation) and is safe beside searches; a
 // search that needs an index being built finishes it, which takes less than
-// building it whole (a search that calls Indexed first waits for the steps
+// building it whole (a search through ViewIndexed waits for the steps
 // instead, outside the store's lock). A caller that runs steps until done, giving writers
 // their turn between steps, gets both indexes built without a write or a
 // lookup waiting for more than a step (BuildIndexes).

@@ -80,29 +80,40 @@ func (s *viewStore) View(_ context.Context, fn func(*Graph) error) error {
 func (s *viewStore) Update(context.Context, Write) (bool, error)  { return false, nil }
 func (s *viewStore) Watch(context.Context, time.Duration, func()) {}
 
-// TestIndexedBuildsInSteps checks that Indexed leaves both indexes whole,
-// a step per View, and that it stops with ctx's error.
-func TestIndexedBuildsInSteps(t *testing.T) {
+// TestViewIndexedBuildsInSteps checks that ViewIndexed runs fn once, on
+// whole indexes built a step per View, that it stops with ctx's error, and
+// that on a graph already indexed it is fn's View alone.
+func TestViewIndexedBuildsInSteps(t *testing.T) {
 	g := New()
 	for i := range 3 * indexStepLen {
 		g.LoadEntity(Entity{Name: fmt.Sprintf("e%d", i), EntityType: "t", Observations: []string{"plays the violin"}})
 	}
+	s := &viewStore{g: g}
+	runs := 0
+	fn := func(g *Graph) error {
+		runs++
+		if g.idx.x == nil || g.words.x == nil {
+			t.Error("fn ran on a graph whose indexes are not whole")
+		}
+		return nil
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s := &viewStore{g: g}
-	if err := Indexed(ctx, s); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Indexed with an ended context = %v, want %v", err, context.Canceled)
+	if err := ViewIndexed(ctx, s, fn); !errors.Is(err, context.Canceled) || runs != 0 {
+		t.Fatalf("ViewIndexed with an ended context = %v after %d runs of fn, want %v and none", err, runs, context.Canceled)
 	}
-	if err := Indexed(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	if g.idx.x == nil || g.words.x == nil {
-		t.Fatal("an index is not whole after Indexed")
+	if err := ViewIndexed(context.Background(), s, fn); err != nil || runs != 1 {
+		t.Fatalf("ViewIndexed = %v after %d runs of fn, want no error and one", err, runs)
 	}
 	if s.views < 5 { // three steps of each index, one of them shared
-		t.Errorf("Indexed built %d entities in %d Views, want a step of %d per View", 3*indexStepLen, s.views, indexStepLen)
+		t.Errorf("ViewIndexed built %d entities in %d Views, want a step of %d per View", 3*indexStepLen, s.views, indexStepLen)
 	}
-	if views := s.views; Indexed(context.Background(), s) != nil || s.views != views+1 {
-		t.Errorf("Indexed on a graph already indexed took %d Views, want 1", s.views-views)
+	views := s.views
+	errFn := errors.New("fn failed")
+	if err := ViewIndexed(context.Background(), s, func(*Graph) error { return errFn }); err != errFn {
+		t.Errorf("ViewIndexed = %v, want fn's error", err)
+	}
+	if s.views != views+1 {
+		t.Errorf("ViewIndexed on a graph already indexed took %d Views, want 1 (fn's)", s.views-views)
 	}
 }

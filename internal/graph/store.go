@@ -85,8 +85,8 @@ func (w *Written) Done() {
 
 // indexStepLen is how many entities a step of BuildIndexes indexes: about
 // a millisecond of work, the longest a write, a reload or a search waits
-// for it (a search that calls Indexed first takes part in the steps; one
-// that does not and needs an index being built finishes it under the
+// for it (a search through ViewIndexed takes part in the steps; one that
+// needs an index being built in a plain View finishes it under the
 // store's lock).
 const indexStepLen = 64
 
@@ -94,44 +94,39 @@ const indexStepLen = 64
 // background, a step (Graph.IndexStep) per View, so writes take their turn
 // between steps, and returns when both are whole (reporting how many
 // entities the graph holds then, and true), ctx ends or a View fails. A
-// search that comes first takes part in the build (Indexed). If s comes to
-// hold another graph (one read again from storage), the steps go on on
-// that one.
+// search that comes first takes part in the build (ViewIndexed). If s
+// comes to hold another graph (one read again from storage), the steps go
+// on on that one.
 func BuildIndexes(ctx context.Context, s Store) (entities int, built bool) {
-	entities, err := buildInSteps(ctx, s)
+	err := ViewIndexed(ctx, s, func(g *Graph) error {
+		entities = len(g.entities)
+		return nil
+	})
 	return entities, err == nil
 }
 
-// Indexed returns once the graph s holds has both search indexes whole,
-// building what is left of them a step per View as BuildIndexes does, so
-// a search that arrives while they are built waits for them outside the
-// store's lock: writes and lookups take their turn between the steps, and
-// the search waits no longer than the build. It returns ctx's error or a
-// View's. A search calls it before the View it searches in; should the
-// store read its graph again in between, that search builds the rest
-// itself, as any search does.
-func Indexed(ctx context.Context, s Store) error {
-	_, err := buildInSteps(ctx, s)
-	return err
-}
-
-// buildInSteps builds the indexes of the graph s holds a step per View,
-// and returns the graph's entities once both are whole, or ctx's error or
-// a View's.
-func buildInSteps(ctx context.Context, s Store) (entities int, err error) {
+// ViewIndexed runs fn as s.View does, on a graph whose search indexes are
+// whole. While they are still being built it builds what is left a step
+// per View, as BuildIndexes does, so a search that arrives then waits for
+// them outside the store's lock: writes and lookups take their turn
+// between the steps, and the search waits no longer than the build. Once
+// they are whole it is one View, fn's. It returns fn's error, ctx's or a
+// View's.
+func ViewIndexed(ctx context.Context, s Store, fn func(*Graph) error) error {
 	for {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return err
 		}
-		done := false
+		ran := false
 		err := s.View(ctx, func(g *Graph) error {
-			if done = g.IndexStep(indexStepLen); done {
-				entities = len(g.entities)
+			if !g.IndexStep(indexStepLen) {
+				return nil
 			}
-			return nil
+			ran = true
+			return fn(g)
 		})
-		if err != nil || done {
-			return entities, err
+		if err != nil || ran {
+			return err
 		}
 	}
 }

@@ -188,39 +188,32 @@ const (
 	sampleLen = 16 << 10
 )
 
-// reserve sizes g's tables for a file of size bytes (guess).
+// reserve sizes g's tables for a file of size bytes (guess); a file under
+// pipelineMin bytes is loaded without, as it was before there was a
+// pipeline, so a small file is read once, not twice.
 func reserve(g *graph.Graph, size int64, readAt func(off int64, p []byte) int) {
+	if size < pipelineMin {
+		return
+	}
 	if entities, relations := guess(size, readAt); entities+relations > 0 {
 		g.Reserve(entities, relations)
 	}
 }
 
-// guess returns how many entities and relations a file of size bytes
-// holds, guessed from samples read with readAt (which returns how many bytes it read at off): a relation
-// line as this server and the reference write it has relationMark, and
-// the other lines are taken for entities. A file of up to samples ×
-// sampleLen bytes is read whole, so its count is exact; a bigger one is
-// guessed from samples spread over it, at a cost that does not grow with
-// the file. A wrong guess costs only time.
+// guess returns how many entities and relations a file of size bytes (at
+// least samples × sampleLen) holds, guessed from samples spread over it
+// read with readAt (which returns how many bytes it read at off), at a
+// cost that does not grow with the file: a relation line as this server
+// and the reference write it has relationMark, and the other lines are
+// taken for entities. A wrong guess costs only time.
 func guess(size int64, readAt func(off int64, p []byte) int) (entities, relations int) {
-	if size == 0 {
-		return 0, 0
-	}
 	var read, lines, rels int64
-	count := func(off int64, p []byte) {
-		n := readAt(off, p)
+	p := make([]byte, sampleLen)
+	for i := range int64(samples) {
+		n := readAt(i*(size-sampleLen)/(samples-1), p)
 		read += int64(n)
 		lines += int64(bytes.Count(p[:n], []byte{'\n'}))
 		rels += int64(bytes.Count(p[:n], relationMark))
-	}
-	if size <= samples*sampleLen {
-		count(0, make([]byte, size))
-		lines++ // the last line may have no line end
-	} else {
-		p := make([]byte, sampleLen)
-		for i := range int64(samples) {
-			count(i*(size-sampleLen)/(samples-1), p)
-		}
 	}
 	if read == 0 {
 		return 0, 0

@@ -39,7 +39,7 @@ func meaningUnavailable(ix *meaning.Index, err error) string {
 // searchWithMeaning answers search_nodes by words and meaning.
 func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a searchArgs) (*mcp.CallToolResult, error) {
 	byWords := func(note string) (*mcp.CallToolResult, error) {
-		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, s.searchView, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := searchAnswer(g, a, graph.Window{})
 			ans.Notes = append(ans.Notes, note)
 			applyTimes(ans, a.timeArgs, graph.Window{})
@@ -56,7 +56,7 @@ func (s *Server) searchWithMeaning(ctx context.Context, ix *meaning.Index, a sea
 	if err != nil {
 		return byWords(meaningUnavailable(ix, err))
 	}
-	return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+	return s.page(ctx, s.searchView, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 		limit := searchLimit(a)
 		ans := rankedAnswer(ranked(ix.Search(g, a.Query, q, limit)), a, limit, graph.Window{}, meaningClosest)
 		applyTimes(ans, a.timeArgs, graph.Window{})

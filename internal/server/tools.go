@@ -287,7 +287,7 @@ func (s *Server) addReadGraph() {
 		if err != nil {
 			return nil, err
 		}
-		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, s.store.View, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := &answer.Answer{
 				Tool: "read_graph", Request: fmt.Sprintf("read_graph outline=%t", a.Outline),
 				Outline: a.Outline, Entities: views(g.Entities()), Relations: g.Relations(),
@@ -323,17 +323,12 @@ func (s *Server) addSearchNodes() {
 		if err != nil {
 			return nil, err
 		}
-		// Indexes still being built are waited for outside the store's
-		// lock, so writes and lookups are not.
-		if err := graph.Indexed(ctx, s.store); err != nil {
-			return nil, err
-		}
 		if s.opts.Meaning != nil && w.IsZero() {
 			// Meaning ranks the whole memory; a time window searches by
 			// words.
 			return s.searchWithMeaning(ctx, s.opts.Meaning, a)
 		}
-		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, s.searchView, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			ans := searchAnswer(g, a, w)
 			applyTimes(ans, a.timeArgs, w)
 			return ans, nil
@@ -359,7 +354,7 @@ func (s *Server) addOpenNodes() {
 		if err != nil {
 			return nil, err
 		}
-		return s.page(ctx, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
+		return s.page(ctx, s.store.View, a.Cursor, func(g *graph.Graph) (*answer.Answer, error) {
 			sel, err := g.Neighbours(a.Names, a.Depth)
 			if err != nil {
 				return nil, fmt.Errorf("Invalid arguments for tool open_nodes: %w", err)
@@ -426,13 +421,24 @@ func rankedAnswer(found graph.Ranked, a searchArgs, limit int, w graph.Window, c
 	return ans
 }
 
-// page runs a read tool: build lays out the whole answer while the graph is
-// held, and the part the cursor points to is picked and copied
-// (answer.Answer.Pick) before it is let go; the page is encoded after, so
-// a write waits for no read's encoding (docs/bounds.md).
-func (s *Server) page(ctx context.Context, cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
+// viewFunc reads the memory as graph.Store's View does.
+type viewFunc func(context.Context, func(*graph.Graph) error) error
+
+// searchView is the View of a search: one on a graph with whole indexes
+// (graph.ViewIndexed), so a search that comes while they are still being
+// built waits for them outside the store's lock, not writes and lookups.
+func (s *Server) searchView(ctx context.Context, fn func(*graph.Graph) error) error {
+	return graph.ViewIndexed(ctx, s.store, fn)
+}
+
+// page runs a read tool: view holds the graph (the store's View, or
+// searchView) while build lays out the whole answer, and the part the
+// cursor points to is picked and copied (answer.Answer.Pick) before it is
+// let go; the page is encoded after, so a write waits for no read's
+// encoding (docs/bounds.md).
+func (s *Server) page(ctx context.Context, view viewFunc, cursor string, build func(*graph.Graph) (*answer.Answer, error)) (*mcp.CallToolResult, error) {
 	var picked *answer.Picked
-	err := s.store.View(ctx, func(g *graph.Graph) error {
+	err := view(ctx, func(g *graph.Graph) error {
 		ans, err := build(g)
 		if err != nil {
 			return err

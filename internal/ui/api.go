@@ -58,13 +58,11 @@ func (h *Handler) search(w http.ResponseWriter, query, offset string) {
 		from = n
 	}
 	// Indexes still being built are waited for outside the store's lock,
-	// so the memory's writes and lookups are not.
-	if err := graph.Indexed(context.Background(), h.store); err != nil {
-		h.opts.Logf("the page could not read the memory: %v", err)
-		writeError(w, http.StatusInternalServerError, h.hide.Error(err))
-		return
+	// so the memory's writes and lookups are not (graph.ViewIndexed).
+	indexed := func(ctx context.Context, fn func(*graph.Graph) error) error {
+		return graph.ViewIndexed(ctx, h.store, fn)
 	}
-	h.view(w, func(g *graph.Graph) (any, int) { return searchAnswer(g, query, from), http.StatusOK })
+	h.viewWith(w, indexed, func(g *graph.Graph) (any, int) { return searchAnswer(g, query, from), http.StatusOK })
 }
 
 // searchAnswer ranks as search_nodes does (the same function): the

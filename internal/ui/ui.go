@@ -285,9 +285,15 @@ func sameOrigin(r *http.Request, needOrigin bool) error {
 }
 
 func (h *Handler) view(w http.ResponseWriter, answer func(*graph.Graph) (any, int)) {
+	h.viewWith(w, h.store.View, answer)
+}
+
+// viewWith is view reading the memory through view (the store's View, or
+// graph.ViewIndexed for a search).
+func (h *Handler) viewWith(w http.ResponseWriter, view func(context.Context, func(*graph.Graph) error) error, answer func(*graph.Graph) (any, int)) {
 	var v any
 	status := 0
-	if err := h.store.View(context.Background(), func(g *graph.Graph) error { v, status = answer(g); return nil }); err != nil {
+	if err := view(context.Background(), func(g *graph.Graph) error { v, status = answer(g); return nil }); err != nil {
 		h.opts.Logf("the page could not read the memory: %v", err)
 		writeError(w, http.StatusInternalServerError, h.hide.Error(err))
 		return
