@@ -9,9 +9,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // TestReadByTime asks the read tools by time, in each protocol generation:
@@ -19,7 +18,7 @@ import (
 // showTimes says when, bad values are tool errors naming the argument, and
 // without them the answer is as before.
 func TestReadByTime(t *testing.T) {
-	hash := fmt.Sprintf("%08x", jsonl.ObservationsHash([]string{"wrote the first program", "undated note"}))
+	hash := fmt.Sprintf("%08x", graph.ObservationsHash([]string{"wrote the first program", "undated note"}))
 	seed := `{"type":"entity","name":"Ada","entityType":"person","observations":["wrote the first program","undated note"],"createdAt":"2020-01-02T03:04:05Z","observationTimes":["2020-01-02T03:04:05Z",1,null,1],"observationsHash":"` + hash + `"}
 {"type":"entity","name":"Charles","entityType":"person","observations":["designed engines"]}
 {"type":"relation","from":"Ada","to":"Charles","relationType":"worked with","createdAt":"2020-01-05T00:00:00Z"}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // Results are written by hand rather than by encoding/json: the text item
@@ -120,7 +119,7 @@ func (w *JSON) Close(c byte) {
 func (w *JSON) Key(k string) {
 	w.element()
 	start := len(w.buf)
-	w.buf = jsonl.AppendString(w.buf, k)
+	w.buf = graph.AppendString(w.buf, k)
 	w.buf = append(w.buf, ':')
 	w.token(start)
 	if w.indent {
@@ -133,7 +132,7 @@ func (w *JSON) Key(k string) {
 func (w *JSON) String(s string) {
 	w.element()
 	start := len(w.buf)
-	w.buf = jsonl.AppendString(w.buf, s)
+	w.buf = graph.AppendString(w.buf, s)
 	w.token(start)
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 var cmdExport = &command{
@@ -172,7 +171,7 @@ func exportJSONL(w *bufio.Writer, g *graph.Graph) {
 	for _, e := range g.Entities() {
 		line := e.EncodedLine()
 		if line == nil {
-			buf = jsonl.AppendEntity(buf[:0], e)
+			buf = graph.AppendEntity(buf[:0], e)
 			line = buf
 		}
 		w.Write(line)
@@ -181,7 +180,7 @@ func exportJSONL(w *bufio.Writer, g *graph.Graph) {
 	for _, r := range g.Relations() {
 		line := r.EncodedLine()
 		if line == nil {
-			buf = jsonl.AppendRelation(buf[:0], r)
+			buf = graph.AppendRelation(buf[:0], r)
 			line = buf
 		}
 		w.Write(line)
@@ -340,7 +339,7 @@ func exportGraphML(w *bufio.Writer, g *graph.Graph) {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = jsonl.AppendString(buf, o)
+			buf = graph.AppendString(buf, o)
 		}
 		buf = append(buf, ']')
 		xml.EscapeText(w, buf)

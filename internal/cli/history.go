@@ -12,7 +12,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 var cmdHistory = &command{
@@ -129,7 +128,7 @@ type jsonRecord struct {
 
 func jsonRecordOf(r *graph.Record) jsonRecord {
 	return jsonRecord{ID: r.ID, Time: r.Time.Format(time.RFC3339), Tool: r.Tool, Client: r.Client,
-		Changes: jsonl.AppendChanges(nil, r.Changes)}
+		Changes: graph.AppendChanges(nil, r.Changes)}
 }
 
 // historyLine is one record for people:

@@ -11,7 +11,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 var cmdUndo = &command{
@@ -217,7 +216,7 @@ func (u *undoRun) reportDryRun(effect []graph.Change, conflicts []string) error 
 			DryRun    bool            `json:"dryRun"`
 			Effect    json.RawMessage `json:"effect"`
 			Conflicts []string        `json:"conflicts"`
-		}{u.ids(), true, jsonl.AppendChanges(nil, effect), nonNil(conflicts)})
+		}{u.ids(), true, graph.AppendChanges(nil, effect), nonNil(conflicts)})
 	}
 	u.c.printf("Dry run: nothing was changed.\n")
 	return nil

@@ -179,7 +179,7 @@ func (s *Store) appendLocked(lock *Lock, rec *graph.Record) error {
 	if s.journal.end == 0 {
 		buf = appendHeader(buf, s.fileSum())
 	}
-	buf = jsonl.AppendRecord(buf, rec)
+	buf = graph.AppendRecord(buf, rec)
 	s.lastID = rec.ID
 	id, err := s.writeJournalLocked(buf)
 	if err != nil {

@@ -50,7 +50,7 @@ const Suffix = ".history"
 func AppendFile(path string, records []graph.Record, perm fs.FileMode) error {
 	lines := make([][]byte, len(records))
 	for i := range records {
-		lines[i] = jsonl.AppendRecord(nil, &records[i])
+		lines[i] = graph.AppendRecord(nil, &records[i])
 	}
 	return AppendLines(path, lines, perm)
 }
@@ -226,7 +226,7 @@ func ReadFile(path string, f Filter) (records []graph.Record, skipped int, err e
 // or that it does not parse (bad).
 func choose(line []byte, f Filter) (rec graph.Record, chosen, bad bool) {
 	if f.DeletesEntity && !bytes.Contains(line, []byte(`deleteEntity`)) {
-		// No entity deletion (jsonl.AppendRecord writes the op as it is): no
+		// No entity deletion (graph.AppendRecord writes the op as it is): no
 		// need to decode the line.
 		return graph.Record{}, false, false
 	}
@@ -270,7 +270,7 @@ func stopsRead(line []byte, f Filter, sinceMs int64) bool {
 }
 
 // decodeHeader reads a record line but its changes: at once a line as
-// jsonl.AppendRecord writes it, else by decoding its JSON.
+// graph.AppendRecord writes it, else by decoding its JSON.
 func decodeHeader(line []byte) (graph.Record, error) {
 	if r, ok := quickHeader(line); ok {
 		return r, nil
@@ -288,7 +288,7 @@ func decodeHeader(line []byte) (graph.Record, error) {
 	return l.Record(line)
 }
 
-// quickHeader reads the header of a line as jsonl.AppendRecord writes it:
+// quickHeader reads the header of a line as graph.AppendRecord writes it:
 // {"id":"…","time":"…"[,"tool":"…"][,"client":"…"],"changes":…, with no
 // escape in the tool and the client; ok is false for any other line.
 func quickHeader(line []byte) (r graph.Record, ok bool) {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // A trim by size drops the oldest records first and never the newest: a
@@ -58,7 +57,7 @@ func TestAppendLinesValidatesAndFollowsTheMode(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.jsonl"+Suffix)
 	a := record(time.Now(), "a")
-	good := jsonl.AppendRecord(nil, &a)
+	good := graph.AppendRecord(nil, &a)
 	garbled := []byte(`{"id":"01a2345678ab12cd34","time":"2026-12-01T00:00:00Z","changes":[{"op":"creat` + "\n")
 	if err := AppendLines(path, [][]byte{garbled, good}, 0o644); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 func record(t time.Time, tool string) graph.Record {
@@ -37,8 +36,8 @@ func TestAppendFileResumes(t *testing.T) {
 	}
 	// A move of b and c killed after b and part of c.
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	f.Write(jsonl.AppendRecord(nil, &b))
-	f.Write(jsonl.AppendRecord(nil, &c)[:20])
+	f.Write(graph.AppendRecord(nil, &b))
+	f.Write(graph.AppendRecord(nil, &c)[:20])
 	f.Close()
 	if err := AppendFile(path, []graph.Record{b, c}, 0o600); err != nil {
 		t.Fatal(err)

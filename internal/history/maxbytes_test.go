@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // TestReadFileMaxBytes: a record bigger than Filter.MaxBytes comes by its
@@ -21,7 +20,7 @@ func TestReadFileMaxBytes(t *testing.T) {
 	small := graph.Record{ID: graph.NewID(t0.Add(time.Second), big.ID), Time: t0.Add(time.Second), Tool: "delete_entities", Changes: []graph.Change{
 		{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: "Small", EntityType: "thing"}}}}
 	path := filepath.Join(t.TempDir(), "memory.jsonl.history")
-	if err := os.WriteFile(path, jsonl.AppendRecord(jsonl.AppendRecord(nil, &big), &small), 0o600); err != nil {
+	if err := os.WriteFile(path, graph.AppendRecord(graph.AppendRecord(nil, &big), &small), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	recs, _, err := ReadFile(path, Filter{DeletesEntity: true, MaxBytes: 1000})

@@ -121,5 +121,5 @@ func purgeLine(line []byte, entity string, raw []byte) ([]byte, bool) {
 	case len(rec.Changes) == 0:
 		return nil, true
 	}
-	return jsonl.AppendRecord(nil, &rec), true
+	return graph.AppendRecord(nil, &rec), true
 }

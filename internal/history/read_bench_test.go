@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // writeSpread writes a history file of about size bytes at path whose
@@ -25,7 +24,7 @@ func writeSpread(tb testing.TB, path string, size int64, days int, now time.Time
 	obs := []string{"Prefers short answers with the code first", "Works on the billing service", "Moved to Oslo in 2024"}
 	sample := graph.Record{ID: graph.NewID(now, ""), Time: now, Tool: "create_entities", Client: "Claude Desktop",
 		Changes: []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "Entity 000000", EntityType: "person", Observations: obs, Created: graph.TimeOf(now), Updated: graph.TimeOf(now)}}}}
-	n := int(size / int64(len(jsonl.AppendRecord(nil, &sample))))
+	n := int(size / int64(len(graph.AppendRecord(nil, &sample))))
 	start, step := now.Add(-time.Duration(days)*24*time.Hour), time.Duration(days)*24*time.Hour/time.Duration(n)
 	last := ""
 	var line []byte
@@ -35,7 +34,7 @@ func writeSpread(tb testing.TB, path string, size int64, days int, now time.Time
 		r.ID, r.Time = graph.NewID(t, last), t.UTC().Truncate(time.Second)
 		r.Changes = []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: fmt.Sprintf("Entity %06d", i), EntityType: "person", Observations: obs, Created: graph.TimeOf(t), Updated: graph.TimeOf(t)}}}
 		last = r.ID
-		line = jsonl.AppendRecord(line[:0], &r)
+		line = graph.AppendRecord(line[:0], &r)
 		w.Write(line)
 	}
 	if err := w.Flush(); err != nil {
@@ -110,7 +109,7 @@ func BenchmarkAppendBigRecord(b *testing.B) {
 		r.Changes = append(r.Changes, graph.Change{Kind: graph.EntityDeleted, Entity: graph.Entity{Name: fmt.Sprintf("Entity %06d", i), EntityType: "person",
 			Observations: []string{"Prefers short answers with the code first", "Works on the billing service", "Moved to Oslo in 2024", "Speaks four languages, Norwegian among them"}}})
 	}
-	line := jsonl.AppendRecord(nil, &r)
+	line := graph.AppendRecord(nil, &r)
 	b.Logf("record of %.1f MB", float64(len(line))/(1<<20))
 	b.Run("check", func(b *testing.B) {
 		b.SetBytes(int64(len(line)))

@@ -89,7 +89,7 @@ func randomHistory(t *testing.T, rng *rand.Rand, path string) (times []time.Time
 		r := graph.Record{ID: graph.NewID(clock, last), Time: clock.Truncate(time.Second), Tool: "t", Client: clients[rng.IntN(len(clients))],
 			Changes: []graph.Change{{Kind: []graph.ChangeKind{graph.EntityCreated, graph.EntityDeleted}[rng.IntN(2)], Entity: graph.Entity{Name: names[rng.IntN(3)], EntityType: "p", Observations: obs}}}}
 		last = r.ID
-		buf.Write(jsonl.AppendRecord(nil, &r))
+		buf.Write(graph.AppendRecord(nil, &r))
 		times, ids = append(times, r.Time), append(ids, r.ID)
 	}
 	if rng.IntN(3) == 0 {
@@ -168,7 +168,7 @@ func TestReadFileCountsSkipped(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.jsonl"+Suffix)
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	a, b := record(now, "a"), record(now.Add(time.Hour), "b")
-	data := string(jsonl.AppendRecord(nil, &a)) + "junk\n\n" + string(jsonl.AppendRecord(nil, &b)) + `{"id":"01`
+	data := string(graph.AppendRecord(nil, &a)) + "junk\n\n" + string(graph.AppendRecord(nil, &b)) + `{"id":"01`
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func (m *undoModel) write(tool string, fn func(g *graph.Graph) []string) []strin
 	}
 	r := graph.Record{ID: graph.NewID(m.now, last), Time: m.now.UTC(), Tool: tool, Changes: changes}
 	// As a store keeps it: the record read back from its line.
-	r, err := jsonl.DecodeRecord(jsonl.AppendRecord(nil, &r))
+	r, err := jsonl.DecodeRecord(graph.AppendRecord(nil, &r))
 	if err != nil {
 		m.t.Fatal(err)
 	}

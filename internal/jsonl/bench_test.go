@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
@@ -105,7 +106,7 @@ func BenchmarkAppendString(b *testing.B) {
 	for b.Loop() {
 		buf = buf[:0]
 		for _, s := range strs {
-			buf = AppendString(buf, s)
+			buf = graph.AppendString(buf, s)
 		}
 	}
 }
@@ -118,6 +119,6 @@ func BenchmarkAppendGoString(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	buf := make([]byte, 0, len(s)*2)
 	for b.Loop() {
-		buf = AppendGoString(buf[:0], s)
+		buf = graph.AppendGoString(buf[:0], s)
 	}
 }

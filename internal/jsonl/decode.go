@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -542,7 +543,7 @@ func (d *decoder) newStrings(n int) int {
 }
 
 // str puts in d.strs[k] the string whose content (between the quotes) is
-// b[s.start:s.end], and reports whether AppendString writes that string as
+// b[s.start:s.end], and reports whether graph.AppendString writes that string as
 // it is in b.
 func (d *decoder) str(b []byte, s span, k int) (canonical bool) {
 	raw := b[s.start:s.end]
@@ -570,6 +571,8 @@ func (d *decoder) cutStrings() {
 	}
 }
 
+const hexDigits = "0123456789abcdef"
+
 // stringifyEscapes reports whether every escape in the string content s is
 // the one JSON.stringify writes for the character: \", \\, \b, \f, \n, \r, \t,
 // and \u00xx in lowercase for the other control characters.
@@ -583,7 +586,7 @@ func stringifyEscapes(s []byte) bool {
 		case '"', '\\', 'b', 'f', 'n', 'r', 't':
 		case 'u':
 			c := hex4(s, i+1)
-			if c < 0 || c >= 0x20 || escapes[c] != 'u' || s[i+3] != hexDigits[c>>4] || s[i+4] != hexDigits[c&0xF] {
+			if c < 0 || c >= 0x20 || strings.IndexByte("\b\f\n\r\t", byte(c)) >= 0 || s[i+3] != hexDigits[c>>4] || s[i+4] != hexDigits[c&0xF] {
 				return false
 			}
 			i += 4

@@ -462,14 +462,14 @@ func checkCachedLines(t *testing.T, data []byte, g *graph.Graph) {
 	t.Helper()
 	for _, e := range g.Entities() {
 		line := e.EncodedLine()
-		if !sliceInto(data, line) || string(line) != string(AppendEntity(nil, e)) {
-			t.Fatalf("entity %q: cached line %q, want %q in the input", e.Name, line, AppendEntity(nil, e))
+		if !sliceInto(data, line) || string(line) != string(graph.AppendEntity(nil, e)) {
+			t.Fatalf("entity %q: cached line %q, want %q in the input", e.Name, line, graph.AppendEntity(nil, e))
 		}
 	}
 	for _, r := range g.Relations() {
 		line := r.EncodedLine()
-		if !sliceInto(data, line) || string(line) != string(AppendRelation(nil, r)) {
-			t.Fatalf("relation %q: cached line %q, want %q in the input", r.To, line, AppendRelation(nil, r))
+		if !sliceInto(data, line) || string(line) != string(graph.AppendRelation(nil, r)) {
+			t.Fatalf("relation %q: cached line %q, want %q in the input", r.To, line, graph.AppendRelation(nil, r))
 		}
 	}
 }

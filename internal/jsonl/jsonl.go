@@ -14,8 +14,11 @@
 // unchanged graph changes nothing; unlike the reference it ends every line,
 // the last one too, with "\n".
 //
-// It also writes and reads the line of a write's record (graph.Record), the
-// line of the file store's journal and of a history file (record.go).
+// It also reads the line of a write's record (graph.Record), the line of the
+// file store's journal and of a history file (record.go). The lines
+// themselves, an entity's, a relation's and a record's, are written by
+// package graph (graph.AppendEntity, graph.AppendRelation,
+// graph.AppendRecord), which a store calls without this package.
 //
 // Times. This server also records when it wrote each fact, in members the
 // reference ignores, after the reference's members and before any other
@@ -145,7 +148,7 @@ func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 	for _, e := range g.Entities() {
 		line := e.EncodedLine()
 		if line == nil {
-			line = a.add(func(b []byte) []byte { return AppendEntity(b, e) })
+			line = a.add(func(b []byte) []byte { return graph.AppendEntity(b, e) })
 			e.SetEncodedLine(line)
 		}
 		bw.Write(line)
@@ -154,7 +157,7 @@ func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 	for _, r := range g.Relations() {
 		line := r.EncodedLine()
 		if line == nil {
-			line = a.add(func(b []byte) []byte { return AppendRelation(b, r) })
+			line = a.add(func(b []byte) []byte { return graph.AppendRelation(b, r) })
 			r.SetEncodedLine(line)
 		}
 		bw.Write(line)
@@ -201,58 +204,4 @@ func (a *lineArena) add(appendLine func([]byte) []byte) []byte {
 	a.chunk = append(a.chunk, a.scratch...)
 	a.placed += n
 	return a.chunk[start:len(a.chunk):len(a.chunk)]
-}
-
-// The fixed pieces of the lines AppendEntity and AppendRelation write, which
-// the reader also looks for to tell a line that needs no encoding.
-const (
-	entityName           = `{"type":"entity","name":`
-	entityEntityType     = `,"entityType":`
-	entityObservations   = `,"observations":[`
-	relationFrom         = `{"type":"relation","from":`
-	relationTo           = `,"to":`
-	relationRelationType = `,"relationType":`
-	createdAt            = `,"createdAt":`
-	updatedAt            = `,"updatedAt":`
-	observationTimes     = `,"observationTimes":[`
-	observationsHash     = `,"observationsHash":"`
-)
-
-// AppendEntity appends e's line of the memory file, without the line end:
-// the known members in the reference's order, then the times (see the
-// package doc), then e.Extra.
-func AppendEntity(buf []byte, e *graph.Entity) []byte {
-	buf = append(buf, entityName...)
-	buf = AppendString(buf, e.Name)
-	buf = append(buf, entityEntityType...)
-	buf = AppendString(buf, e.EntityType)
-	buf = append(buf, entityObservations...)
-	for i, o := range e.Observations {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = AppendString(buf, o)
-	}
-	buf = append(buf, ']')
-	buf = appendEntityTimes(buf, e)
-	buf = append(buf, e.Extra...)
-	return append(buf, '}')
-}
-
-// AppendRelation appends r's line of the memory file, without the line end:
-// the known members in the reference's order, then "createdAt" when
-// known, then r.Extra.
-func AppendRelation(buf []byte, r *graph.Relation) []byte {
-	buf = append(buf, relationFrom...)
-	buf = AppendString(buf, r.From)
-	buf = append(buf, relationTo...)
-	buf = AppendString(buf, r.To)
-	buf = append(buf, relationRelationType...)
-	buf = AppendString(buf, r.RelationType)
-	if r.Created != 0 && !hasExtraKey(r.Extra, createdAt) {
-		buf = append(buf, createdAt...)
-		buf = appendTime(buf, r.Created)
-	}
-	buf = append(buf, r.Extra...)
-	return append(buf, '}')
 }

@@ -46,107 +46,6 @@ type lineChange struct {
 	Relation   json.RawMessage `json:"relation"`
 }
 
-var opNames = map[graph.ChangeKind]string{
-	graph.EntityCreated:       "createEntity",
-	graph.EntityDeleted:       "deleteEntity",
-	graph.ObservationsAdded:   "addObservations",
-	graph.ObservationsDeleted: "deleteObservations",
-	graph.RelationCreated:     "createRelation",
-	graph.RelationDeleted:     "deleteRelation",
-}
-
-var opKinds = func() map[string]graph.ChangeKind {
-	m := make(map[string]graph.ChangeKind, len(opNames))
-	for k, v := range opNames {
-		m[v] = k
-	}
-	return m
-}()
-
-// AppendRecord appends r's line, newline included: whole entities and
-// relations in the memory file's own line format, so a record carries
-// members this server does not know too.
-func AppendRecord(b []byte, r *graph.Record) []byte {
-	b = append(b, `{"id":`...)
-	b = AppendString(b, r.ID)
-	b = append(b, `,"time":"`...)
-	b = r.Time.UTC().AppendFormat(b, time.RFC3339)
-	b = append(b, '"')
-	if r.Tool != "" {
-		b = append(b, `,"tool":`...)
-		b = AppendString(b, r.Tool)
-	}
-	if r.Client != "" {
-		b = append(b, `,"client":`...)
-		b = AppendString(b, r.Client)
-	}
-	b = append(b, `,"changes":`...)
-	b = AppendChanges(b, r.Changes)
-	return append(b, "}\n"...)
-}
-
-// AppendChanges appends changes as the JSON array a record line holds.
-func AppendChanges(b []byte, changes []graph.Change) []byte {
-	b = append(b, '[')
-	for i, c := range changes {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"op":"`...)
-		b = append(b, opNames[c.Kind]...)
-		b = append(b, '"')
-		switch c.Kind {
-		case graph.EntityCreated, graph.EntityDeleted:
-			b = append(b, `,"entity":`...)
-			b = AppendEntity(b, &c.Entity)
-		case graph.ObservationsAdded, graph.ObservationsDeleted:
-			b = append(b, `,"entityName":`...)
-			b = AppendString(b, c.Entity.Name)
-			b = append(b, `,"observations":[`...)
-			for j, o := range c.Entity.Observations {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = AppendString(b, o)
-			}
-			b = append(b, ']')
-			if c.Entity.Updated != 0 {
-				b = append(b, `,"updatedAt":"`...)
-				b = c.Entity.Updated.UTC().AppendFormat(b, time.RFC3339)
-				b = append(b, '"')
-			}
-			b = appendObservedAt(b, &c.Entity)
-		case graph.RelationCreated, graph.RelationDeleted:
-			b = append(b, `,"relation":`...)
-			b = AppendRelation(b, &c.Relation)
-		}
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-// appendObservedAt appends the "observedAt" member of an observations
-// change: when each observation had been written, when any is known.
-func appendObservedAt(b []byte, e *graph.Entity) []byte {
-	if !e.HasObservationTimes() || len(e.ObservedAt) != len(e.Observations) {
-		return b
-	}
-	b = append(b, `,"observedAt":[`...)
-	for i, t := range e.ObservedAt {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if t == 0 {
-			b = append(b, "null"...)
-			continue
-		}
-		b = append(b, '"')
-		b = t.UTC().AppendFormat(b, time.RFC3339)
-		b = append(b, '"')
-	}
-	return append(b, ']')
-}
-
 // parseObservedAt reads "observedAt"; a time that does not parse is
 // unknown.
 func parseObservedAt(in []*string) []graph.Time {
@@ -206,7 +105,7 @@ func (l *RecordLine) Record(raw []byte) (graph.Record, error) {
 func decodeChanges(in []lineChange) ([]graph.Change, error) {
 	out := make([]graph.Change, 0, len(in))
 	for _, c := range in {
-		kind, ok := opKinds[c.Op]
+		kind, ok := graph.ChangeKindOf(c.Op)
 		if !ok {
 			return nil, fmt.Errorf("unknown op %q", c.Op)
 		}
@@ -262,7 +161,7 @@ func RecordLineOf(raw []byte) (line []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	return AppendRecord(nil, &r), true
+	return graph.AppendRecord(nil, &r), true
 }
 
 // RecordID returns the id a record line starts with ({"id":"…"), or "".

@@ -19,7 +19,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			{Kind: graph.ObservationsDeleted, Entity: graph.Entity{Name: "B", Observations: []string{"u", "v"}, Updated: 400, ObservedAt: []graph.Time{0, 350}}},
 			{Kind: graph.RelationDeleted, Relation: graph.Relation{From: "A", To: "B", RelationType: "r", Created: 120}},
 		}}
-	line := AppendRecord(nil, &r)
+	line := graph.AppendRecord(nil, &r)
 	got, err := DecodeRecord(line)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestRecordRoundTrip(t *testing.T) {
 func TestRecordLineOf(t *testing.T) {
 	r := graph.Record{ID: graph.NewID(time.Now(), ""), Time: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "a", Client: "c",
 		Changes: []graph.Change{{Kind: graph.EntityCreated, Entity: graph.Entity{Name: "a", EntityType: "t", Observations: []string{"o"}}}}}
-	line := AppendRecord(nil, &r)
+	line := graph.AppendRecord(nil, &r)
 	if got, ok := RecordLineOf(line); !ok || string(got) != string(line) {
 		t.Errorf("RecordLineOf(a record line) = %q, %v", got, ok)
 	}

@@ -32,7 +32,7 @@ func (d *decoder) entity(b []byte) (e graph.Entity, canonical bool, reason strin
 	e = graph.Entity{Name: d.strs[k], EntityType: d.strs[k+1], Observations: d.strs[k+2 : len(d.strs) : len(d.strs)], Extra: extra}
 	d.setEntityTimes(&times, &e)
 	if canonical = canonical && extra == nil; canonical {
-		d.tail = append(appendEntityTimes(d.tail[:0], &e), '}')
+		d.tail = append(graph.AppendEntityTimes(d.tail[:0], &e), '}')
 		canonical = compactEntity(b, name, typ, elems, d.tail)
 	}
 	return e, canonical, ""
@@ -104,7 +104,7 @@ func (d *decoder) setEntityTimes(lt *lineTimes, e *graph.Entity) {
 	if lt.hash == nil || len(e.Observations) == 0 {
 		return
 	}
-	d.text = append(appendHash(append(d.text[:0], '"'), ObservationsHash(e.Observations)), '"')
+	d.text = append(graph.AppendObservationsHash(append(d.text[:0], '"'), e.Observations), '"')
 	if !bytes.Equal(lt.hash, d.text) {
 		return
 	}
@@ -142,8 +142,7 @@ func (d *decoder) relation(b []byte) (r graph.Relation, canonical bool, reason s
 	r = graph.Relation{From: d.strs[k], To: d.strs[k+1], RelationType: d.strs[k+2], Extra: extra}
 	tail := "}"
 	if r.Created = times.created; r.Created != 0 {
-		d.tail = append(d.tail[:0], createdAt...)
-		d.tail = append(appendTime(d.tail, r.Created), '}')
+		d.tail = append(graph.AppendRelationTimes(d.tail[:0], &r), '}')
 		tail = string(d.tail)
 	}
 	return r, canonical && extra == nil && compactRelation(b, from, to, typ, tail), ""
@@ -157,11 +156,11 @@ func (d *decoder) relation(b []byte) (r graph.Relation, canonical bool, reason s
 // twice, fails.
 func compactEntity(b []byte, name, typ span, obs []span, tail []byte) bool {
 	l := layout{b: b, ok: true}
-	l.text(entityName)
+	l.text(graph.LineEntityName)
 	l.str(name)
-	l.text(entityEntityType)
+	l.text(graph.LineEntityType)
 	l.str(typ)
-	l.text(entityObservations)
+	l.text(graph.LineObservations)
 	for i, s := range obs {
 		if i > 0 {
 			l.text(",")
@@ -176,11 +175,11 @@ func compactEntity(b []byte, name, typ span, obs []span, tail []byte) bool {
 // compactRelation is compactEntity for a relation line, tail its end.
 func compactRelation(b []byte, from, to, typ span, tail string) bool {
 	l := layout{b: b, ok: true}
-	l.text(relationFrom)
+	l.text(graph.LineRelationFrom)
 	l.str(from)
-	l.text(relationTo)
+	l.text(graph.LineRelationTo)
 	l.str(to)
-	l.text(relationRelationType)
+	l.text(graph.LineRelationType)
 	l.str(typ)
 	l.text(tail)
 	return l.done()
@@ -253,7 +252,7 @@ func (d *decoder) extra(b []byte, known uint16) ([]byte, error) {
 	var out []byte
 	for _, m := range members {
 		out = append(out, ',')
-		out = AppendString(out, m.key)
+		out = graph.AppendString(out, m.key)
 		out = append(out, ':')
 		out = append(out, m.value...)
 	}

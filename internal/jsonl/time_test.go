@@ -10,7 +10,7 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
-func hashOf(obs ...string) string { return fmt.Sprintf("%08x", ObservationsHash(obs)) }
+func hashOf(obs ...string) string { return fmt.Sprintf("%08x", graph.ObservationsHash(obs)) }
 
 const (
 	t1 = graph.Time(1796030100) // 2026-11-30T09:15:00Z

@@ -30,7 +30,7 @@ func (s *Store) queueHistory(b *pgx.Batch, rev int64, rec *graph.Record) int {
 	b.Queue("SAVEPOINT history")
 	memory := s.id.Load()
 	if !lim.Off() && len(rec.Changes) > 0 {
-		text := jsonl.AppendChanges(nil, rec.Changes)
+		text := graph.AppendChanges(nil, rec.Changes)
 		b.Queue("INSERT INTO memory_history (memory_id, id, time, tool, client, changes, size) VALUES ($1, $2, $3, $4, $5, $6, $7)",
 			memory, rec.ID, rec.Time, rec.Tool, rec.Client, string(text), len(text))
 		if int64(len(text)) > lim.MaxBytes {

@@ -40,7 +40,7 @@ func (s *Store) PurgeHistory(ctx context.Context, entity string) (int, error) {
 func purgeRows(ctx context.Context, tx pgx.Tx, id int64, entity string) (int, error) {
 	// The changes name an entity as AppendChanges writes its name: a JSON
 	// string; rows without it cannot name the entity.
-	quoted := string(jsonl.AppendString(nil, entity))
+	quoted := string(graph.AppendString(nil, entity))
 	rows, err := tx.Query(ctx, `SELECT id, changes FROM memory_history WHERE memory_id = $1 AND strpos(changes, $2) > 0 FOR UPDATE`, id, quoted)
 	if err != nil {
 		return 0, err
@@ -73,7 +73,7 @@ func purgeRows(ctx context.Context, tx pgx.Tx, id int64, entity string) (int, er
 		case len(rec.Changes) == 0:
 			_, err = tx.Exec(ctx, `DELETE FROM memory_history WHERE memory_id = $1 AND id = $2`, id, r.id)
 		default:
-			text := jsonl.AppendChanges(nil, rec.Changes)
+			text := graph.AppendChanges(nil, rec.Changes)
 			_, err = tx.Exec(ctx, `UPDATE memory_history SET changes = $3, size = $4 WHERE memory_id = $1 AND id = $2`, id, r.id, string(text), len(text))
 		}
 		if err != nil {

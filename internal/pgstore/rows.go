@@ -241,7 +241,7 @@ var (
 		// change, which a rename sets.
 		was := &graph.Entity{Name: old.key, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
 			Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
-		if bytes.Equal(jsonl.AppendEntity(nil, was), old.line) {
+		if bytes.Equal(graph.AppendEntity(nil, was), old.line) {
 			return true
 		}
 		f := jsonl.Decode(old.line)
@@ -255,7 +255,7 @@ var (
 	relationRows = rowKind[relationKey, *graph.Relation]{relationKeyOf, relationLine, hashRelation, relationTimes, func(old row[relationKey], r *graph.Relation) bool {
 		k := old.key
 		kept := r.From == k.from || r.To == k.to || (k.from == k.to && r.From == r.To)
-		return kept && bytes.Equal(jsonl.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}), old.line)
+		return kept && bytes.Equal(graph.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}), old.line)
 	}, false}
 )
 
@@ -274,7 +274,7 @@ func entityLine(e *graph.Entity) []byte {
 	if l := e.EncodedLine(); l != nil {
 		return l
 	}
-	l := jsonl.AppendEntity(nil, e)
+	l := graph.AppendEntity(nil, e)
 	e.SetEncodedLine(l)
 	return l
 }
@@ -283,7 +283,7 @@ func relationLine(r *graph.Relation) []byte {
 	if l := r.EncodedLine(); l != nil {
 		return l
 	}
-	l := jsonl.AppendRelation(nil, r)
+	l := graph.AppendRelation(nil, r)
 	r.SetEncodedLine(l)
 	return l
 }

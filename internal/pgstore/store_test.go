@@ -303,7 +303,7 @@ func fileBytes(t *testing.T) []byte {
 	}
 	b.WriteString(`{"type":"entity","name":"Ünïcode \"q\" \u0000","entityType":"人","observations":["Москва","\n"],"createdAt":"2026-01-01","tags":[1,{"a":null}]}` + "\n")
 	b.WriteString(`{"type":"relation","from":"Ünïcode \"q\" \u0000","to":"Ünïcode \"q\" \u0000","relationType":"self","weight":0.5}` + "\n")
-	b.WriteString(`{"type":"entity","name":"Timed","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z","observationTimes":[null,1,"2026-12-01T10:00:00Z",1],"observationsHash":"` + fmt.Sprintf("%08x", jsonl.ObservationsHash([]string{"a", "b"})) + `"}` + "\n")
+	b.WriteString(`{"type":"entity","name":"Timed","entityType":"t","observations":["a","b"],"createdAt":"2026-11-30T09:15:00Z","updatedAt":"2026-12-01T10:00:00Z","observationTimes":[null,1,"2026-12-01T10:00:00Z",1],"observationsHash":"` + fmt.Sprintf("%08x", graph.ObservationsHash([]string{"a", "b"})) + `"}` + "\n")
 	b.WriteString(`{"type":"relation","from":"Timed","to":"Timed","relationType":"self","createdAt":"2026-11-30T09:15:00Z"}` + "\n")
 	b.WriteString("not json at all\n")
 	b.WriteString(`{"type":"mystery","x":1}` + "\n")

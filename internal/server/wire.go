@@ -11,10 +11,9 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // Big results past the go-sdk: everything in this file pays only for
@@ -177,7 +176,7 @@ func (p *resultParts) addContent(c mcp.Content) error {
 	}
 	p.add([]byte(`{"type":"text","text":`))
 	if len(t.Text) < 4<<10 {
-		p.add(jsonl.AppendGoString(nil, t.Text))
+		p.add(graph.AppendGoString(nil, t.Text))
 	} else {
 		p.addText(t.Text)
 	}
@@ -189,7 +188,7 @@ func (p *resultParts) addContent(c mcp.Content) error {
 func (p *resultParts) appendTo(out []byte) []byte {
 	for _, part := range p.parts {
 		if part.escape {
-			out = jsonl.AppendGoString(out, part.text)
+			out = graph.AppendGoString(out, part.text)
 		} else {
 			out = append(out, part.raw...)
 		}
@@ -219,7 +218,7 @@ func (p *resultParts) writeTo(w io.Writer) error {
 			for back := 0; n < len(s) && back < utf8.UTFMax && !utf8.RuneStart(s[n]); back++ {
 				n--
 			}
-			buf = jsonl.AppendGoStringBody(buf, s[:n])
+			buf = graph.AppendGoStringBody(buf, s[:n])
 			if s = s[n:]; len(s) == 0 {
 				buf = append(buf, '"')
 			}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/history"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // testHistoryPurge: purging an entity from the history removes every
@@ -58,7 +57,7 @@ func checkPurged(t *testing.T, s graph.Store) {
 	}
 	var got []string
 	for _, r := range recs {
-		got = append(got, string(jsonl.AppendChanges(nil, r.Changes)))
+		got = append(got, string(graph.AppendChanges(nil, r.Changes)))
 	}
 	if len(recs) != 1 || strings.Contains(strings.Join(got, " "), "Secret") || !strings.Contains(got[0], `"name":"B"`) {
 		t.Errorf("history after the purge: %q", got)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/filestore"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // bigDeletion writes a memory whose history holds one deletion of n
@@ -43,7 +42,7 @@ func bigDeletion(t testing.TB, n int) string {
 		r.Time = now.Add(time.Duration(i-4) * time.Minute)
 		r.ID = graph.NewID(r.Time, id)
 		id = r.ID
-		b = jsonl.AppendRecord(b, &r)
+		b = graph.AppendRecord(b, &r)
 	}
 	if err := os.WriteFile(path+".history", b, 0o600); err != nil {
 		t.Fatal(err)

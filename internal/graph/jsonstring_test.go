@@ -1,4 +1,4 @@
-package jsonl
+package graph
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package jsonl
+package graph
 
 import "unicode/utf8"
 
@@ -170,3 +170,17 @@ func AppendGoStringBody(buf []byte, s string) []byte {
 	}
 	return append(buf, s[start:]...)
 }
+
+// The word tricks AppendString and AppendGoStringBody use to look at eight
+// bytes at once (lsb and msb: the lowest and highest bit of each byte).
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// hasLess reports, as the high bit of each byte, which bytes of w are
+// below n (n at most 128).
+func hasLess(w uint64, n byte) uint64 { return (w - lsb*uint64(n)) &^ w & msb }
+
+// hasByte reports, as the high bit of each byte, which bytes of w are c.
+func hasByte(w uint64, c byte) uint64 { return hasLess(w^(lsb*uint64(c)), 1) }
