@@ -16,7 +16,7 @@ package pgcluster
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -64,9 +64,13 @@ const (
 	ownerFile = "owner.pid" // the pid of the process that started the cluster
 )
 
-// binDir finds the newest PostgreSQL's binaries.
-func binDir() (string, error) {
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+// binDir finds the newest PostgreSQL's binaries: Debian's layout, else
+// initdb on PATH.
+func binDir() (string, error) { return binDirIn("/usr/lib/postgresql") }
+
+// binDirIn is binDir with Debian's layout under root.
+func binDirIn(root string) (string, error) {
+	dirs, _ := filepath.Glob(filepath.Join(root, "*", "bin"))
 	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
@@ -76,7 +80,7 @@ func binDir() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		return filepath.Dir(p), nil
 	}
-	return "", errors.New("initdb not found under /usr/lib/postgresql/*/bin or on PATH")
+	return "", fmt.Errorf("initdb not found under %s or on PATH", filepath.Join(root, "*", "bin"))
 }
 
 func version(binDir string) int {
