@@ -389,3 +389,35 @@ func TestLegacyMigration(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchTellsAChangeReadBeforeIt: another process's save that a call
+// read before the Watch began is told as the Watch begins. (It was the
+// Watch's baseline: a server whose first calls came before its Watch ran
+// never told its subscribers, nor its search by meaning, of that save.)
+func TestWatchTellsAChangeReadBeforeIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	s, other := quietStore(path), quietStore(path)
+	if err := create(s, "ours"); err != nil {
+		t.Fatal(err)
+	}
+	if err := create(other, "theirs"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.View(context.Background(), func(g *graph.Graph) error {
+		if g.Entity("theirs") == nil {
+			t.Fatal("a read after the other's save does not hold it")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	changes := make(chan struct{}, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Watch(ctx, 10*time.Millisecond, func() { changes <- struct{}{} })
+	select {
+	case <-changes:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the Watch did not tell the other's save, read before it began")
+	}
+}

@@ -17,12 +17,21 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	defer stop()
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	// What the memory holds now is what later changes are told against.
+	// What the memory holds now is what later changes are told against;
+	// a change another process made since this Store first read the
+	// memory, read by a call before this Watch began, is told at once
+	// (before, the Watch took it as its baseline, and a server's search by
+	// meaning never looked at it).
 	lastSeen, _ := s.watchStamp()
+	var heard uint64
 	s.mu.Lock()
 	s.refreshLocked()
-	heard := s.foreign
+	foreign := s.foreign
 	s.mu.Unlock()
+	if foreign != heard {
+		heard = foreign
+		onChange()
+	}
 	for {
 		select {
 		case <-ctx.Done():

@@ -44,6 +44,9 @@ type Store struct {
 	mu     sync.RWMutex // guards the fields below
 	cur    *state       // nil: read the memory first
 	loaded bool         // false: cur is ahead of or behind the database
+	// readFrom is the revision of the first graph this Store read, plus
+	// one; 0 until it read one (firstRead).
+	readFrom int64
 }
 
 // state is the graph at one revision and what the database holds for it, to
@@ -186,6 +189,14 @@ func (s *Store) catchUp(ctx context.Context, tx pgx.Tx, from int64) (catchUp, er
 	return catchUp{state: st}, err
 }
 
+// firstRead returns the revision of the first graph this Store read, -1
+// before it read one.
+func (s *Store) firstRead() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.readFrom - 1
+}
+
 // installLocked makes what c read the graph held, if it is newer, and
 // reports whether the graph held is now at least as new as c. It applies a
 // delta only to the graph it was read against; one that does not apply
@@ -195,6 +206,9 @@ func (s *Store) installLocked(base *state, c catchUp) bool {
 	case c.state != nil:
 		if !s.loaded || s.cur.rev < c.state.rev {
 			s.cur, s.loaded = c.state, true
+		}
+		if s.readFrom == 0 {
+			s.readFrom = c.state.rev + 1
 		}
 		return true
 	case s.loaded && s.cur.rev >= c.delta.rev:

@@ -757,3 +757,34 @@ func TestWriteTimeout(t *testing.T) {
 		t.Fatalf("a timed-out write left\n%s", got)
 	}
 }
+
+// TestWatchTellsAWriteReadBeforeIt: another replica's write that a read
+// of this Store caught up with before its Watch began is told as the
+// Watch begins. (The Watch took the revision then as its baseline: a
+// replica whose first calls came before its Watch ran never told its
+// subscribers, nor its search by meaning, of that write.)
+func TestWatchTellsAWriteReadBeforeIt(t *testing.T) {
+	open := openMemory(t)
+	a, b := open(t), open(t)
+	create := func(s *pgstore.Store, name string) {
+		t.Helper()
+		if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: name, EntityType: "t", Observations: []string{}}})
+			return nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create(a, "ours")
+	create(b, "theirs")
+	if err := a.View(ctx, func(g *graph.Graph) error {
+		if g.Entity("theirs") == nil {
+			t.Fatal("a read after the other's write does not hold it")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	heard := watchCount(t, a, 100*time.Millisecond)
+	waitFor(t, "the Watch told the other's write, read before it began", func() bool { return heard.Load() > 0 })
+}

@@ -70,6 +70,13 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 		w.poke()
 	} else if rev, ok := s.currentRevision(ctx); ok {
 		seen = rev
+		// Another Store's write since this Store first read the memory,
+		// made before this Watch listened, is told at once (before, the
+		// Watch took it as its baseline, and a replica's search by
+		// meaning never looked at it).
+		if first := s.firstRead(); first >= 0 && rev > first && rev != s.lastOwn.Load() {
+			onChange()
+		}
 	}
 	for {
 		select {
