@@ -23,13 +23,11 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, onChange func
 	// (before, the Watch took it as its baseline, and a server's search by
 	// meaning never looked at it).
 	lastSeen, _ := s.watchStamp()
-	var heard uint64
 	s.mu.Lock()
 	s.refreshLocked()
-	foreign := s.foreign
+	heard := s.foreign
 	s.mu.Unlock()
-	if foreign != heard {
-		heard = foreign
+	if heard != 0 {
 		onChange()
 	}
 	for {

@@ -76,13 +76,10 @@ func appendInvalidString(buf []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch esc := escapes[c]; esc {
-			case 0:
+			if esc := escapes[c]; esc == 0 {
 				buf = append(buf, c)
-			case 'u':
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			default:
-				buf = append(buf, '\\', esc)
+			} else {
+				buf = appendEscape(buf, c, esc)
 			}
 			i++
 			continue

@@ -172,12 +172,13 @@ func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
 }
 
 // IndexStep does a step of building the search indexes in the background:
-// it indexes up to n entities into the trigram index and as many into the word
-// index, side by side on two goroutines, and reports whether both are whole. It runs as a read (any number
-// of reads may run beside it, no mutation) and is safe beside searches; a
-// search that needs an index being built finishes it, which takes less than
-// building it whole (a search through ViewIndexed waits for the steps
-// instead, outside the store's lock). A caller that runs steps until done, giving writers
+// it indexes up to n entities into the trigram index and as many into the
+// word index, side by side on two goroutines, and reports whether both
+// are whole. It runs as a read (any number of reads may run beside it, no
+// mutation) and is safe beside searches; a search that needs an index
+// being built finishes it, which takes less than building it whole (a
+// search through ViewIndexed waits for the steps instead, outside the
+// store's lock). A caller that runs steps until done, giving writers
 // their turn between steps, gets both indexes built without a write or a
 // lookup waiting for more than a step (BuildIndexes).
 //
@@ -186,6 +187,9 @@ func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
 func (g *Graph) IndexStep(n int) (done bool) {
 	g.searchMu.mu.Lock()
 	defer g.searchMu.mu.Unlock()
+	if g.idx.x != nil {
+		return g.words.step(g, n, g.searchMu.wanted)
+	}
 	// The two indexes are built side by side, one core each: they share
 	// nothing but the graph, which a step only reads.
 	var trigrams bool

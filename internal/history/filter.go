@@ -5,7 +5,7 @@
 // made of records: the summary of a write, the inverse of writes (undo)
 // and its preview, the purge of an entity (docs/history.md). The record of
 // a write and the step that makes it are graph's (graph.Record,
-// graph.Graph.Write); its line format is jsonl's (graph.AppendRecord).
+// graph.Graph.Write), and so is its line (graph.AppendRecord).
 package history
 
 import (

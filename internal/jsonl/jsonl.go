@@ -67,9 +67,9 @@
 // a line already in the form the writer writes becomes the cached line of its
 // entity or relation, so the first save after a load copies it instead of
 // encoding it again. For a big file it parses on a second goroutine while the
-// caller's loads the graph. The writer copies runs of bytes that need no
-// escaping, eight at a time, and reuses the lines the graph has cached for
-// what did not change.
+// caller's loads the graph. Write reuses the lines the graph has cached
+// for what did not change, and has graph encode the rest (graph.AppendString
+// copies runs of bytes that need no escaping, eight at a time).
 package jsonl
 
 import (
