@@ -68,7 +68,7 @@ func (s *Store) compactLocked(lock *Lock) error {
 	if err := s.renameLocked(lock, p, sum); err != nil {
 		return err
 	}
-	s.stamp, s.sum, s.raw = stampOf(written), &sum, nil
+	s.stamp, s.sum = stampOf(written), &sum
 	s.saved = watchStamp{file: s.stamp}
 	return s.retireLocked(temps)
 }

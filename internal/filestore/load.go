@@ -90,7 +90,7 @@ func (s *Store) adoptCompactedLocked(st stamp, j journalStamp) (journalStamp, er
 		return j, nil
 	}
 	sum := sw.sum()
-	s.stamp, s.sum, s.raw = st, &sum, nil
+	s.stamp, s.sum = st, &sum
 	s.journal = journalStamp{}
 	return s.statJournal()
 }
@@ -201,10 +201,8 @@ func (s *Store) loadLocked() error {
 }
 
 func (s *Store) loadOnce(last bool) (settled bool, err error) {
-	// The file is decoded while it is read (jsonl.Read); the graph keeps
-	// references into data (strings, cached lines), so data is never
-	// reused or modified.
-	file, data, st, err := decodeMemoryFile(s.path)
+	// The file is decoded and summed while it is read (jsonl.Read).
+	file, sum, st, err := decodeMemoryFile(s.path)
 	if err != nil {
 		return false, err
 	}
@@ -213,16 +211,13 @@ func (s *Store) loadOnce(last bool) (settled bool, err error) {
 		return false, s.journalError("reading", err)
 	}
 	var p parsedJournal
-	var sum *fileSum // the sum costs a pass over the file: only a journal needs it
 	from := 0
 	if j.exists() {
-		sum = new(fileSum)
-		*sum = sumOf(data)
 		p = parseJournal(jdata, 0, s.opts.Logf, s.journalPath())
 		// What the journal means depends on whether its compactions'
 		// temporary files are still there: look before the file is
 		// looked at again, so that a rename in between starts over.
-		j.state, from = s.meaning(p, *sum)
+		j.state, from = s.meaning(p, sum)
 	}
 	if now, err := s.statFile(); err != nil {
 		return false, err
@@ -233,8 +228,7 @@ func (s *Store) loadOnce(last bool) (settled bool, err error) {
 		s.opts.Logf("%s: line %d: %s", s.path, p.Line, p.Reason)
 	}
 	s.g, s.unreadable, s.stamp = file.Graph, file.Unreadable, st
-	// The graph keeps data alive anyway (its strings point into it).
-	s.sum, s.raw = sum, data
+	s.sum = &sum
 	j.end = p.end
 	s.journal = j
 	s.applyLoadedLocked(p, from)
@@ -316,19 +310,20 @@ func readMemoryFile(path string) ([]byte, stamp, error) {
 }
 
 // decodeMemoryFile reads and decodes the memory file, and returns the
-// File, the file's content and the stamp of the file read (an empty
-// memory and stamp when there is none).
-func decodeMemoryFile(path string) (*jsonl.File, []byte, stamp, error) {
+// File, the sum of the file's content and the stamp of the file read (an
+// empty memory, the empty content's sum and no stamp when there is none).
+func decodeMemoryFile(path string) (*jsonl.File, fileSum, stamp, error) {
 	f, fi, err := openFile(path)
 	if f == nil {
-		return jsonl.Decode(nil), nil, stamp{}, wrapRead("the memory file", err)
+		return jsonl.Decode(nil), sumOf(nil), stamp{}, wrapRead("the memory file", err)
 	}
 	defer f.Close()
-	file, data, err := jsonl.Read(f, fi.Size())
+	sw := newSummingWriter(io.Discard)
+	file, err := jsonl.Read(f, fi.Size(), sw)
 	if err != nil {
-		return nil, nil, stamp{}, wrapRead("the memory file", err)
+		return nil, fileSum{}, stamp{}, wrapRead("the memory file", err)
 	}
-	return file, data, stampOf(fi), nil
+	return file, sw.sum(), stampOf(fi), nil
 }
 
 func readJournal(path string) ([]byte, journalStamp, error) {

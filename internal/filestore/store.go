@@ -61,8 +61,7 @@ type Store struct {
 	g          *graph.Graph // nil: g must be read from the file first
 	unreadable [][]byte     // lines kept verbatim, written back after the relations
 	stamp      stamp        // the file g was read from or saved as
-	sum        *fileSum     // that file's content, once taken
-	raw        []byte       // that file's bytes, until sum is taken
+	sum        *fileSum     // that file's content
 	journal    journalStamp // the journal as g holds it, and what it means
 	saved      watchStamp   // the files as this Store last wrote them
 	// foreign counts the reads that changed g after the first:
@@ -369,11 +368,11 @@ func (s *Store) explain(err error) error {
 	return err
 }
 
-// fileSum returns the sum of the memory file g was read from or saved as.
+// fileSum returns the sum of the memory file g was read from or saved as
+// (none yet: the empty file's).
 func (s *Store) fileSum() fileSum {
 	if s.sum == nil {
-		sum := sumOf(s.raw)
-		s.sum, s.raw = &sum, nil
+		return sumOf(nil)
 	}
 	return *s.sum
 }

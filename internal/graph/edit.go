@@ -247,18 +247,20 @@ func (g *Graph) moveRelation(m relationMove) {
 	g.record(Change{Kind: RelationDeleted, Relation: r.clone()})
 	g.relSet.del(r.key())
 	if r.From != m.target.from {
-		from, to := g.ends(r.From), g.endsFor(m.target.from)
+		name, to := g.end(m.target.from)
+		from := g.ends(r.From)
 		from.out = dropRelation(from.out, r)
 		to.out = insertBySeq(to.out, r)
 		g.tidy(r.From)
-		r.From = m.target.from
+		r.From = name
 	}
 	if r.To != m.target.to {
-		from, to := g.ends(r.To), g.endsFor(m.target.to)
+		name, to := g.end(m.target.to)
+		from := g.ends(r.To)
 		from.in = dropRelation(from.in, r)
 		to.in = insertBySeq(to.in, r)
 		g.tidy(r.To)
-		r.To = m.target.to
+		r.To = name
 	}
 	r.encoded = nil
 	g.relSet.put(r)

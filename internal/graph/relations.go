@@ -2,7 +2,10 @@
 
 package graph
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Relation is a directed edge From → To. The exact triple is its identity.
 type Relation struct {
@@ -27,7 +30,10 @@ func (r *Relation) key() relationKey { return relationKey{r.From, r.To, r.Relati
 // LoadRelation adds a relation read from storage. A triple already present is
 // dropped, and LoadRelation reports it. Relations whose ends do not exist are
 // kept: the file is the truth, and deleting the entity later removes them.
-// It returns the graph's relation with r's triple.
+// It returns the graph's relation with r's triple. The graph keeps none of
+// r's strings for the ends: an end names an entity by the entity's own
+// Name, or by a copy where no entity has that name, so r may point into a
+// buffer the caller reuses.
 func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
 	if old := g.relSet.get(r.key()); old != nil {
 		return old, true
@@ -38,12 +44,13 @@ func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
 func (g *Graph) insertRelation(r Relation) *Relation {
 	g.version++
 	g.nextSeq++
-	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
+	nr := &Relation{RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
+	var from, to *endLists
+	nr.From, from = g.end(r.From)
+	nr.To, to = g.end(r.To)
 	g.relations = append(g.relations, nr)
 	g.relSet.put(nr)
-	from := g.endsFor(nr.From)
 	from.out = append(from.out, nr)
-	to := g.endsFor(nr.To)
 	to.in = append(to.in, nr)
 	g.relationChanged(nr)
 	return nr
@@ -83,14 +90,21 @@ func (g *Graph) ends(name string) *endLists {
 	return g.loose[name]
 }
 
-// endsFor is ends, making loose lists for a name that has none.
-func (g *Graph) endsFor(name string) *endLists {
-	if l := g.ends(name); l != nil {
-		return l
+// end returns what a new relation holds for an end naming name: the name
+// as its entity holds it, so the relation costs no copy of it, or a copy
+// for a name no entity has; and the lists the relation joins, the
+// entity's or the loose lists of the name, made when it has none.
+func (g *Graph) end(name string) (string, *endLists) {
+	if e := g.byName[name]; e != nil {
+		return e.Name, &e.rels
 	}
-	l := &endLists{}
-	g.loose[name] = l
-	return l
+	name = strings.Clone(name)
+	l := g.loose[name]
+	if l == nil {
+		l = &endLists{}
+		g.loose[name] = l
+	}
+	return name, l
 }
 
 // tidy forgets the loose lists of name once they are empty.

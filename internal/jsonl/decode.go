@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -30,15 +29,16 @@ import (
 // merged into the first (see graph.LoadEntity), and a repeated relation is
 // dropped; each is reported as a Problem.
 //
-// Decode takes ownership of data. Decode keeps references into data; the
-// caller must not modify data afterwards, not even after dropping the File:
-// the graph may outlive it. The graph's strings that the file holds without
-// escapes, the unreadable lines, and the cached line (Entity.EncodedLine,
-// Relation.EncodedLine) of every entity and relation whose line is already
-// exactly what Write writes all point into data instead of copying it.
-// That halves what a big file costs: its text is held once, and the first
-// save copies those lines as they are instead of encoding them again. The
-// price is that data stays in memory as long as any of them does.
+// Decode keeps nothing of data: the graph holds its own text. Names and
+// observations are copied end to end into blocks of a few hundred KiB (a
+// string costs its bytes and its header, and no allocation of its own),
+// the types of entities and relations are held once each however many
+// lines repeat them, and a relation's ends are the names of its entities
+// (graph.LoadRelation). So a big file costs in memory about its text,
+// without the keys, quotes and relation lines around it, and the bytes
+// read can go as soon as their lines are loaded (Read reads a chunk at a
+// time). Nothing is cached of the lines (Entity.EncodedLine): a save
+// encodes them.
 func Decode(data []byte) *File { return decode(data, len(data) >= pipelineMin) }
 
 // Files from pipelineMin bytes up are decoded in a pipeline (pipeline.go).
@@ -213,14 +213,11 @@ type decoder struct {
 	// strs holds the strings of the lines parsed but not yet loaded, end to
 	// end: an entity's observations are a piece of it, so parsing a line
 	// allocates no slice.
-	strs []string
-	text []byte     // the strings of a line that need decoding, end to end
-	cuts []stringAt // where each of them ends in text
-	tail []byte     // the time members a canonical line ends with
+	strs    []string
+	text    textArena         // where the strings the graph keeps are copied
+	kinds   map[string]string // the types read so far, each held once
+	scratch []byte            // a string being decoded, or a key
 }
-
-// stringAt says that strs[index] is a string decoded into text, up to end.
-type stringAt struct{ index, end int }
 
 // item is what a line holds, parsed but not yet loaded into the graph.
 type item struct {
@@ -228,9 +225,7 @@ type item struct {
 	kind     itemKind
 	entity   graph.Entity
 	relation graph.Relation
-	// raw is the line, a piece of the file's bytes, when it is unreadable
-	// or when it is exactly what Write writes for its entity or relation:
-	// then it becomes the cached line. Otherwise it is nil.
+	// raw is the line, a copy, when it is unreadable; otherwise nil.
 	raw    []byte
 	reason string // why it is unreadable
 }
@@ -246,27 +241,20 @@ const (
 func (d *decoder) parseLine(n int, line []byte) item {
 	it := item{line: n}
 	var typ, reason string
-	var canonical bool
 	if !d.scanObject(line) {
 		reason = notObject(line)
 	} else if typ, reason = d.lineType(line); reason == "" {
 		switch typ {
 		case "entity":
 			it.kind = entityItem
-			it.entity, canonical, reason = d.entity(line)
+			it.entity, reason = d.entity(line)
 		case "relation":
 			it.kind = relationItem
-			it.relation, canonical, reason = d.relation(line)
+			it.relation, reason = d.relation(line)
 		}
 	}
-	// The capacity is cut so that appending to the line cannot write over
-	// the file after it.
-	line = line[:len(line):len(line)]
 	if reason != "" {
-		return item{line: n, kind: unreadableItem, raw: line, reason: reason}
-	}
-	if canonical {
-		it.raw = line
+		return item{line: n, kind: unreadableItem, raw: bytes.Clone(line), reason: reason}
 	}
 	return it
 }
@@ -281,14 +269,9 @@ func (f *File) load(it *item) {
 		e := &it.entity
 		ge, merged := f.Graph.LoadEntity(*e)
 		if !merged {
-			// The line is what Write writes for ge, unless the graph
-			// dropped a repeated observation. A later line merged into ge
-			// clears the cache again.
 			if repeated := len(e.Observations) - len(ge.Observations); repeated > 0 {
 				f.problem(it.line, RepeatedObservations, fmt.Sprintf("dropped %s of entity %s, keeping the first of each",
 					countOf(repeated, "repeated observation", "repeated observations"), quoteShort(e.Name)))
-			} else if it.raw != nil {
-				ge.SetEncodedLine(it.raw)
 			}
 			return
 		}
@@ -302,11 +285,7 @@ func (f *File) load(it *item) {
 		f.problem(it.line, MergedEntity, reason)
 	case relationItem:
 		r := &it.relation
-		gr, duplicate := f.Graph.LoadRelation(*r)
-		if !duplicate {
-			if it.raw != nil {
-				gr.SetEncodedLine(it.raw)
-			}
+		if _, duplicate := f.Graph.LoadRelation(*r); !duplicate {
 			return
 		}
 		f.problem(it.line, DroppedRelation, fmt.Sprintf("dropped duplicate relation %s -[%s]-> %s",
@@ -426,8 +405,8 @@ func (d *decoder) keyOf(b []byte, key span) keyID {
 	if key.flags == 0 {
 		return lookupKey(b[key.start:key.end])
 	}
-	d.text = appendUnquoted(d.text[:0], b[key.start:key.end], key.flags)
-	return lookupKey(d.text)
+	d.scratch = appendUnquoted(d.scratch[:0], b[key.start:key.end], key.flags)
+	return lookupKey(d.scratch)
 }
 
 // scanStrings scans the array at b[i], recording its strings in d.elems,
@@ -482,8 +461,8 @@ func (d *decoder) lineType(b []byte) (typ, reason string) {
 	}
 	v := b[m.str.start:m.str.end]
 	if m.str.flags != 0 {
-		d.text = appendUnquoted(d.text[:0], v, m.str.flags)
-		v = d.text
+		d.scratch = appendUnquoted(d.scratch[:0], v, m.str.flags)
+		v = d.scratch
 	}
 	switch string(v) {
 	case "entity":
@@ -529,70 +508,83 @@ func (d *decoder) require(b []byte, typ string, keys ...keyID) string {
 }
 
 // A line's strings go to n slots at the end of d.strs, which newStrings
-// makes. A string without escapes in valid UTF-8 is the line's own bytes,
-// not a copy. The others are decoded end to end into d.text, which
-// cutStrings makes into one string and cuts into them: at most one
-// allocation for the line.
+// makes, so parsing a line allocates no slice of its own.
 
 // newStrings appends n empty slots to d.strs and returns the first's index.
 func (d *decoder) newStrings(n int) int {
 	k := len(d.strs)
 	d.strs = append(d.strs, make([]string, n)...)
-	d.text, d.cuts = d.text[:0], d.cuts[:0]
 	return k
 }
 
-// str puts in d.strs[k] the string whose content (between the quotes) is
-// b[s.start:s.end], and reports whether graph.AppendString writes that string as
-// it is in b.
-func (d *decoder) str(b []byte, s span, k int) (canonical bool) {
+// decoded returns the content of the string b[s.start:s.end] (between its
+// quotes) decoded: the line's own bytes when it has no escape and is valid
+// UTF-8, else d.scratch, valid until the next call.
+func (d *decoder) decoded(b []byte, s span) []byte {
 	raw := b[s.start:s.end]
-	valid := s.flags&strNonASCII == 0 || utf8.Valid(raw)
-	if valid && s.flags&strEscaped == 0 {
-		if len(raw) > 0 {
-			d.strs[k] = unsafe.String(&raw[0], len(raw)) // Decode owns b
-		}
-		return true
+	if s.flags&strEscaped == 0 && (s.flags&strNonASCII == 0 || utf8.Valid(raw)) {
+		return raw
 	}
-	d.text = appendUnquoted(d.text, raw, s.flags)
-	d.cuts = append(d.cuts, stringAt{k, len(d.text)})
-	return valid && stringifyEscapes(raw)
+	d.scratch = appendUnquoted(d.scratch[:0], raw, s.flags)
+	return d.scratch
 }
 
-func (d *decoder) cutStrings() {
-	if len(d.cuts) == 0 {
-		return
+// inLine returns the string b[s.start:s.end] decoded, as a piece of the
+// line when it can (no copy): for what the graph does not keep as it is.
+func (d *decoder) inLine(b []byte, s span) string {
+	p := d.decoded(b, s)
+	if len(p) > 0 && &p[0] == &b[s.start] {
+		return unsafe.String(&p[0], len(p))
 	}
-	text := string(d.text)
-	start := 0
-	for _, c := range d.cuts {
-		d.strs[c.index] = text[start:c.end]
-		start = c.end
-	}
+	return string(p)
 }
 
-const hexDigits = "0123456789abcdef"
+// maxKinds bounds how many types one decoder holds once each: a file of
+// more distinct types than that copies the others as it copies names.
+const maxKinds = 4096
 
-// stringifyEscapes reports whether every escape in the string content s is
-// the one JSON.stringify writes for the character: \", \\, \b, \f, \n, \r, \t,
-// and \u00xx in lowercase for the other control characters.
-func stringifyEscapes(s []byte) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			continue
-		}
-		i++ // the scanner checked that a whole escape follows
-		switch s[i] {
-		case '"', '\\', 'b', 'f', 'n', 'r', 't':
-		case 'u':
-			c := hex4(s, i+1)
-			if c < 0 || c >= 0x20 || strings.IndexByte("\b\f\n\r\t", byte(c)) >= 0 || s[i+3] != hexDigits[c>>4] || s[i+4] != hexDigits[c&0xF] {
-				return false
-			}
-			i += 4
-		default: // '/'
-			return false
-		}
+// kind returns the type p (an entity's or a relation's) as a string the
+// decoder holds once for all the lines that have it.
+func (d *decoder) kind(p []byte) string {
+	if s, ok := d.kinds[string(p)]; ok { // looking up allocates nothing
+		return s
 	}
-	return true
+	s := d.text.place(p)
+	if len(d.kinds) < maxKinds {
+		if d.kinds == nil {
+			d.kinds = make(map[string]string)
+		}
+		d.kinds[s] = s
+	}
+	return s
+}
+
+// textArena holds copies of strings end to end in blocks, so a string
+// costs its bytes and no allocation of its own. A block stays in memory
+// while any of its strings does; a block is never much bigger than what
+// was placed before it (the first is 4 KiB, each next one as big as all
+// before it, up to 256 KiB), so a small file holds little more than its
+// text.
+type textArena struct {
+	block  []byte
+	placed int // bytes placed so far
+}
+
+const (
+	firstTextBlock = 4 << 10
+	maxTextBlock   = 256 << 10
+)
+
+// place returns a copy of p.
+func (a *textArena) place(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	if cap(a.block)-len(a.block) < len(p) {
+		a.block = make([]byte, 0, max(len(p), min(max(a.placed, firstTextBlock), maxTextBlock)))
+	}
+	start := len(a.block)
+	a.block = append(a.block, p...)
+	a.placed += len(p)
+	return unsafe.String(&a.block[start], len(p))
 }

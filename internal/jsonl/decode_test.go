@@ -371,11 +371,14 @@ func TestProblemString(t *testing.T) {
 	}
 }
 
-// TestDecodeOwnsItsInput checks the contract Decode has instead of copying:
-// it leaves data as it is, and what it keeps of it points into it.
-func TestDecodeOwnsItsInput(t *testing.T) {
+// TestDecodeKeepsNothingOfItsInput checks that Decode leaves data as it
+// is and keeps none of it: the caller may write over it, and the graph
+// and the unreadable lines stay what they were.
+func TestDecodeKeepsNothingOfItsInput(t *testing.T) {
 	const in = `{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\r\n" +
-		`{"type":"entity","name":"B", "entityType":"t","observations":["o"],"x":1}` + "\nbroken\r\n"
+		`{"type":"entity","name":"B", "entityType":"t","observations":["o"],"x":1}` + "\n" +
+		`{"type":"relation","from":"A","to":"B","relationType":"r"}` + "\n" +
+		`{"type":"relation","from":"A","to":"nobody","relationType":"r"}` + "\nbroken\r\n"
 	data := []byte(in)
 	f := Decode(data)
 	out := encode(nil, f.Graph, f.Unreadable)
@@ -383,38 +386,55 @@ func TestDecodeOwnsItsInput(t *testing.T) {
 		t.Fatalf("Decode and Write changed their input to %q", data)
 	}
 	want := `{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\n" +
-		`{"type":"entity","name":"B","entityType":"t","observations":["o"],"x":1}` + "\nbroken\n"
+		`{"type":"entity","name":"B","entityType":"t","observations":["o"],"x":1}` + "\n" +
+		`{"type":"relation","from":"A","to":"B","relationType":"r"}` + "\n" +
+		`{"type":"relation","from":"A","to":"nobody","relationType":"r"}` + "\nbroken\n"
 	if string(out) != want {
 		t.Errorf("Encode = %q, want %q", out, want)
 	}
-	a, b := f.Graph.Entity("A"), f.Graph.Entity("B")
-	for _, s := range []string{a.Name, a.EntityType, a.Observations[0], b.Name, b.EntityType, b.Observations[0]} {
-		if !stringInto(data, s) {
-			t.Errorf("string %q is a copy, want it in the input", s)
-		}
+	checkHoldsNoneOf(t, data, f)
+	for i := range data {
+		data[i] = '#'
 	}
-	if !sliceInto(data, a.EncodedLine()) {
-		t.Errorf("A's cached line %q is a copy, want it in the input", a.EncodedLine())
-	}
-	if sliceInto(data, b.EncodedLine()) {
-		t.Errorf("B's cached line %q is in the input, but B's line is not canonical", b.EncodedLine())
-	}
-	broken := f.Unreadable[0]
-	if !sliceInto(data, broken) {
-		t.Errorf("unreadable line %q is a copy, want it in the input", broken)
-	}
-	// Appending to what Decode returns does not write over the input.
-	_ = append(broken, "XX"...)
-	_ = append(a.EncodedLine(), "XX"...)
-	if string(data) != in {
-		t.Errorf("appending to an unreadable or cached line changed the input to %q", data)
+	if got := string(encode(nil, f.Graph, f.Unreadable)); got != want {
+		t.Errorf("Encode after the input was written over = %q, want %q", got, want)
 	}
 }
 
-// TestDecodeCachesCanonicalLines checks that a line already in the form
-// Encode writes becomes the cached line, a piece of the input, so the first
-// save copies it instead of encoding it again.
-func TestDecodeCachesCanonicalLines(t *testing.T) {
+// checkHoldsNoneOf checks that no string of f's graph and no unreadable
+// line is a piece of data.
+func checkHoldsNoneOf(t *testing.T, data []byte, f *File) {
+	t.Helper()
+	for _, e := range f.Graph.Entities() {
+		for _, s := range append([]string{e.Name, e.EntityType}, e.Observations...) {
+			if stringInto(data, s) {
+				t.Fatalf("entity %q holds %q, a piece of the input", e.Name, s)
+			}
+		}
+		if e.EncodedLine() != nil {
+			t.Fatalf("entity %q has a cached line after Decode", e.Name)
+		}
+	}
+	for _, r := range f.Graph.Relations() {
+		for _, s := range []string{r.From, r.To, r.RelationType} {
+			if stringInto(data, s) {
+				t.Fatalf("relation %q -> %q holds %q, a piece of the input", r.From, r.To, s)
+			}
+		}
+		if r.EncodedLine() != nil {
+			t.Fatalf("relation %q -> %q has a cached line after Decode", r.From, r.To)
+		}
+	}
+	for _, line := range f.Unreadable {
+		if sliceInto(data, line) {
+			t.Fatalf("unreadable line %q is a piece of the input", line)
+		}
+	}
+}
+
+// TestDecodeRoundTrips checks that files already in the form Encode
+// writes are written back byte for byte, with nothing of them kept.
+func TestDecodeRoundTrips(t *testing.T) {
 	golden, err := os.ReadFile(filepath.Join(goldenDir, goldenReference))
 	if err != nil {
 		t.Fatal(err)
@@ -424,7 +444,7 @@ func TestDecodeCachesCanonicalLines(t *testing.T) {
 		`{"type":"entity","name":"","entityType":"","observations":[]}` + "\n" +
 		`{"type":"relation","from":"","to":"\u001e","relationType":"\"x\""}` + "\n" +
 		`{"type":"relation","from":"a","to":"b","relationType":"r"}` + "\n"
-	duplicate := `{"type":"relation","from":"a","to":"b","relationType":"r"}` + "\n" // dropped: the first keeps its line
+	duplicate := `{"type":"relation","from":"a","to":"b","relationType":"r"}` + "\n" // dropped
 	generated, big := benchFile(200, 7), benchFile(3000, 7)
 	for _, tt := range []struct {
 		name      string
@@ -446,37 +466,49 @@ func TestDecodeCachesCanonicalLines(t *testing.T) {
 			if len(f.Unreadable) != 0 {
 				t.Fatalf("unreadable lines: %q", f.Unreadable)
 			}
-			checkCachedLines(t, tt.data, f.Graph)
+			checkHoldsNoneOf(t, tt.data, f)
 			if got := string(encode(nil, f.Graph, nil)); got != tt.want {
 				t.Errorf("Encode =\n%s\nwant\n%s", got, tt.want)
 			}
-			// Encode used the lines it found and cached no copy.
-			checkCachedLines(t, tt.data, f.Graph)
+			// Encode cached nothing.
+			checkHoldsNoneOf(t, tt.data, f)
 		})
 	}
 }
 
-// checkCachedLines checks that every entity and relation of g has a cached
-// line that is a piece of data and what AppendEntity or AppendRelation writes.
-func checkCachedLines(t *testing.T, data []byte, g *graph.Graph) {
-	t.Helper()
-	for _, e := range g.Entities() {
-		line := e.EncodedLine()
-		if !sliceInto(data, line) || string(line) != string(graph.AppendEntity(nil, e)) {
-			t.Fatalf("entity %q: cached line %q, want %q in the input", e.Name, line, graph.AppendEntity(nil, e))
+// TestDecodeSharesTypesAndEnds checks what makes a loaded graph cost
+// about its text: one copy of each type however many lines repeat it,
+// and relation ends that are their entities' names.
+func TestDecodeSharesTypesAndEnds(t *testing.T) {
+	for _, pipelined := range []bool{false, true} {
+		data := benchFile(3000, 11)
+		f := decode(data, pipelined)
+		types := map[string]map[*byte]bool{}
+		for _, e := range f.Graph.Entities() {
+			if types[e.EntityType] == nil {
+				types[e.EntityType] = map[*byte]bool{}
+			}
+			types[e.EntityType][unsafe.StringData(e.EntityType)] = true
 		}
-	}
-	for _, r := range g.Relations() {
-		line := r.EncodedLine()
-		if !sliceInto(data, line) || string(line) != string(graph.AppendRelation(nil, r)) {
-			t.Fatalf("relation %q: cached line %q, want %q in the input", r.To, line, graph.AppendRelation(nil, r))
+		for _, r := range f.Graph.Relations() {
+			for _, end := range []string{r.From, r.To} {
+				if e := f.Graph.Entity(end); e != nil && unsafe.StringData(e.Name) != unsafe.StringData(end) {
+					t.Fatalf("relation end %q is a copy of its entity's name", end)
+				}
+			}
+		}
+		for typ, copies := range types {
+			// One per parser at most.
+			if len(copies) > parsers() {
+				t.Errorf("pipelined %v: type %q held %d times", pipelined, typ, len(copies))
+			}
 		}
 	}
 }
 
-// TestDecodeLeavesOtherLinesUncached checks that a line Encode would write
-// differently gets no cached line, and that Encode writes it canonically.
-func TestDecodeLeavesOtherLinesUncached(t *testing.T) {
+// TestDecodeWritesLinesCanonically checks that a line Encode would write
+// differently is written as Encode writes it.
+func TestDecodeWritesLinesCanonically(t *testing.T) {
 	const (
 		entityA = `{"type":"entity","name":"A","entityType":"t","observations":["o"]}`
 		relAB   = `{"type":"relation","from":"A","to":"B","relationType":"r"}`
@@ -529,21 +561,8 @@ func TestDecodeLeavesOtherLinesUncached(t *testing.T) {
 			if len(f.Unreadable) != 0 {
 				t.Fatalf("unreadable: %q %v", f.Unreadable, f.Problems)
 			}
-			g := f.Graph
-			var cached func() []byte
-			if es := g.Entities(); len(es) == 1 {
-				cached = es[0].EncodedLine
-			} else {
-				cached = g.Relations()[0].EncodedLine
-			}
-			if line := cached(); line != nil {
-				t.Errorf("line %q cached as %q", tt.in, line)
-			}
-			if got := string(encode(nil, g, nil)); got != tt.out+"\n" {
+			if got := string(encode(nil, f.Graph, nil)); got != tt.out+"\n" {
 				t.Errorf("Encode = %q, want %q", got, tt.out+"\n")
-			}
-			if got := string(cached()); got != tt.out {
-				t.Errorf("cached line after Encode = %q, want %q", got, tt.out)
 			}
 		})
 	}
@@ -551,13 +570,6 @@ func TestDecodeLeavesOtherLinesUncached(t *testing.T) {
 	t.Run("merged duplicate entity", func(t *testing.T) {
 		in := entityA + "\n" + relAB + "\n" + `{"type":"entity","name":"A","entityType":"t","observations":["p"]}` + "\n"
 		f := Decode([]byte(in))
-		a := f.Graph.Entity("A")
-		if line := a.EncodedLine(); line != nil {
-			t.Errorf("merged entity cached as %q", line)
-		}
-		if line := f.Graph.Relations()[0].EncodedLine(); string(line) != relAB {
-			t.Errorf("relation cached as %q, want %q", line, relAB)
-		}
 		want := `{"type":"entity","name":"A","entityType":"t","observations":["o","p"]}` + "\n" + relAB + "\n"
 		if got := string(encode(nil, f.Graph, nil)); got != want {
 			t.Errorf("Encode = %q, want %q", got, want)
@@ -565,36 +577,34 @@ func TestDecodeLeavesOtherLinesUncached(t *testing.T) {
 	})
 }
 
-// TestDecodeStringsAlias checks that strings without escapes are pieces of
-// the input and strings that needed decoding are not.
-func TestDecodeStringsAlias(t *testing.T) {
+// TestDecodeStrings checks strings with and without escapes, invalid
+// UTF-8 and an extra member, and that none of them is a piece of the input.
+func TestDecodeStrings(t *testing.T) {
 	data := []byte("{\"type\":\"entity\",\"name\":\"plain\",\"entityType\":\"日本\"," +
 		"\"observations\":[\"tab\\there\",\"\",\"bad \xff\",\"\\u00e9\",\"ok\"],\"x\":\"\\/\"}\n" +
 		"{\"type\":\"relation\",\"from\":\"plain\",\"to\":\"\\\"q\\\"\",\"relationType\":\"r\"}\n")
 	f := Decode(data)
 	e, r := f.Graph.Entity("plain"), f.Graph.Relations()[0]
-	for _, tt := range []struct {
-		got, want string
-		alias     bool
-	}{
-		{e.Name, "plain", true},
-		{e.EntityType, "日本", true},
-		{e.Observations[0], "tab\there", false},
-		{e.Observations[1], "", false},
-		{e.Observations[2], "bad \uFFFD", false},
-		{e.Observations[3], "é", false},
-		{e.Observations[4], "ok", true},
-		{r.From, "plain", true},
-		{r.To, `"q"`, false},
-		{r.RelationType, "r", true},
+	for _, tt := range []struct{ got, want string }{
+		{e.Name, "plain"},
+		{e.EntityType, "日本"},
+		{e.Observations[0], "tab\there"},
+		{e.Observations[1], ""},
+		{e.Observations[2], "bad \uFFFD"},
+		{e.Observations[3], "é"},
+		{e.Observations[4], "ok"},
+		{r.From, "plain"},
+		{r.To, `"q"`},
+		{r.RelationType, "r"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("decoded %q, want %q", tt.got, tt.want)
 		}
-		if stringInto(data, tt.got) != tt.alias {
-			t.Errorf("%q: in the input %v, want %v", tt.got, !tt.alias, tt.alias)
-		}
 	}
+	if string(e.Extra) != `,"x":"\/"` {
+		t.Errorf("Extra = %q", e.Extra)
+	}
+	checkHoldsNoneOf(t, data, f)
 }
 
 // sliceInto and stringInto report whether b or s is a non-empty piece of data.
@@ -611,18 +621,19 @@ func pointsInto(data []byte, p unsafe.Pointer, n int) bool {
 	return start <= q && q+uintptr(n) <= start+uintptr(len(data))
 }
 
-func TestEncodeCachesLines(t *testing.T) {
+// TestEncodeUsesCachedLines checks that Encode writes a cached line as it
+// is (a store that keeps its lines, such as PostgreSQL's, sets them),
+// encodes the others and caches nothing itself.
+func TestEncodeUsesCachedLines(t *testing.T) {
 	f := Decode([]byte(`{"type":"entity","name":"A","entityType":"t","observations":["o"]}` + "\n" +
 		`{"type":"relation","from":"A","to":"A","relationType":"r"}` + "\n"))
 	g := f.Graph
 	buf := encode(nil, g, nil)
 	want := string(buf)
 	a, r := g.Entity("A"), g.Relations()[0]
-	if string(a.EncodedLine())+"\n"+string(r.EncodedLine())+"\n" != want {
-		t.Fatalf("cached lines %q %q do not make up %q", a.EncodedLine(), r.EncodedLine(), want)
+	if a.EncodedLine() != nil || r.EncodedLine() != nil {
+		t.Fatalf("Encode cached lines %q %q", a.EncodedLine(), r.EncodedLine())
 	}
-
-	// Reusing the buffer must not disturb the cache.
 	for i := range buf {
 		buf[i] = '#'
 	}
@@ -630,9 +641,8 @@ func TestEncodeCachesLines(t *testing.T) {
 		t.Errorf("second Encode into the reused buffer = %q, want %q", got, want)
 	}
 
-	// A cached line is used as it is: that is what makes saves cheap.
 	a.SetEncodedLine([]byte(`{"cached":true}`))
-	if got, want := string(encode(nil, g, nil)), `{"cached":true}`+"\n"+string(r.EncodedLine())+"\n"; got != want {
+	if got, want := string(encode(nil, g, nil)), `{"cached":true}`+"\n"+`{"type":"relation","from":"A","to":"A","relationType":"r"}`+"\n"; got != want {
 		t.Errorf("Encode with a cached line = %q, want %q", got, want)
 	}
 
@@ -644,9 +654,6 @@ func TestEncodeCachesLines(t *testing.T) {
 	wantLine := `{"type":"entity","name":"A","entityType":"t","observations":["o","p"]}`
 	if got := encode(nil, g, nil); !bytes.HasPrefix(got, []byte(wantLine+"\n")) {
 		t.Errorf("Encode after a change = %q, want it to start with %q", got, wantLine)
-	}
-	if got := string(a.EncodedLine()); got != wantLine {
-		t.Errorf("cached line after Encode = %q, want %q", got, wantLine)
 	}
 }
 

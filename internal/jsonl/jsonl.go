@@ -62,14 +62,13 @@
 //
 // Files reach hundreds of megabytes, so both directions are hand-written
 // rather than built on encoding/json's reflection. The reader scans each line
-// once and copies as little as it can: it takes ownership of the file's
-// bytes, and the strings it reads point into them unless they need decoding;
-// a line already in the form the writer writes becomes the cached line of its
-// entity or relation, so the first save after a load copies it instead of
-// encoding it again. For a big file it parses on a second goroutine while the
-// caller's loads the graph. Write reuses the lines the graph has cached
-// for what did not change, and has graph encode the rest (graph.AppendString
-// copies runs of bytes that need no escaping, eight at a time).
+// once and keeps only the text the graph holds: names and observations
+// copied end to end into large blocks, each type once, relation ends as
+// their entities' names; none of the file's bytes stay in memory once their
+// lines are loaded. For a big file it parses chunks on one goroutine per
+// core while the caller's loads the graph. Write has graph encode each line
+// (graph.AppendString copies runs of bytes that need no escaping, eight at a
+// time), or writes the line a store cached (Entity.EncodedLine).
 package jsonl
 
 import (
@@ -132,11 +131,11 @@ type File struct {
 // then relation lines, then the unreadable lines unchanged, "\n" after every
 // line. It streams: memory stays flat however big the graph.
 //
-// It uses each entity's and relation's cached EncodedLine when non-nil and
-// fills the cache (SetEncodedLine) when nil, so a save re-encodes only what
-// changed. Filling the cache writes to the graph: Write must not run
-// concurrently with any other use of g. Write only reads cached lines, so
-// they may point into a file Decode read.
+// It writes an entity's or relation's cached line (EncodedLine) where one
+// is set and encodes the others; it changes nothing in g, so it may run
+// beside other reads. It caches nothing: the lines of a big graph would
+// hold the whole file in memory a second time, to save an encoding that
+// costs a fraction of writing and syncing the file.
 func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 	bw := writers.Get().(*bufio.Writer)
 	bw.Reset(w)
@@ -144,23 +143,23 @@ func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 		bw.Reset(nil) // let go of w
 		writers.Put(bw)
 	}()
-	var a lineArena
+	var line []byte
 	for _, e := range g.Entities() {
-		line := e.EncodedLine()
-		if line == nil {
-			line = a.add(func(b []byte) []byte { return graph.AppendEntity(b, e) })
-			e.SetEncodedLine(line)
+		if cached := e.EncodedLine(); cached != nil {
+			bw.Write(cached)
+		} else {
+			line = graph.AppendEntity(line[:0], e)
+			bw.Write(line)
 		}
-		bw.Write(line)
 		bw.WriteByte('\n')
 	}
 	for _, r := range g.Relations() {
-		line := r.EncodedLine()
-		if line == nil {
-			line = a.add(func(b []byte) []byte { return graph.AppendRelation(b, r) })
-			r.SetEncodedLine(line)
+		if cached := r.EncodedLine(); cached != nil {
+			bw.Write(cached)
+		} else {
+			line = graph.AppendRelation(line[:0], r)
+			bw.Write(line)
 		}
-		bw.Write(line)
 		bw.WriteByte('\n')
 	}
 	for _, line := range unreadable {
@@ -174,34 +173,3 @@ func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 // after every small write, and a fresh megabyte each time is garbage the
 // collector must clear.
 var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 1<<20) }}
-
-// lineArena holds the lines Write encodes afresh, many to an allocation:
-// after a load that could not fill the cache, the first save encodes every
-// line. Like the bytes Decode read, a chunk stays in memory while any of its
-// lines is cached, so a chunk is never much bigger than what the save put in
-// it: the first holds exactly one line and each next one is as big as all
-// before it, up to arenaChunk. A save that encodes one line, the common case,
-// keeps that line's bytes and no more; a save that encodes many keeps at most
-// twice what it encoded. (A fixed 256 KiB chunk per save kept 256 KiB alive
-// per write for the life of the process.)
-type lineArena struct {
-	scratch []byte // the line being encoded, before it is copied to a chunk
-	chunk   []byte
-	placed  int // bytes of lines placed in chunks so far
-}
-
-const arenaChunk = 256 << 10
-
-// add appends a line with appendLine and returns it, capacity clipped so no
-// later append can overwrite its neighbour.
-func (a *lineArena) add(appendLine func([]byte) []byte) []byte {
-	a.scratch = appendLine(a.scratch[:0])
-	n := len(a.scratch)
-	if cap(a.chunk)-len(a.chunk) < n {
-		a.chunk = make([]byte, 0, max(n, min(a.placed, arenaChunk)))
-	}
-	start := len(a.chunk)
-	a.chunk = append(a.chunk, a.scratch...)
-	a.placed += n
-	return a.chunk[start:len(a.chunk):len(a.chunk)]
-}

@@ -17,9 +17,8 @@ func liveHeap() int64 {
 	return int64(m.HeapAlloc)
 }
 
-// Each save caches the lines it encodes. Those lines must hold only their
-// own bytes: a save per small write, thousands of times, must leave the
-// heap as big as the graph it holds, not a little bigger per save.
+// A save per small write, thousands of times, must leave the heap as big
+// as the graph it holds, not a little bigger per save.
 // (internal/filestore's TestManyWritesKeepTheHeapFlat does the same through
 // whole saves to disk.)
 func TestManyWritesKeepTheHeapFlat(t *testing.T) {

@@ -23,73 +23,74 @@ import (
 // its chunk longer).
 const chunkLen = 1 << 20
 
-// Read decodes the memory file r holds, as Decode does, reading it in
-// chunks while earlier chunks are parsed and loaded. size is the size the
-// file had when it was opened (fs.FileInfo.Size): its bytes are read into
-// one buffer of that size, which the graph then points into, as it points
-// into Decode's data. A file that grew since is read to its end all the
-// same (the buffer grows; the lines read before keep pointing into the
-// first one).
+// Read decodes the memory file r holds, as Decode does, reading it a
+// chunk at a time while earlier chunks are parsed and loaded. size is the
+// size the file had when it was opened (fs.FileInfo.Size), used to size
+// the graph's tables; a file that grew since is read to its end all the
+// same. The graph holds none of the bytes read (see Decode), so a chunk is
+// garbage once its lines are loaded and the file is never in memory
+// whole.
 //
-// Read returns the File and the file's bytes, all of them: a caller that
-// keeps them (to compare, or to sum them) holds no second copy. When a
-// read fails Read returns its error and no File: nothing half-read is
-// ever used.
-func Read(r io.ReaderAt, size int64) (*File, []byte, error) {
-	return read(r, size, chunkLen, parsers())
+// tee, when not nil, is written every byte of the file in order, as it is
+// read: a caller that wants the file's checksum passes a hash, and needs
+// no copy of the file. When a read fails Read returns its error and no
+// File: nothing half-read is ever used.
+func Read(r io.ReaderAt, size int64, tee io.Writer) (*File, error) {
+	return read(r, size, chunkLen, parsers(), tee)
 }
 
 // parsers is how many chunks are parsed at once: one per core.
 func parsers() int { return max(1, runtime.GOMAXPROCS(0)) }
 
-func read(r io.ReaderAt, size int64, chunk, nparsers int) (*File, []byte, error) {
-	if size < 0 {
-		size = 0
-	}
+func read(r io.ReaderAt, size int64, chunk, nparsers int, tee io.Writer) (*File, error) {
 	f := &File{Graph: graph.New()}
-	reserve(f.Graph, size, func(off int64, p []byte) int {
+	reserve(f.Graph, max(size, 0), func(off int64, p []byte) int {
 		n, _ := r.ReadAt(p, off)
 		return n
 	})
-	var data []byte
 	var err error
 	decodeChunks(f, nparsers, func(emit func([]byte)) {
-		data, err = readChunks(r, size, chunk, emit)
+		err = readChunks(r, chunk, tee, emit)
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return f, data, nil
+	return f, nil
 }
 
-// readChunks reads r to its end into one buffer, sized for size bytes,
-// and hands emit its whole lines in chunks of about chunk bytes as they
-// arrive, the rest (a last line without its line end) at the end. It
-// returns the buffer, or the first read error.
-func readChunks(r io.ReaderAt, size int64, chunk int, emit func([]byte)) ([]byte, error) {
-	buf := make([]byte, size+1) // one byte more, to see the end without growing
-	filled, cut := 0, 0         // bytes read; bytes emitted
+// readChunks reads r to its end, about chunk bytes at a time, each time
+// into a buffer of its own, and hands emit the whole lines read so far,
+// then at the end the rest (a last line without its line end). A line
+// longer than a chunk is read on until its end, in a buffer that grows as
+// it needs. It returns the first read error.
+func readChunks(r io.ReaderAt, chunk int, tee io.Writer, emit func([]byte)) error {
+	var off int64
+	var carry []byte // the start of a line whose end is not read yet
 	for {
-		if filled == len(buf) {
-			// The file grew while it was read: the chunks emitted
-			// keep the old buffer; the rest goes on in a bigger one.
-			buf = append(buf, make([]byte, len(buf))...)
+		buf := make([]byte, len(carry), len(carry)+max(chunk, len(carry)))
+		copy(buf, carry)
+		n, err := r.ReadAt(buf[len(carry):cap(buf)], off)
+		if n > 0 && tee != nil {
+			tee.Write(buf[len(carry) : len(carry)+n])
 		}
-		n, err := r.ReadAt(buf[filled:min(len(buf), filled+chunk)], int64(filled))
-		filled += n
-		if i := bytes.LastIndexByte(buf[cut:filled], '\n'); i >= 0 && (filled-cut >= chunk || err != nil) {
-			emit(buf[cut : cut+i+1 : cut+i+1])
-			cut += i + 1
-		}
+		buf = buf[:len(carry)+n]
+		off += int64(n)
 		if errors.Is(err, io.EOF) {
-			if cut < filled {
-				emit(buf[cut:filled:filled])
+			if len(buf) > 0 {
+				emit(buf)
 			}
-			return buf[:filled], nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading at byte %d: %w", filled, err)
+			return fmt.Errorf("reading at byte %d: %w", off, err)
 		}
+		i := bytes.LastIndexByte(buf, '\n')
+		if i < 0 {
+			carry = buf
+			continue
+		}
+		emit(buf[: i+1 : i+1])
+		carry = buf[i+1:]
 	}
 }
 

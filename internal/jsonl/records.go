@@ -8,34 +8,29 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 )
 
-// entity returns the entity of the line b and whether b is exactly what
-// AppendEntity writes for it, or why the line is not an entity.
-func (d *decoder) entity(b []byte) (e graph.Entity, canonical bool, reason string) {
+// entity returns the entity of the line b, or why the line is not an
+// entity.
+func (d *decoder) entity(b []byte) (e graph.Entity, reason string) {
 	if reason := d.require(b, "entity", keyName, keyEntityType, keyObservations); reason != "" {
-		return graph.Entity{}, false, reason
+		return graph.Entity{}, reason
 	}
 	times := d.readTimes(b, true)
 	extra, err := d.extra(b, entityKeys|times.ours)
 	if err != nil {
-		return graph.Entity{}, false, err.Error()
+		return graph.Entity{}, err.Error()
 	}
 	name, typ := d.members[d.last[keyName]].str, d.members[d.last[keyEntityType]].str
 	obs := &d.members[d.last[keyObservations]]
 	elems := d.elems[obs.elemsStart:obs.elemsEnd]
 	k := d.newStrings(2 + len(elems))
-	canonical = d.str(b, name, k)
-	canonical = d.str(b, typ, k+1) && canonical
+	d.strs[k] = d.text.place(d.decoded(b, name))
+	d.strs[k+1] = d.kind(d.decoded(b, typ))
 	for i, s := range elems {
-		canonical = d.str(b, s, k+2+i) && canonical
+		d.strs[k+2+i] = d.text.place(d.decoded(b, s))
 	}
-	d.cutStrings()
 	e = graph.Entity{Name: d.strs[k], EntityType: d.strs[k+1], Observations: d.strs[k+2 : len(d.strs) : len(d.strs)], Extra: extra}
 	d.setEntityTimes(&times, &e)
-	if canonical = canonical && extra == nil; canonical {
-		d.tail = append(graph.AppendEntityTimes(d.tail[:0], &e), '}')
-		canonical = compactEntity(b, name, typ, elems, d.tail)
-	}
-	return e, canonical, ""
+	return e, ""
 }
 
 // value returns the value of the line's last member with key k, or nil.
@@ -104,8 +99,8 @@ func (d *decoder) setEntityTimes(lt *lineTimes, e *graph.Entity) {
 	if lt.hash == nil || len(e.Observations) == 0 {
 		return
 	}
-	d.text = append(graph.AppendObservationsHash(append(d.text[:0], '"'), e.Observations), '"')
-	if !bytes.Equal(lt.hash, d.text) {
+	d.scratch = append(graph.AppendObservationsHash(append(d.scratch[:0], '"'), e.Observations), '"')
+	if !bytes.Equal(lt.hash, d.scratch) {
 		return
 	}
 	if lt.runs == nil {
@@ -122,99 +117,26 @@ func (d *decoder) setEntityTimes(lt *lineTimes, e *graph.Entity) {
 	}
 }
 
-// relation returns the relation of the line b and whether b is exactly what
-// AppendRelation writes for it, or why the line is not a relation.
-func (d *decoder) relation(b []byte) (r graph.Relation, canonical bool, reason string) {
+// relation returns the relation of the line b, or why the line is not a
+// relation. Its ends are left in b: the graph keeps the name of the
+// entity at each end, not a copy (graph.LoadRelation).
+func (d *decoder) relation(b []byte) (r graph.Relation, reason string) {
 	if reason := d.require(b, "relation", keyFrom, keyTo, keyRelationType); reason != "" {
-		return graph.Relation{}, false, reason
+		return graph.Relation{}, reason
 	}
 	times := d.readTimes(b, false)
 	extra, err := d.extra(b, relationKeys|times.ours)
 	if err != nil {
-		return graph.Relation{}, false, err.Error()
+		return graph.Relation{}, err.Error()
 	}
 	from, to, typ := d.members[d.last[keyFrom]].str, d.members[d.last[keyTo]].str, d.members[d.last[keyRelationType]].str
 	k := d.newStrings(3)
-	canonical = d.str(b, from, k)
-	canonical = d.str(b, to, k+1) && canonical
-	canonical = d.str(b, typ, k+2) && canonical
-	d.cutStrings()
-	r = graph.Relation{From: d.strs[k], To: d.strs[k+1], RelationType: d.strs[k+2], Extra: extra}
-	tail := "}"
-	if r.Created = times.created; r.Created != 0 {
-		d.tail = append(graph.AppendRelationTimes(d.tail[:0], &r), '}')
-		tail = string(d.tail)
-	}
-	return r, canonical && extra == nil && compactRelation(b, from, to, typ, tail), ""
+	d.strs[k] = d.inLine(b, from)
+	d.strs[k+1] = d.inLine(b, to)
+	d.strs[k+2] = d.kind(d.decoded(b, typ))
+	r = graph.Relation{From: d.strs[k], To: d.strs[k+1], RelationType: d.strs[k+2], Extra: extra, Created: times.created}
+	return r, ""
 }
-
-// compactEntity reports whether the entity line b is laid out as
-// AppendEntity lays out the strings found in it: the four known members
-// only, in its order, the type a plain "entity", no white space, then tail
-// (the time members as AppendEntity writes them, and "}"). The pieces it
-// checks cover the whole line, so a line with another member, or with a key
-// twice, fails.
-func compactEntity(b []byte, name, typ span, obs []span, tail []byte) bool {
-	l := layout{b: b, ok: true}
-	l.text(graph.LineEntityName)
-	l.str(name)
-	l.text(graph.LineEntityType)
-	l.str(typ)
-	l.text(graph.LineObservations)
-	for i, s := range obs {
-		if i > 0 {
-			l.text(",")
-		}
-		l.str(s)
-	}
-	l.text("]")
-	l.bytes(tail)
-	return l.done()
-}
-
-// compactRelation is compactEntity for a relation line, tail its end.
-func compactRelation(b []byte, from, to, typ span, tail string) bool {
-	l := layout{b: b, ok: true}
-	l.text(graph.LineRelationFrom)
-	l.str(from)
-	l.text(graph.LineRelationTo)
-	l.str(to)
-	l.text(graph.LineRelationType)
-	l.str(typ)
-	l.text(tail)
-	return l.done()
-}
-
-// layout follows a line from its start, checking it piece by piece.
-type layout struct {
-	b  []byte
-	i  int // where the next piece must start
-	ok bool
-}
-
-// text checks that the line goes on with s.
-func (l *layout) text(s string) {
-	if l.ok = l.ok && len(l.b)-l.i >= len(s) && string(l.b[l.i:l.i+len(s)]) == s; l.ok {
-		l.i += len(s)
-	}
-}
-
-// bytes checks that the line goes on with t.
-func (l *layout) bytes(t []byte) {
-	if l.ok = l.ok && len(l.b)-l.i >= len(t) && bytes.Equal(l.b[l.i:l.i+len(t)], t); l.ok {
-		l.i += len(t)
-	}
-}
-
-// str checks that the line goes on with the string whose content is s.
-func (l *layout) str(s span) {
-	if l.ok = l.ok && s.start == l.i+1; l.ok {
-		l.i = s.end + 1
-	}
-}
-
-// done reports whether every piece was there and the line ends after them.
-func (l *layout) done() bool { return l.ok && l.i == len(l.b) }
 
 // extra returns the members of the line whose keys are not in known, as
 // Entity.Extra holds them: `,"key":value` each, compact, in line order, a
