@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -119,9 +120,9 @@ func TestEntryHoldsNeighboursTextNotTheirFields(t *testing.T) {
 		ent("msg-0043", "message", "speaker: Ann", "date: 4 March 2026", "Great, see you at six: bring shoes"),
 	}, nil)
 	var sequence []string
-	g.forEachField(g.Entity("msg-0042"), func(text string, weight uint32, _ bool) {
+	g.forEachField(g.Entity("msg-0042"), &fieldScratch{}, func(text string, weight uint32, _ bool) {
 		if weight == weightSequence && text != "message" {
-			sequence = append(sequence, text)
+			sequence = append(sequence, strings.Clone(text)) // text is valid until the call returns
 		}
 	})
 	want := []string{"anyone up for the climbing wall on friday?", "great, see you at six: bring shoes"}

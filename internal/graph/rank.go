@@ -73,6 +73,7 @@ type wordIndex struct {
 	totalLen uint64 // sum of docLen over live ids
 
 	counts  map[uint32]uint32 // scratch for add: units by term
+	fields  fieldScratch      // scratch for add: the folded texts
 	scores  []float64         // scratch for scoring, by id
 	touched []uint32
 }
@@ -239,7 +240,7 @@ func (x *wordIndex) add(g *Graph, e *Entity) {
 func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
 	clear(x.counts)
 	length := uint32(0)
-	g.forEachField(e, func(text string, weight uint32, repeated bool) {
+	g.forEachField(e, &x.fields, func(text string, weight uint32, repeated bool) {
 		if repeated {
 			for _, t := range x.phraseTerms(text) {
 				x.counts[t] += weight
@@ -272,21 +273,23 @@ func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
 // weight: name, type, observations, then the context from e's relations
 // (outgoing, then incoming), then the observations of its neighbours in a
 // sequence of entries (sequenceNeighbours). repeated marks the texts that recur across
-// entities (types and relation types), which are worth caching.
-func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32, repeated bool)) {
-	st := e.searchText()
+// entities (types and relation types), which are worth caching. The texts
+// are folded into sc, so they are valid only until f returns.
+func (g *Graph) forEachField(e *Entity, sc *fieldScratch, f func(text string, weight uint32, repeated bool)) {
+	st := sc.own.text(e)
 	f(st.name.nfkc, weightName, false)
 	f(st.entityType.nfkc, weightType, true)
 	for _, o := range st.observations {
 		f(o.nfkc, weightObservation, false)
 	}
 	context := func(r *Relation, other string) {
-		f(Fold(r.RelationType), weightContext, true)
+		sc.context.buf = sc.context.buf[:0]
+		f(sc.context.foldText(r.RelationType), weightContext, true)
 		if o := g.byName[other]; o != nil {
-			f(Fold(o.Name), weightContext, false)
-			f(Fold(o.EntityType), weightContext, true)
+			f(sc.context.foldText(o.Name), weightContext, false)
+			f(sc.context.foldText(o.EntityType), weightContext, true)
 		} else {
-			f(Fold(other), weightContext, false)
+			f(sc.context.foldText(other), weightContext, false)
 		}
 	}
 	for _, r := range g.outOf(e.Name) {
@@ -298,12 +301,19 @@ func (g *Graph) forEachField(e *Entity, f func(text string, weight uint32, repea
 	var fields entryFields
 	g.sequenceNeighbours(e, func(n *Entity) {
 		fields.of(st)
-		for _, o := range n.searchText().observations {
+		for _, o := range sc.neighbour.text(n).observations {
 			if !fields.has(o.nfkc) {
 				f(o.nfkc, weightSequence, false)
 			}
 		}
 	})
+}
+
+// fieldScratch is what forEachField folds into, kept by the word index
+// from one entity to the next.
+type fieldScratch struct {
+	own, neighbour foldScratch
+	context        folder
 }
 
 // maxPhrases bounds the cache of repeated texts: a memory has a handful of

@@ -182,7 +182,14 @@ func (e *Entity) searchText() *searchText {
 	} else {
 		st = &searchText{observations: make([]folded, n)}
 	}
-	f := folder{left: len(e.Name) + len(e.EntityType)}
+	e.foldInto(st, &folder{})
+	return st
+}
+
+// foldInto folds e's texts into st, whose observations have e's length,
+// with f, whose buffer the folded texts that change go to.
+func (e *Entity) foldInto(st *searchText, f *folder) {
+	f.left = len(e.Name) + len(e.EntityType)
 	for _, o := range e.Observations {
 		f.left += len(o)
 	}
@@ -191,7 +198,27 @@ func (e *Entity) searchText() *searchText {
 	for i, o := range e.Observations {
 		f.fold(&st.observations[i], o)
 	}
-	return st
+}
+
+// foldScratch folds one entity's texts after another into memory it
+// keeps, for a caller that is done with an entity's folded texts before
+// it folds the next: an index build folds every entity, and the
+// neighbours of every entry of a log, and a fresh searchText each time
+// was most of what a build allocated.
+type foldScratch struct {
+	st  searchText
+	obs []folded
+	f   folder
+}
+
+// text returns e's folded texts, valid until the next call.
+func (s *foldScratch) text(e *Entity) *searchText {
+	n := len(e.Observations)
+	s.obs = slices.Grow(s.obs[:0], n)[:n]
+	s.st = searchText{observations: s.obs}
+	s.f.buf = s.f.buf[:0]
+	e.foldInto(&s.st, &s.f)
+	return &s.st
 }
 
 // inlineObservations is how many observations a searchText holds without a
@@ -205,6 +232,14 @@ const inlineObservations = 6
 type folder struct {
 	buf  []byte
 	left int // bytes of text not yet folded: about what buf still needs
+}
+
+// foldText returns s folded (Fold), in x's buffer when it changes.
+func (x *folder) foldText(s string) string {
+	var f folded
+	x.left = len(s)
+	x.fold(&f, s)
+	return f.nfkc
 }
 
 func (x *folder) fold(f *folded, s string) {
