@@ -49,7 +49,7 @@ func read(r io.ReaderAt, size int64, chunk, nparsers int, tee io.Writer) (*File,
 		return n
 	})
 	var err error
-	decodeChunks(f, nparsers, func(emit func([]byte)) {
+	decodeChunks(f, nparsers, func(emit func([]byte, func())) {
 		err = readChunks(r, chunk, tee, emit)
 	})
 	if err != nil {
@@ -58,26 +58,49 @@ func read(r io.ReaderAt, size int64, chunk, nparsers int, tee io.Writer) (*File,
 	return f, nil
 }
 
-// readChunks reads r to its end, about chunk bytes at a time, each time
-// into a buffer of its own, and hands emit the whole lines read so far,
-// then at the end the rest (a last line without its line end). A line
-// longer than a chunk is read on until its end, in a buffer that grows as
-// it needs. It returns the first read error.
-func readChunks(r io.ReaderAt, chunk int, tee io.Writer, emit func([]byte)) error {
-	var off int64
-	var carry []byte // the start of a line whose end is not read yet
-	for {
-		buf := make([]byte, len(carry), len(carry)+max(chunk, len(carry)))
-		copy(buf, carry)
-		n, err := r.ReadAt(buf[len(carry):cap(buf)], off)
-		if n > 0 && tee != nil {
-			tee.Write(buf[len(carry) : len(carry)+n])
+// readChunks reads r to its end, about chunk bytes at a time, and hands
+// emit the whole lines read so far, then at the end the rest (a last line
+// without its line end), with a function to call once nothing points into
+// them any more. A line longer than a chunk is read on until its end, in a
+// buffer that grows as it needs. Buffers given back are read into again,
+// so reading a big file costs a few chunks of memory, not the file. It
+// returns the first read error.
+func readChunks(r io.ReaderAt, chunk int, tee io.Writer, emit func(data []byte, release func())) error {
+	spare := make(chan []byte, spareChunks)
+	get := func(n int) []byte {
+		select {
+		case b := <-spare:
+			if cap(b) >= n {
+				return b[:0]
+			}
+		default:
 		}
-		buf = buf[:len(carry)+n]
+		return make([]byte, 0, n)
+	}
+	release := func(b []byte) func() {
+		return func() {
+			select {
+			case spare <- b:
+			default:
+			}
+		}
+	}
+	var off int64
+	buf := get(chunk) // holds the start of a line whose end is not read yet, then what is read
+	for {
+		if len(buf) == cap(buf) {
+			// A line longer than what was read so far.
+			buf = append(make([]byte, 0, 2*cap(buf)), buf...)
+		}
+		n, err := r.ReadAt(buf[len(buf):cap(buf)], off)
+		if n > 0 && tee != nil {
+			tee.Write(buf[len(buf) : len(buf)+n])
+		}
+		buf = buf[:len(buf)+n]
 		off += int64(n)
 		if errors.Is(err, io.EOF) {
 			if len(buf) > 0 {
-				emit(buf)
+				emit(buf, release(buf))
 			}
 			return nil
 		}
@@ -86,20 +109,28 @@ func readChunks(r io.ReaderAt, chunk int, tee io.Writer, emit func([]byte)) erro
 		}
 		i := bytes.LastIndexByte(buf, '\n')
 		if i < 0 {
-			carry = buf
 			continue
 		}
-		emit(buf[: i+1 : i+1])
-		carry = buf[i+1:]
+		// The rest goes to the next buffer before this one is emitted:
+		// once emitted, it may come back to be read into at any time.
+		next := get(len(buf) - (i + 1) + chunk)
+		next = append(next, buf[i+1:]...)
+		emit(buf[:i+1:i+1], release(buf))
+		buf = next
 	}
 }
+
+// spareChunks bounds the buffers readChunks keeps to read into again: as
+// many as the pipeline holds at once (decodeChunks), so one comes back for
+// every chunk read once the pipeline is full.
+const spareChunks = 8
 
 // decodePipelined decodes data in the pipeline, cut into chunks of chunk
 // bytes, with nparsers parsers.
 func decodePipelined(data []byte, chunk, nparsers int) *File {
 	f := &File{Graph: graph.New()}
 	reserve(f.Graph, int64(len(data)), func(off int64, p []byte) int { return copy(p, data[off:]) })
-	decodeChunks(f, nparsers, func(emit func([]byte)) {
+	decodeChunks(f, nparsers, func(emit func([]byte, func())) {
 		for len(data) > 0 {
 			end := len(data)
 			if end > chunk {
@@ -107,7 +138,7 @@ func decodePipelined(data []byte, chunk, nparsers int) *File {
 					end = chunk + i + 1
 				}
 			}
-			emit(data[:end:end])
+			emit(data[:end:end], nil)
 			data = data[end:]
 		}
 	})
@@ -115,42 +146,49 @@ func decodePipelined(data []byte, chunk, nparsers int) *File {
 }
 
 // parsedChunk is a chunk's lines, parsed: items numbered from 1 within
-// the chunk, which has lines lines.
+// the chunk, which has lines lines, and the function to call once they
+// are loaded (none: nothing to do).
 type parsedChunk struct {
 	batch
-	lines int
+	lines   int
+	release func()
 }
 
 // chunkJob is a chunk to parse, and where its parse goes.
 type chunkJob struct {
-	data   []byte
-	parsed chan *parsedChunk
+	data    []byte
+	release func()
+	parsed  chan *parsedChunk
 }
 
 // decodeChunks runs the pipeline: produce hands emit the file's chunks in
-// order, each of whole lines but perhaps the last one; nparsers goroutines
-// parse them; this goroutine loads them into f in order, as they come.
-// It returns after produce returns and every chunk is loaded.
-func decodeChunks(f *File, nparsers int, produce func(emit func([]byte))) {
+// order, each of whole lines but perhaps the last one, with a function to
+// call once the chunk is loaded (or nil); nparsers goroutines parse them;
+// this goroutine loads them into f in order, as they come. It returns
+// after produce returns and every chunk is loaded.
+//
+// The chunks emitted and not yet loaded are at most inflight+1 (those
+// waiting in ordered, and the one being loaded), so that many
+// parsedChunks, and a parser's worth more, are made once and passed round:
+// a parser waits for one rather than make another.
+func decodeChunks(f *File, nparsers int, produce func(emit func(data []byte, release func()))) {
 	inflight := 2 * nparsers // chunks parsed ahead of the loader, at most
 	ordered := make(chan chan *parsedChunk, inflight)
 	jobs := make(chan chunkJob, nparsers)
-	free := make(chan *parsedChunk, inflight+nparsers)
+	free := make(chan *parsedChunk, inflight+nparsers+1)
+	for range cap(free) {
+		free <- &parsedChunk{}
+	}
 	for range nparsers {
 		go func() {
 			var d decoder
 			for j := range jobs {
-				var p *parsedChunk
-				select {
-				case p = <-free:
-				default:
-					p = &parsedChunk{}
-				}
+				p := <-free
 				d.strs = p.strs[:0]
 				p.lines = forEachLine(j.data, func(n int, line []byte) {
 					p.items = append(p.items, d.parseLine(n, line))
 				})
-				p.strs = d.strs
+				p.strs, p.release = d.strs, j.release
 				j.parsed <- p
 			}
 		}()
@@ -158,10 +196,10 @@ func decodeChunks(f *File, nparsers int, produce func(emit func([]byte))) {
 	go func() {
 		defer close(ordered)
 		defer close(jobs)
-		produce(func(data []byte) {
+		produce(func(data []byte, release func()) {
 			parsed := make(chan *parsedChunk, 1)
 			ordered <- parsed
-			jobs <- chunkJob{data: data, parsed: parsed}
+			jobs <- chunkJob{data: data, release: release, parsed: parsed}
 		})
 	}()
 	base := 0 // lines in the chunks loaded
@@ -173,13 +211,13 @@ func decodeChunks(f *File, nparsers int, produce func(emit func([]byte))) {
 			f.load(it)
 		}
 		base += p.lines
+		if p.release != nil {
+			p.release() // the graph holds nothing of the chunk (see Decode)
+		}
 		clear(p.items)
 		clear(p.strs) // the graph copied the observations out
-		p.items, p.strs = p.items[:0], p.strs[:0]
-		select {
-		case free <- p:
-		default:
-		}
+		p.items, p.strs, p.release = p.items[:0], p.strs[:0], nil
+		free <- p
 	}
 }
 

@@ -35,6 +35,13 @@ func messyFile(n int, seed uint64) []byte {
 			data = append(data, `{"type":"entity","name":"long `+strings.Repeat("x", 300)+`","entityType":"t","observations":[]}`+"\n"...)
 		case 29:
 			data = append(data, `{"type":"relation","from":1}`+"\n"...)
+		case 13:
+			// A relation whose ends no entity has, and members of
+			// other tools: what the graph keeps of them must not be
+			// the buffer the line was read into.
+			data = fmt.Appendf(data, `{"type":"relation","from":"ghost %d","to":"nobody","relationType":"haunts","w":[%d]}`+"\n", i, i)
+		case 19:
+			data = fmt.Appendf(data, `{"type":"entity","name":"esc\"aped %d","entityType":"t\u00e9","observations":["a\nb","plain %d"],"x":{"y":%d}}`+"\n", i, i, i)
 		}
 	}
 	return data
