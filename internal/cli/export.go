@@ -15,6 +15,7 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/answer"
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 var cmdExport = &command{
@@ -163,30 +164,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// exportJSONL writes the memory file's lines. It encodes into its own
-// buffer rather than through jsonl.Write, which fills the graph's line
-// cache: a View may not change the graph.
-func exportJSONL(w *bufio.Writer, g *graph.Graph) {
-	var buf []byte
-	for _, e := range g.Entities() {
-		line := e.EncodedLine()
-		if line == nil {
-			buf = graph.AppendEntity(buf[:0], e)
-			line = buf
-		}
-		w.Write(line)
-		w.WriteByte('\n')
-	}
-	for _, r := range g.Relations() {
-		line := r.EncodedLine()
-		if line == nil {
-			buf = graph.AppendRelation(buf[:0], r)
-			line = buf
-		}
-		w.Write(line)
-		w.WriteByte('\n')
-	}
-}
+// exportJSONL writes the memory file's lines, as a save writes them (but
+// for the lines no entity or relation holds). A write error stays in w.
+func exportJSONL(w *bufio.Writer, g *graph.Graph) { _ = jsonl.Write(w, g, nil) }
 
 // exportJSON writes the graph as read_graph returns it, indented by two
 // spaces as JSON.stringify(graph, null, 2) does.

@@ -114,7 +114,6 @@ func (g *Graph) renameEnds(rels []*Relation, from, to string) (dead map[*Relatio
 		if r.To == from {
 			r.To = to
 		}
-		r.encoded = nil
 		if g.relSet.get(r.key()) != nil {
 			// A dangling relation already says the same: keep one.
 			dead[r] = true
@@ -262,7 +261,6 @@ func (g *Graph) moveRelation(m relationMove) {
 		g.tidy(r.To)
 		r.To = name
 	}
-	r.encoded = nil
 	g.relSet.put(r)
 	g.relationChanged(r) // both ends' context changed
 	g.record(Change{Kind: RelationCreated, Relation: r.clone()})

@@ -19,8 +19,7 @@ type Relation struct {
 	// Created is when the relation was first written; zero is unknown.
 	Created Time `json:"-"`
 
-	seq     uint64
-	encoded []byte
+	seq uint64
 }
 
 type relationKey struct{ from, to, relationType string }
@@ -147,13 +146,6 @@ func dropRelation(list []*Relation, r *Relation) []*Relation {
 	}
 	return list
 }
-
-// EncodedLine returns the relation's cached file line, or nil. Relations never
-// change, so the cache lives as long as the relation.
-func (r *Relation) EncodedLine() []byte { return r.encoded }
-
-// SetEncodedLine caches the relation's file line.
-func (r *Relation) SetEncodedLine(line []byte) { r.encoded = line }
 
 func (r *Relation) clone() Relation {
 	return Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}

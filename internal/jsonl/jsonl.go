@@ -131,8 +131,8 @@ type File struct {
 // then relation lines, then the unreadable lines unchanged, "\n" after every
 // line. It streams: memory stays flat however big the graph.
 //
-// It writes an entity's or relation's cached line (EncodedLine) where one
-// is set and encodes the others; it changes nothing in g, so it may run
+// It writes an entity's cached line (EncodedLine) where a store set one
+// and encodes the other lines; it changes nothing in g, so it may run
 // beside other reads. It caches nothing: the lines of a big graph would
 // hold the whole file in memory a second time, to save an encoding that
 // costs a fraction of writing and syncing the file.
@@ -154,12 +154,8 @@ func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 		bw.WriteByte('\n')
 	}
 	for _, r := range g.Relations() {
-		if cached := r.EncodedLine(); cached != nil {
-			bw.Write(cached)
-		} else {
-			line = graph.AppendRelation(line[:0], r)
-			bw.Write(line)
-		}
+		line = graph.AppendRelation(line[:0], r)
+		bw.Write(line)
 		bw.WriteByte('\n')
 	}
 	for _, line := range unreadable {

@@ -210,7 +210,6 @@ func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels ma
 		if dup {
 			return fmt.Errorf("%w: new relation exists", errDelta)
 		}
-		nr.SetEncodedLine(line)
 		st.rels.rows = append(st.rels.rows, row[relationKey]{relationKeyOf(nr), seq, line})
 	}
 	return nil

@@ -279,14 +279,9 @@ func entityLine(e *graph.Entity) []byte {
 	return l
 }
 
-func relationLine(r *graph.Relation) []byte {
-	if l := r.EncodedLine(); l != nil {
-		return l
-	}
-	l := graph.AppendRelation(nil, r)
-	r.SetEncodedLine(l)
-	return l
-}
+// relationLine returns r's memory-file line. A relation never changes, and
+// its line is short: it is encoded when its row is written, not cached.
+func relationLine(r *graph.Relation) []byte { return graph.AppendRelation(nil, r) }
 
 func hashEntity(name string) []byte {
 	h := sha256.Sum256([]byte(name))
