@@ -315,7 +315,7 @@ func (g *Graph) ReplaceObservation(entity, old, new string) error {
 	}
 	e.Updated = g.now
 	if e.obsSet != nil {
-		e.obsSet = newObsTable(e.Observations)
+		e.obsSet = newObsTable(e.Observations).ref()
 	}
 	g.entityChanged(e)
 	return nil

@@ -94,7 +94,7 @@ type Entity struct {
 	rev    uint64   // Revision
 	sid    uint32   // id in the search index; 0: not indexed
 	wid    uint32   // id in the word index; 0: not indexed
-	obsSet obsTable // nil up to obsIndexThreshold observations
+	obsSet *obsTable // nil up to obsIndexThreshold observations (a pointer: most entities have none)
 	state  *derived
 	rels   endLists // the relations from and to it
 }
@@ -261,9 +261,9 @@ func (e *Entity) addObservation(o string, t Time) bool {
 		e.ObservedAt = append(e.ObservedAt, t)
 	}
 	if e.obsSet != nil {
-		e.obsSet = e.obsSet.added(e.Observations)
+		e.obsSet = e.obsSet.added(e.Observations).ref()
 	} else if len(e.Observations) > obsIndexThreshold {
-		e.obsSet = newObsTable(e.Observations)
+		e.obsSet = newObsTable(e.Observations).ref()
 	}
 	return true
 }
@@ -288,7 +288,7 @@ func (e *Entity) dropObservations(drop map[string]bool) {
 	}
 	if e.obsSet != nil {
 		// The observations after a dropped one moved.
-		e.obsSet = newObsTable(e.Observations)
+		e.obsSet = newObsTable(e.Observations).ref()
 	}
 }
 

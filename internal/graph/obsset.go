@@ -9,6 +9,9 @@ import "hash/maphash"
 // per entry and the map's overhead), and it holds no strings of its own.
 type obsTable []uint32
 
+// ref returns t where an entity keeps it.
+func (t obsTable) ref() *obsTable { return &t }
+
 var obsSeed = maphash.MakeSeed()
 
 // newObsTable indexes every observation of obs, which are distinct.
