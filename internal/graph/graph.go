@@ -90,10 +90,10 @@ type Entity struct {
 	// index for index; a zero entry is unknown. ObservationTime reads it.
 	ObservedAt []Time `json:"-"`
 
-	seq    uint64   // creation order
-	rev    uint64   // Revision
-	sid    uint32   // id in the search index; 0: not indexed
-	wid    uint32   // id in the word index; 0: not indexed
+	seq    uint64    // creation order
+	rev    uint64    // Revision
+	sid    uint32    // id in the search index; 0: not indexed
+	wid    uint32    // id in the word index; 0: not indexed
 	obsSet *obsTable // nil up to obsIndexThreshold observations (a pointer: most entities have none)
 	state  *derived
 	rels   endLists // the relations from and to it
@@ -117,10 +117,14 @@ type Graph struct {
 	// (Entity.rels), so a relation's ends cost no map of their own.
 	loose   map[string]*endLists
 	nextSeq uint64
-	id      uint64     // ID
-	version uint64     // counts changes
-	log     *changeLog // what the write tools change, while tracked
-	now     Time       // what writes record (SetNow)
+	// loading: between BeginLoad and EndLoad, which links the relations
+	// from loadedFrom on to their ends.
+	loading    bool
+	loadedFrom int
+	id         uint64     // ID
+	version    uint64     // counts changes
+	log        *changeLog // what the write tools change, while tracked
+	now        Time       // what writes record (SetNow)
 
 	// searchMu lets searches run beside other readers: they build the
 	// indexes and note which entities hold a date (Entity.dated), which

@@ -5,6 +5,7 @@ package graph
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Relation is a directed edge From → To. The exact triple is its identity.
@@ -43,16 +44,77 @@ func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
 func (g *Graph) insertRelation(r Relation) *Relation {
 	g.version++
 	g.nextSeq++
-	nr := &Relation{RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
+	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
+	g.relations = append(g.relations, nr)
+	g.relSet.put(nr)
+	if g.loading {
+		return nr // its ends at EndLoad
+	}
 	var from, to *endLists
 	nr.From, from = g.end(r.From)
 	nr.To, to = g.end(r.To)
-	g.relations = append(g.relations, nr)
-	g.relSet.put(nr)
 	from.out = append(from.out, nr)
 	to.in = append(to.in, nr)
 	g.relationChanged(nr)
 	return nr
+}
+
+// BeginLoad and EndLoad bracket the load of a memory into a new graph.
+// Between them LoadRelation leaves a relation out of its ends' lists, and
+// EndLoad puts every relation loaded since into them at once, the lists
+// from and the lists to on a goroutine each: finding each end's entity by
+// its name is most of what loading a relation costs, and the rest of a
+// load runs in the file's order on one goroutine. Between the two only
+// LoadEntity and LoadRelation may be called, and the strings a loaded
+// relation names its ends with must stay as they are until EndLoad (at
+// other times LoadRelation keeps none of them).
+func (g *Graph) BeginLoad() {
+	g.loading, g.loadedFrom = true, len(g.relations)
+}
+
+// EndLoad ends what BeginLoad began.
+func (g *Graph) EndLoad() {
+	if !g.loading {
+		return
+	}
+	g.loading = false
+	loaded := g.relations[g.loadedFrom:]
+	var wg sync.WaitGroup
+	var noOut, noIn []*Relation // ends no entity has, for the loose lists
+	wg.Go(func() {
+		for _, r := range loaded {
+			if e := g.byName[r.From]; e != nil {
+				r.From = e.Name
+				e.rels.out = append(e.rels.out, r)
+			} else {
+				noOut = append(noOut, r)
+			}
+		}
+	})
+	wg.Go(func() {
+		for _, r := range loaded {
+			if e := g.byName[r.To]; e != nil {
+				r.To = e.Name
+				e.rels.in = append(e.rels.in, r)
+			} else {
+				noIn = append(noIn, r)
+			}
+		}
+	})
+	wg.Wait()
+	for _, r := range noOut {
+		var l *endLists
+		r.From, l = g.end(r.From)
+		l.out = append(l.out, r)
+	}
+	for _, r := range noIn {
+		var l *endLists
+		r.To, l = g.end(r.To)
+		l.in = append(l.in, r)
+	}
+	for _, r := range loaded {
+		g.relationChanged(r)
+	}
 }
 
 // removeRelations drops the marked relations from every index.

@@ -49,12 +49,14 @@ func decode(data []byte, pipelined bool) *File {
 		return decodePipelined(data, chunkLen, parsers())
 	}
 	f := &File{Graph: graph.New()}
+	f.Graph.BeginLoad()
 	var d decoder
 	forEachLine(data, func(n int, line []byte) {
 		it := d.parseLine(n, line)
 		f.load(&it)
 		d.strs = d.strs[:0] // the graph copied the observations out
 	})
+	f.Graph.EndLoad()
 	return f
 }
 
@@ -215,6 +217,7 @@ type decoder struct {
 	// allocates no slice.
 	strs    []string
 	text    textArena         // where the strings the graph keeps are copied
+	ends    textArena         // where relations' ends are copied until the load ends
 	kinds   map[string]string // the types read so far, each held once
 	scratch []byte            // a string being decoded, or a key
 }
@@ -527,16 +530,6 @@ func (d *decoder) decoded(b []byte, s span) []byte {
 	}
 	d.scratch = appendUnquoted(d.scratch[:0], raw, s.flags)
 	return d.scratch
-}
-
-// inLine returns the string b[s.start:s.end] decoded, as a piece of the
-// line when it can (no copy): for what the graph does not keep as it is.
-func (d *decoder) inLine(b []byte, s span) string {
-	p := d.decoded(b, s)
-	if len(p) > 0 && &p[0] == &b[s.start] {
-		return unsafe.String(&p[0], len(p))
-	}
-	return string(p)
 }
 
 // maxKinds bounds how many types one decoder holds once each: a file of

@@ -202,6 +202,8 @@ func decodeChunks(f *File, nparsers int, produce func(emit func(data []byte, rel
 			jobs <- chunkJob{data: data, release: release, parsed: parsed}
 		})
 	}()
+	f.Graph.BeginLoad()
+	defer f.Graph.EndLoad()
 	base := 0 // lines in the chunks loaded
 	for parsed := range ordered {
 		p := <-parsed

@@ -118,8 +118,9 @@ func (d *decoder) setEntityTimes(lt *lineTimes, e *graph.Entity) {
 }
 
 // relation returns the relation of the line b, or why the line is not a
-// relation. Its ends are left in b: the graph keeps the name of the
-// entity at each end, not a copy (graph.LoadRelation).
+// relation. Its ends are copied apart from the text the graph keeps: the
+// graph names each end by its entity's name once the load ends
+// (graph.EndLoad), and these copies are garbage then.
 func (d *decoder) relation(b []byte) (r graph.Relation, reason string) {
 	if reason := d.require(b, "relation", keyFrom, keyTo, keyRelationType); reason != "" {
 		return graph.Relation{}, reason
@@ -131,8 +132,8 @@ func (d *decoder) relation(b []byte) (r graph.Relation, reason string) {
 	}
 	from, to, typ := d.members[d.last[keyFrom]].str, d.members[d.last[keyTo]].str, d.members[d.last[keyRelationType]].str
 	k := d.newStrings(3)
-	d.strs[k] = d.inLine(b, from)
-	d.strs[k+1] = d.inLine(b, to)
+	d.strs[k] = d.ends.place(d.decoded(b, from))
+	d.strs[k+1] = d.ends.place(d.decoded(b, to))
 	d.strs[k+2] = d.kind(d.decoded(b, typ))
 	r = graph.Relation{From: d.strs[k], To: d.strs[k+1], RelationType: d.strs[k+2], Extra: extra, Created: times.created}
 	return r, ""
