@@ -1,0 +1,98 @@
+package heapgoal
+
+import (
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestPercent(t *testing.T) {
+	const mb = 1 << 20
+	for _, tt := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 100},
+		{10 * mb, 100},
+		{256 * mb, 100},
+		{512 * mb, 50},
+		{1024 * mb, 25},
+		{1280 * mb, 20},
+		{4096 * mb, 20},
+	} {
+		if got := Percent(tt.live); got != tt.want {
+			t.Errorf("Percent(%d MB) = %d, want %d", tt.live/mb, got, tt.want)
+		}
+	}
+}
+
+// TestKeepFollowsCollections checks that a keeper sets the goal for the
+// live heap it reads after a collection, sets it again only when that
+// changes, and puts back the goal it found when stopped.
+func TestKeepFollowsCollections(t *testing.T) {
+	var live atomic.Uint64
+	var mu sync.Mutex
+	var set []int
+	current := 100
+	k := &keeper{
+		live: live.Load,
+		set: func(p int) int {
+			mu.Lock()
+			defer mu.Unlock()
+			set = append(set, p)
+			old := current
+			current = p
+			return old
+		},
+	}
+	goals := func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(set)
+	}
+	// collect runs collections until the goals set number n.
+	collect := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); len(goals()) < n; {
+			if time.Now().After(deadline) {
+				t.Fatalf("goals set %v, want %d of them", goals(), n)
+			}
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+	}
+	live.Store(2 << 30)
+	k.arm()
+	collect(1)
+	for range 3 { // the same heap: nothing to set
+		runtime.GC()
+	}
+	live.Store(100 << 20)
+	collect(2)
+	k.stop()
+	live.Store(2 << 30)
+	for range 3 {
+		runtime.GC()
+	}
+	time.Sleep(10 * time.Millisecond)
+	if got, want := goals(), []int{20, 100, 100}; !slices.Equal(got, want) {
+		t.Fatalf("goals set %v, want %v (20 for 2 GB live, 100 for 100 MB, then the first goal put back)", got, want)
+	}
+}
+
+func TestKeepLeavesTheUsersChoice(t *testing.T) {
+	t.Setenv("GOGC", "300")
+	before := debug.SetGCPercent(100)
+	debug.SetGCPercent(before)
+	stop := Keep()
+	runtime.GC()
+	runtime.GC()
+	stop()
+	if after := debug.SetGCPercent(before); after != before {
+		t.Errorf("GOGC set: the goal became %d, want %d", after, before)
+	}
+}
