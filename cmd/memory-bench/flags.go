@@ -59,6 +59,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	minIters := fs.Int("min-iters", 5, "measured calls per tool at least, even past --budget")
 	budget := fs.Duration("budget", 20*time.Second, "stop measuring a tool once --min-iters calls are done and this much time has passed")
 	warmups := fs.Int("warmups", 2, "unmeasured warm-up calls per tool")
+	gap := fs.Duration("gap", 0, "pause this long before each measured call, so that each comes alone, as an assistant's calls do, rather than right after the answer to the last (a server busy in the background may answer the two differently)")
 	starts := fs.Int("starts", 3, "process starts to time (start to first answer) per server and size")
 	callTimeout := fs.Duration("call-timeout", 5*time.Minute, "a single tool call taking longer fails")
 	seed := fs.Uint64("seed", 1, "random seed for the generated graph and workload")
@@ -90,6 +91,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 			iters:       *iters,
 			minIters:    min(*minIters, *iters),
 			budget:      *budget,
+			gap:         *gap,
 			warmups:     *warmups,
 			callTimeout: *callTimeout,
 			starts:      *starts,
@@ -103,8 +105,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.sizes, err = parseSizes(*sizesFlag); err != nil {
 		return nil, usagef("--sizes: %v", err)
 	}
-	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 {
-		return nil, usagef("--iters, --min-iters and --starts must be at least 1, --warmups and --writes at least 0")
+	if *iters < 1 || *minIters < 1 || *starts < 1 || *warmups < 0 || *writes < 0 || *gap < 0 {
+		return nil, usagef("--iters, --min-iters and --starts must be at least 1, --warmups, --writes and --gap at least 0")
 	}
 	if err := o.checkSecondServer(*postgresFlag, *vsLoad); err != nil {
 		return nil, err

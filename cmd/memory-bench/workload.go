@@ -18,6 +18,7 @@ type runSettings struct {
 	iters       int           // measured calls per tool at most
 	minIters    int           // measured calls per tool at least (time allowing)
 	budget      time.Duration // stop a tool once minIters are done and this has passed
+	gap         time.Duration // a pause before each measured call
 	warmups     int           // unmeasured calls per tool first
 	callTimeout time.Duration // one call longer than this fails
 	starts      int           // process starts timed (start-to-first-answer)
@@ -338,6 +339,7 @@ func measure(ctx context.Context, p *serverProcess, tc toolCase, s runSettings) 
 			m.r.Note = fmt.Sprintf("time budget: %d of %d calls", i, s.iters)
 			break
 		}
+		time.Sleep(s.gap)
 		if m.call(true) {
 			break
 		}
