@@ -183,9 +183,6 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	o.limitsFromEnv()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// A big memory's heap grows by a fifth of what is live between
-	// collections, not by as much again.
-	defer heapgoal.Keep()()
 	if o.addr != "" {
 		return serveHTTP(ctx, logger, *o)
 	}
@@ -263,15 +260,24 @@ func (o options) open(ctx context.Context, logger *log.Logger) (*memoryconfig.Me
 // logs how long its background index build took.
 const indexLogMin = 10_000
 
-// buildIndexes builds the search indexes of store in the background, so
-// the first search does not wait for them (graph.BuildIndexes), and logs
-// how long that took for a memory of indexLogMin entities or more; stop
-// ends the build and waits for it, before the store closes.
+// buildIndexes reads the memory store holds and builds its search
+// indexes in the background, so the first search does not wait for them
+// (graph.BuildIndexes), and logs how long that took for a memory of
+// indexLogMin entities or more; stop ends the build and waits for it,
+// before the store closes. Once the memory is read, and until stop, a
+// big memory's heap grows by a fifth of what is live between collections
+// rather than by as much again (heapgoal): set before, it would make the
+// load's collections come more often as the graph grows, for no garbage.
 func buildIndexes(ctx context.Context, store graph.Store, logf func(string, ...any)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	stopHeapGoal := func() {}
 	go func() {
 		defer close(done)
+		if err := store.View(ctx, func(*graph.Graph) error { return nil }); err != nil {
+			return // the first tool call says why
+		}
+		stopHeapGoal = heapgoal.Keep()
 		defer spareProcessor()()
 		start := time.Now()
 		if n, built := graph.BuildIndexes(ctx, store); built && n >= indexLogMin {
@@ -281,6 +287,7 @@ func buildIndexes(ctx context.Context, store graph.Store, logf func(string, ...a
 	return func() {
 		cancel()
 		<-done
+		stopHeapGoal()
 	}
 }
 

@@ -44,14 +44,16 @@ func Percent(live uint64) int {
 	return max(minPercent, int(100*minHeadroom/live))
 }
 
-// Keep sets the collector's goal after every collection (Percent of the
-// live heap) until stop is called, which puts back the goal it found.
+// Keep sets the collector's goal now and after every collection (Percent
+// of the live heap) until stop is called, which puts back the goal it
+// found.
 // With GOGC or GOMEMLIMIT in the environment it does nothing.
 func Keep() (stop func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	k := &keeper{live: liveHeap, set: debug.SetGCPercent}
+	k.adjust() // for the heap the last collection found: a load just ended may be past it already
 	k.arm()
 	return k.stop
 }
