@@ -265,7 +265,7 @@ func (e *Entity) addObservation(o string, t Time) bool {
 		e.ObservedAt = append(e.ObservedAt, t)
 	}
 	if e.obsSet != nil {
-		e.obsSet = e.obsSet.added(e.Observations).ref()
+		*e.obsSet = e.obsSet.added(e.Observations)
 	} else if len(e.Observations) > obsIndexThreshold {
 		e.obsSet = newObsTable(e.Observations).ref()
 	}

@@ -79,41 +79,48 @@ func (g *Graph) EndLoad() {
 	}
 	g.loading = false
 	loaded := g.relations[g.loadedFrom:]
+	from := func(r *Relation) *string { return &r.From }
+	out := func(l *endLists) *[]*Relation { return &l.out }
+	to := func(r *Relation) *string { return &r.To }
+	in := func(l *endLists) *[]*Relation { return &l.in }
 	var wg sync.WaitGroup
-	var noOut, noIn []*Relation // ends no entity has, for the loose lists
-	wg.Go(func() {
-		for _, r := range loaded {
-			if e := g.byName[r.From]; e != nil {
-				r.From = e.Name
-				e.rels.out = append(e.rels.out, r)
-			} else {
-				noOut = append(noOut, r)
-			}
-		}
-	})
-	wg.Go(func() {
-		for _, r := range loaded {
-			if e := g.byName[r.To]; e != nil {
-				r.To = e.Name
-				e.rels.in = append(e.rels.in, r)
-			} else {
-				noIn = append(noIn, r)
-			}
-		}
-	})
+	var looseFrom, looseTo []*Relation
+	wg.Go(func() { looseFrom = g.linkEnds(loaded, from, out) })
+	wg.Go(func() { looseTo = g.linkEnds(loaded, to, in) })
 	wg.Wait()
-	for _, r := range noOut {
-		var l *endLists
-		r.From, l = g.end(r.From)
-		l.out = append(l.out, r)
-	}
-	for _, r := range noIn {
-		var l *endLists
-		r.To, l = g.end(r.To)
-		l.in = append(l.in, r)
-	}
+	g.linkLoose(looseFrom, from, out)
+	g.linkLoose(looseTo, to, in)
 	for _, r := range loaded {
 		g.relationChanged(r)
+	}
+}
+
+// linkEnds puts each relation of rels into the list (list) of the entity
+// its end (end) names, and names that end by the entity's own Name. It
+// returns, in order, the relations whose end no entity has. It only reads
+// the graph's tables, so the two ends can be linked side by side.
+func (g *Graph) linkEnds(rels []*Relation, end func(*Relation) *string, list func(*endLists) *[]*Relation) (loose []*Relation) {
+	for _, r := range rels {
+		e := g.byName[*end(r)]
+		if e == nil {
+			loose = append(loose, r)
+			continue
+		}
+		*end(r) = e.Name
+		l := list(&e.rels)
+		*l = append(*l, r)
+	}
+	return loose
+}
+
+// linkLoose puts each relation of rels into the loose list (list) of the
+// name its end (end) holds, which no entity has.
+func (g *Graph) linkLoose(rels []*Relation, end func(*Relation) *string, list func(*endLists) *[]*Relation) {
+	for _, r := range rels {
+		var ls *endLists
+		*end(r), ls = g.end(*end(r))
+		l := list(ls)
+		*l = append(*l, r)
 	}
 }
 

@@ -132,10 +132,10 @@ type File struct {
 // line. It streams: memory stays flat however big the graph.
 //
 // It writes an entity's cached line (EncodedLine) where a store set one
-// and encodes the other lines; it changes nothing in g, so it may run
-// beside other reads. It caches nothing: the lines of a big graph would
-// hold the whole file in memory a second time, to save an encoding that
-// costs a fraction of writing and syncing the file.
+// and encodes the other lines; it changes nothing in g, so a reader of the
+// graph (a View) may call it. It caches nothing: the lines of a big graph
+// would hold the whole file in memory a second time, to save an encoding
+// that costs a fraction of writing and syncing the file.
 func Write(w io.Writer, g *graph.Graph, unreadable [][]byte) error {
 	bw := writers.Get().(*bufio.Writer)
 	bw.Reset(w)
