@@ -1,10 +1,15 @@
 package filestore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
 	"testing"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -70,5 +75,43 @@ func TestManyWritesKeepTheHeapFlat(t *testing.T) {
 	t.Logf("%d writes: heap %d KiB; a fresh load of the same file: %d KiB", writes, afterWrites>>10, freshLoad>>10)
 	if limit := 2*freshLoad + 1<<20; afterWrites > limit {
 		t.Errorf("after %d writes the store holds %d KiB, a fresh load of the same file %d KiB: want at most %d KiB", writes, afterWrites>>10, freshLoad>>10, limit>>10)
+	}
+}
+
+// gcCycles counts the collections the runtime has finished.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// Reading a big memory makes almost no garbage, so collections while it
+// is read would only mark the graph read so far again and again: a file
+// of tens of megabytes is read with the collector off, and the
+// collector's goal is what it was after.
+func TestABigFileIsReadWithoutCollections(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.jsonl")
+	var b bytes.Buffer
+	obs := strings.Repeat("a long observation that says much ", 30)
+	for i := 0; b.Len() < 20<<20; i++ {
+		fmt.Fprintf(&b, `{"type":"entity","name":"entity %d","entityType":"thing","observations":["%s %d"]}`+"\n", i, obs, i)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Buffer{}
+	s := quietStore(path)
+	runtime.GC()
+	before := gcCycles()
+	if err := s.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := gcCycles() - before; n > 0 {
+		t.Errorf("%d collections while a 20 MB file was read, want none", n)
+	}
+	percent := debug.SetGCPercent(100)
+	debug.SetGCPercent(percent)
+	if percent < 0 {
+		t.Errorf("after the read the collector is off (GOGC %d)", percent)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kgmemory/mcp-server-memory/internal/heapgoal"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -319,6 +320,7 @@ func decodeMemoryFile(path string) (*jsonl.File, fileSum, stamp, error) {
 	}
 	defer f.Close()
 	sw := newSummingWriter(io.Discard)
+	defer heapgoal.Loading(fi.Size())()
 	file, err := jsonl.Read(f, fi.Size(), sw)
 	if err != nil {
 		return nil, fileSum{}, stamp{}, wrapRead("the memory file", err)

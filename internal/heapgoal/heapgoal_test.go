@@ -96,3 +96,62 @@ func TestKeepLeavesTheUsersChoice(t *testing.T) {
 		t.Errorf("GOGC set: the goal became %d, want %d", after, before)
 	}
 }
+
+// goal reads the collector's goal and memory limit.
+func goal() (percent int, limit int64) {
+	percent = debug.SetGCPercent(100)
+	debug.SetGCPercent(percent)
+	return percent, debug.SetMemoryLimit(-1)
+}
+
+// TestLoadingTurnsTheCollectorOff checks that the collector is off while
+// any read runs, with a memory limit that grows with the files being
+// read, that what Keep sets meanwhile waits for the last read to end, and
+// that the goal and limit found come back then.
+func TestLoadingTurnsTheCollectorOff(t *testing.T) {
+	const mb = 1 << 20
+	percent, limit := goal()
+	base := heldMemory()
+
+	doneA := Loading(100 * mb)
+	p, l := goal()
+	if p != -1 {
+		t.Fatalf("while a read runs the goal is %d, want -1 (off)", p)
+	}
+	// The memory held may have grown a little since base was read.
+	if want := base + loadFactor*100*mb + minHeadroom; l < want || l > want+64*mb {
+		t.Fatalf("memory limit while reading 100 MB: %d MB, want about %d MB", l/mb, want/mb)
+	}
+	doneB := Loading(200 * mb)
+	if _, l2 := goal(); l2 != l+loadFactor*200*mb {
+		t.Fatalf("memory limit while reading 100 and 200 MB: %d MB, want %d MB", l2/mb, (l+loadFactor*200*mb)/mb)
+	}
+	if old := setPercent(30); old != percent {
+		t.Errorf("setPercent during a read returned %d, want the goal found, %d", old, percent)
+	}
+	doneA()
+	doneA() // a second call changes nothing
+	if p, l3 := goal(); p != -1 || l3 != l+loadFactor*100*mb {
+		t.Fatalf("after the first read ended: goal %d, limit %d MB; want -1 and %d MB", p, l3/mb, (l+loadFactor*100*mb)/mb)
+	}
+	doneB()
+	if p, l := goal(); p != 30 || l != limit {
+		t.Fatalf("after both reads ended: goal %d, limit %d; want 30 (set meanwhile) and %d", p, l, limit)
+	}
+	debug.SetGCPercent(percent)
+}
+
+func TestLoadingLeavesSmallFilesAndTheUsersChoice(t *testing.T) {
+	percent, limit := goal()
+	done := Loading(minLoad - 1)
+	if p, l := goal(); p != percent || l != limit {
+		t.Errorf("reading a small file: goal %d, limit %d; want them unchanged (%d, %d)", p, l, percent, limit)
+	}
+	done()
+	t.Setenv("GOMEMLIMIT", "8GiB")
+	done = Loading(1 << 30)
+	if p, l := goal(); p != percent || l != limit {
+		t.Errorf("GOMEMLIMIT set: goal %d, limit %d; want them unchanged (%d, %d)", p, l, percent, limit)
+	}
+	done()
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/heapgoal"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
@@ -491,7 +492,9 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 		return nil, err
 	}
 	lines.order(nents)
+	stopLoading := heapgoal.Loading(int64(len(lines.buf)))
 	f := jsonl.Decode(lines.buf)
+	stopLoading()
 	st.g = f.Graph
 	ents, rels := st.g.Entities(), st.g.Relations()
 	if len(ents) != nents || len(rels) != len(lines.seqs)-nents || len(f.Unreadable) > 0 {
