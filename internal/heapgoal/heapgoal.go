@@ -152,18 +152,23 @@ var loads struct {
 	n       int   // reads under way
 	bytes   int64 // their files' sizes summed
 	base    int64 // memory the runtime held when the first began
-	percent int   // the goal to put back when the last ends
-	limit   int64 // the memory limit to put back
+	after   bool  // the last read ended, and no collection came since
+	percent int   // the goal to put back after
+	limit   int64 // the memory limit to put back after
 }
 
 // Loading turns the collector off while a memory file of size bytes is
-// read, and returns the function to call when the read ends, which puts
-// back the goal and memory limit it found (or the goal Keep set since).
-// Meanwhile the runtime collects only when the memory it holds passes
-// what it held when the read began, plus loadFactor times the size of
-// every file being read, plus minHeadroom. Reads may overlap; a file of
-// less than minLoad bytes, or GOGC or GOMEMLIMIT in the environment,
-// changes nothing.
+// read, and returns the function to call when the read ends. Meanwhile
+// the runtime collects only when the memory it holds passes what it held
+// when the read began, plus loadFactor times the size of every file being
+// read, plus minHeadroom. Reads may overlap. When the last ends, the
+// collector stays off until the memory held grows by a fifth (minPercent):
+// the first collection would find almost everything live, so it comes
+// when there is some garbage to find, not at once, in the middle of the
+// first answers (at a million entities, marking a gigabyte). After that collection the goal and memory limit
+// Loading found come back (or the goal Keep set since). A file of less
+// than minLoad bytes, or GOGC or GOMEMLIMIT in the environment, changes
+// nothing.
 func Loading(size int64) (done func()) {
 	if size < minLoad || usersChoice() {
 		return func() {}
@@ -172,8 +177,11 @@ func Loading(size int64) (done func()) {
 	defer loads.Unlock()
 	if loads.n == 0 {
 		loads.base = heldMemory()
-		loads.limit = debug.SetMemoryLimit(-1)
-		loads.percent = debug.SetGCPercent(-1)
+		if !loads.after {
+			loads.limit = debug.SetMemoryLimit(-1)
+			loads.percent = debug.SetGCPercent(-1)
+		}
+		loads.after = false
 	}
 	loads.n++
 	loads.bytes += size
@@ -189,10 +197,25 @@ func Loading(size int64) (done func()) {
 				setLoadLimit()
 				return
 			}
-			debug.SetMemoryLimit(loads.limit)
-			debug.SetGCPercent(loads.percent)
+			loads.after = true
+			held := heldMemory()
+			debug.SetMemoryLimit(min(loads.limit, held+held*minPercent/100))
+			runtime.SetFinalizer(new(sentinel), func(*sentinel) { afterCollection() })
 		})
 	}
+}
+
+// afterCollection puts back the goal and memory limit Loading found,
+// once a collection came after the last read ended.
+func afterCollection() {
+	loads.Lock()
+	defer loads.Unlock()
+	if loads.n > 0 || !loads.after {
+		return // a read began since, or this was done already
+	}
+	loads.after = false
+	debug.SetMemoryLimit(loads.limit)
+	debug.SetGCPercent(loads.percent)
 }
 
 // setLoadLimit sets the memory limit for the reads under way; loads is
@@ -202,12 +225,12 @@ func setLoadLimit() {
 }
 
 // setPercent sets the collector's goal as debug.SetGCPercent does, or,
-// while Loading keeps the collector off, has it set when the last read
-// ends.
+// while Loading keeps the collector off, has it set when Loading puts
+// back what it found.
 func setPercent(p int) (old int) {
 	loads.Lock()
 	defer loads.Unlock()
-	if loads.n > 0 {
+	if loads.n > 0 || loads.after {
 		old, loads.percent = loads.percent, p
 		return old
 	}

@@ -135,10 +135,51 @@ func TestLoadingTurnsTheCollectorOff(t *testing.T) {
 		t.Fatalf("after the first read ended: goal %d, limit %d MB; want -1 and %d MB", p, l3/mb, (l+loadFactor*100*mb)/mb)
 	}
 	doneB()
-	if p, l := goal(); p != 30 || l != limit {
-		t.Fatalf("after both reads ended: goal %d, limit %d; want 30 (set meanwhile) and %d", p, l, limit)
+	// The collector stays off until a collection comes, at the memory
+	// held and its headroom.
+	held := heldMemory()
+	if p, l := goal(); p != -1 || l < held || l > held+held*minPercent/100 {
+		t.Fatalf("after both reads ended: goal %d, limit %d MB; want -1 and at most %d MB", p, l/mb, held*(100+minPercent)/100/mb)
+	}
+	if old := setPercent(40); old != 30 {
+		t.Errorf("setPercent before the first collection returned %d, want 30", old)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		if p, l := goal(); p == 40 && l == limit {
+			break
+		}
+		if time.Now().After(deadline) {
+			p, l := goal()
+			t.Fatalf("after a collection: goal %d, limit %d; want 40 (set meanwhile) and %d", p, l, limit)
+		}
 	}
 	debug.SetGCPercent(percent)
+}
+
+// TestAReadBeforeTheFirstCollection checks that a read beginning after
+// another ended, before a collection came, puts back at its end what the
+// first read found, not what the first read set.
+func TestAReadBeforeTheFirstCollection(t *testing.T) {
+	percent, limit := goal()
+	Loading(minLoad)()
+	done := Loading(minLoad)
+	if p, _ := goal(); p != -1 {
+		t.Fatalf("while the second read runs the goal is %d, want -1", p)
+	}
+	done()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		if p, l := goal(); p == percent && l == limit {
+			break
+		}
+		if time.Now().After(deadline) {
+			p, l := goal()
+			t.Fatalf("after the second read and a collection: goal %d, limit %d; want %d and %d", p, l, percent, limit)
+		}
+	}
 }
 
 func TestLoadingLeavesSmallFilesAndTheUsersChoice(t *testing.T) {
