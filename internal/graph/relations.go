@@ -108,10 +108,19 @@ func (g *Graph) linkEnds(rels []*Relation, end func(*Relation) *string, list fun
 		}
 		*end(r) = e.Name
 		l := list(&e.rels)
+		if *l == nil {
+			// Room for a few at once: growing a list copies it, and its
+			// old array is cold by the time the next relation comes.
+			*l = make([]*Relation, 0, firstEnds)
+		}
 		*l = append(*l, r)
 	}
 	return loose
 }
+
+// firstEnds is the room a load gives an entity's list of relations from
+// or to it when it links the first.
+const firstEnds = 2
 
 // linkLoose puts each relation of rels into the loose list (list) of the
 // name its end (end) holds, which no entity has.
