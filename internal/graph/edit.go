@@ -464,11 +464,12 @@ func (g *Graph) Import(src Snapshot) (ImportResult, error) {
 		}
 	}
 	for _, r := range src.Relations {
-		if g.relSet.get(r.key()) != nil {
+		old, h := g.relSet.find(r.key())
+		if old != nil {
 			res.SkippedRelations++
 			continue
 		}
-		nr := g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}).clone()
+		nr := g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}, h).clone()
 		res.AddedRelations = append(res.AddedRelations, nr)
 		g.record(Change{Kind: RelationCreated, Relation: nr})
 	}

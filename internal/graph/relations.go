@@ -35,18 +35,21 @@ func (r *Relation) key() relationKey { return relationKey{r.From, r.To, r.Relati
 // Name, or by a copy where no entity has that name, so r may point into a
 // buffer the caller reuses.
 func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
-	if old := g.relSet.get(r.key()); old != nil {
+	old, h := g.relSet.find(r.key())
+	if old != nil {
 		return old, true
 	}
-	return g.insertRelation(r), false
+	return g.insertRelation(r, h), false
 }
 
-func (g *Graph) insertRelation(r Relation) *Relation {
+// insertRelation adds r, which the graph does not hold; h is the hash
+// of its triple (relationSet.find).
+func (g *Graph) insertRelation(r Relation, h uint64) *Relation {
 	g.version++
 	g.nextSeq++
 	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
 	g.relations = append(g.relations, nr)
-	g.relSet.put(nr)
+	g.relSet.putHashed(nr, h)
 	if g.loading {
 		return nr // its ends at EndLoad
 	}

@@ -35,19 +35,32 @@ func (k relationKey) hash() uint64 {
 
 // get returns the relation with the triple k, or nil.
 func (s *relationSet) get(k relationKey) *Relation {
-	if r := s.byHash[relationHash(k)]; r != nil && r.key() == k {
-		return r
+	r, _ := s.find(k)
+	return r
+}
+
+// find returns the relation with the triple k, or nil, and the triple's
+// hash: a relation of that triple put next needs no hash of its own
+// (putHashed).
+func (s *relationSet) find(k relationKey) (*Relation, uint64) {
+	h := relationHash(k)
+	if r := s.byHash[h]; r != nil && r.key() == k {
+		return r, h
 	}
 	if len(s.overflow) > 0 {
-		return s.overflow[k]
+		return s.overflow[k], h
 	}
-	return nil
+	return nil, h
 }
 
 // put makes r the relation of its triple.
 func (s *relationSet) put(r *Relation) {
+	s.putHashed(r, relationHash(r.key()))
+}
+
+// putHashed is put, given the hash of r's triple.
+func (s *relationSet) putHashed(r *Relation, h uint64) {
 	k := r.key()
-	h := relationHash(k)
 	if cur := s.byHash[h]; cur == nil || cur.key() == k {
 		s.byHash[h] = r
 		if len(s.overflow) > 0 {

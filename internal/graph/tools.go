@@ -121,10 +121,11 @@ func (g *Graph) CreateRelations(in []Relation) (CreateRelationsResult, error) {
 	defer g.endStep()
 	res := CreateRelationsResult{Relations: []Relation{}}
 	for _, r := range in {
-		if g.relSet.get(r.key()) != nil {
+		old, h := g.relSet.find(r.key())
+		if old != nil {
 			continue
 		}
-		nr := g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: g.now}).clone()
+		nr := g.insertRelation(Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: g.now}, h).clone()
 		res.Relations = append(res.Relations, nr)
 		g.record(Change{Kind: RelationCreated, Relation: nr})
 	}
