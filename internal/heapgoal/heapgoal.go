@@ -165,10 +165,10 @@ var loads struct {
 // collector stays off until the memory held grows by a fifth (minPercent):
 // the first collection would find almost everything live, so it comes
 // when there is some garbage to find, not at once, in the middle of the
-// first answers (at a million entities, marking a gigabyte). After that collection the goal and memory limit
-// Loading found come back (or the goal Keep set since). A file of less
-// than minLoad bytes, or GOGC or GOMEMLIMIT in the environment, changes
-// nothing.
+// first answers (at a million entities, marking a gigabyte). After that
+// collection the goal and memory limit Loading found come back (or the
+// goal Keep set since). A file of less than minLoad bytes, or GOGC or
+// GOMEMLIMIT in the environment, changes nothing.
 func Loading(size int64) (done func()) {
 	if size < minLoad || usersChoice() {
 		return func() {}
