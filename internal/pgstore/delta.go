@@ -186,7 +186,7 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 			return fmt.Errorf("%w: new entity %q exists", errDelta, e.Name)
 		}
 		ne.SetEncodedLine(line)
-		st.ents.rows = append(st.ents.rows, row[string]{e.Name, seq, line})
+		st.ents.rows = append(st.ents.rows, row[string]{e.Name, seq, line, nil})
 	}
 	return nil
 }
@@ -200,7 +200,7 @@ func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels ma
 		seq, line := d.rels.seqs[i], d.rels.line(i)
 		if renamedRels[seq] {
 			j, _ := findSeq(st.rels.rows, seq)
-			st.rels.rows[j] = row[relationKey]{relationKey{r.From, r.To, r.RelationType}, seq, line}
+			st.rels.rows[j] = row[relationKey]{relationKey{r.From, r.To, r.RelationType}, seq, line, nil}
 			continue
 		}
 		if n := len(st.rels.rows); n > 0 && st.rels.rows[n-1].seq >= seq {
@@ -210,7 +210,7 @@ func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels ma
 		if dup {
 			return fmt.Errorf("%w: new relation exists", errDelta)
 		}
-		st.rels.rows = append(st.rels.rows, row[relationKey]{relationKeyOf(nr), seq, line})
+		st.rels.rows = append(st.rels.rows, row[relationKey]{relationKeyOf(nr), seq, line, nr})
 	}
 	return nil
 }

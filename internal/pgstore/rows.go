@@ -56,6 +56,11 @@ type row[K comparable] struct {
 	key  K
 	seq  int64
 	line []byte
+	// rel is the relation a relation's row was last brought to (nil for
+	// an entity's, or when not known): a relation never changes but for
+	// its ends' names, which are its key, so the same relation under the
+	// same key needs no line encoded to be found unchanged.
+	rel *graph.Relation
 }
 
 // syncTable brings t to items, the graph's entities or relations in graph
@@ -85,7 +90,7 @@ func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], 
 	}
 	for _, it := range items[i:] {
 		k, line := kind.key(it), kind.line(it)
-		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line})
+		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line, rel: kind.source(it)})
 		ch.write(kind.hash(k), *next, line, kind.times(it))
 		*next++
 	}
@@ -102,10 +107,14 @@ func syncPrefix[K comparable, T any](t *table[K], items []T, kind rowKind[K, T],
 		if k != r.key {
 			break
 		}
+		if kind.unchanged(r, items[i]) {
+			continue
+		}
 		if line := kind.line(items[i]); !bytes.Equal(r.line, line) {
 			r.line = line
 			ch.write(kind.hash(k), r.seq, line, kind.times(items[i]))
 		}
+		r.rel = kind.source(items[i])
 	}
 	return i
 }
@@ -126,9 +135,15 @@ func syncRest[K comparable, T any](t *table[K], items []T, i int, kind rowKind[K
 	pl := &places[K, T]{kind: kind, items: items[i:], old: t.rows[i:]}
 	t.rows = t.rows[:i] // rows[i:] are in rest now, so appending may overwrite them
 	for p, it := range items[i:] {
-		k, line := kind.key(it), kind.line(it)
+		k := kind.key(it)
 		r, ok := rest[k]
 		delete(rest, k)
+		if ok && r.seq > last && kind.unchanged(&r, it) {
+			last = r.seq
+			t.rows = append(t.rows, r)
+			continue
+		}
+		line := kind.line(it)
 		switch {
 		case ok && r.seq > last && bytes.Equal(r.line, line):
 		case ok && r.seq > last:
@@ -147,6 +162,7 @@ func syncRest[K comparable, T any](t *table[K], items []T, i int, kind rowKind[K
 			*next++
 			ch.write(kind.hash(k), r.seq, line, kind.times(it))
 		}
+		r.rel = kind.source(it)
 		last = r.seq
 		t.rows = append(t.rows, r)
 	}
@@ -233,6 +249,16 @@ type rowKind[K comparable, T any] struct {
 	// end costs nothing), and must not, as deleting an entity and
 	// relating another to its neighbour in one write would look like it.
 	renamedLast bool
+	// source is the relation an item is (nil for an entity: its line,
+	// which the entity caches, is compared instead).
+	source func(T) *graph.Relation
+}
+
+// unchanged reports whether item is known without its line to be what
+// the row r, of the same key, holds: the relation r was brought to.
+func (kind rowKind[K, T]) unchanged(r *row[K], item T) bool {
+	rel := kind.source(item)
+	return rel != nil && rel == r.rel
 }
 
 var (
@@ -251,12 +277,12 @@ var (
 				bytes.Equal(o.Extra, e.Extra) && o.Created == e.Created && graph.SameTimes(o.ObservedAt, e.ObservedAt)
 		}
 		return false
-	}, true}
+	}, true, func(*graph.Entity) *graph.Relation { return nil }}
 	relationRows = rowKind[relationKey, *graph.Relation]{relationKeyOf, relationLine, hashRelation, relationTimes, func(old row[relationKey], r *graph.Relation) bool {
 		k := old.key
 		kept := r.From == k.from || r.To == k.to || (k.from == k.to && r.From == r.To)
 		return kept && bytes.Equal(graph.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}), old.line)
-	}, false}
+	}, false, func(r *graph.Relation) *graph.Relation { return r }}
 )
 
 func entityTimes(e *graph.Entity) [2]graph.Time     { return [2]graph.Time{e.Created, e.Updated} }

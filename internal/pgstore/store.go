@@ -503,11 +503,11 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	}
 	st.ents.rows = make([]row[string], len(ents))
 	for i, e := range ents {
-		st.ents.rows[i] = row[string]{e.Name, lines.seqs[i], lines.line(i)}
+		st.ents.rows[i] = row[string]{e.Name, lines.seqs[i], lines.line(i), nil}
 	}
 	st.rels.rows = make([]row[relationKey], len(rels))
 	for i, r := range rels {
-		st.rels.rows[i] = row[relationKey]{relationKeyOf(r), lines.seqs[nents+i], lines.line(nents + i)}
+		st.rels.rows[i] = row[relationKey]{relationKeyOf(r), lines.seqs[nents+i], lines.line(nents + i), r}
 	}
 	return st, nil
 }

@@ -788,3 +788,51 @@ func TestWatchTellsAWriteReadBeforeIt(t *testing.T) {
 	heard := watchCount(t, a, 100*time.Millisecond)
 	waitFor(t, "the Watch told the other's write, read before it began", func() bool { return heard.Load() > 0 })
 }
+
+// A relation deleted and made again by one write, with the same ends and
+// type but another time, is another relation: its row is written, though
+// its key and place stay, and another replica reads the new time.
+func TestARelationMadeAgainInOneWrite(t *testing.T) {
+	open := openMemory(t)
+	s, other := open(t), open(t)
+	first := graph.TimeOf(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	again := graph.TimeOf(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC))
+	rel := graph.Relation{From: "A", To: "B", RelationType: "knows"}
+	write := func(at graph.Time, apply func(g *graph.Graph) error) {
+		t.Helper()
+		if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
+			g.SetNow(at)
+			defer g.SetNow(0)
+			return apply(g)
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(first, func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "A", EntityType: "t"}, {Name: "B", EntityType: "t"}})
+		// The last relation, so made again it is where it was.
+		_, err := g.CreateRelations([]graph.Relation{{From: "B", To: "A", RelationType: "knows"}, rel})
+		return err
+	})
+	// The other replica reads the memory before the write below.
+	if !strings.Contains(dump(t, other), "knows") {
+		t.Fatal("the other replica does not see the relations")
+	}
+	write(again, func(g *graph.Graph) error {
+		g.DeleteRelations([]graph.Relation{rel})
+		_, err := g.CreateRelations([]graph.Relation{rel})
+		return err
+	})
+	for _, st := range []*pgstore.Store{s, other, open(t)} {
+		if err := st.View(ctx, func(g *graph.Graph) error {
+			for _, r := range g.Relations() {
+				if r.From == "A" && r.Created != again {
+					t.Errorf("relation A->B created at %v, want %v (made again)", r.Created, again)
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
