@@ -176,6 +176,7 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 			ge.Created, ge.Updated, ge.ObservedAt = e.Created, e.Updated, e.ObservedAt
 			ge.SetEncodedLine(line)
 			st.ents.rows[j].line = line
+			entityRows.bring(&st.ents.rows[j], ge)
 			continue
 		}
 		if n := len(st.ents.rows); n > 0 && st.ents.rows[n-1].seq >= seq {
@@ -186,7 +187,7 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 			return fmt.Errorf("%w: new entity %q exists", errDelta, e.Name)
 		}
 		ne.SetEncodedLine(line)
-		st.ents.rows = append(st.ents.rows, row[string]{e.Name, seq, line, nil})
+		st.ents.rows = append(st.ents.rows, row[string]{key: e.Name, seq: seq, line: line, src: ne, rev: ne.Revision()})
 	}
 	return nil
 }
@@ -200,7 +201,7 @@ func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels ma
 		seq, line := d.rels.seqs[i], d.rels.line(i)
 		if renamedRels[seq] {
 			j, _ := findSeq(st.rels.rows, seq)
-			st.rels.rows[j] = row[relationKey]{relationKey{r.From, r.To, r.RelationType}, seq, line, nil}
+			st.rels.rows[j] = row[relationKey]{key: relationKey{r.From, r.To, r.RelationType}, seq: seq, line: line}
 			continue
 		}
 		if n := len(st.rels.rows); n > 0 && st.rels.rows[n-1].seq >= seq {
@@ -210,7 +211,7 @@ func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels ma
 		if dup {
 			return fmt.Errorf("%w: new relation exists", errDelta)
 		}
-		st.rels.rows = append(st.rels.rows, row[relationKey]{relationKeyOf(nr), seq, line, nr})
+		st.rels.rows = append(st.rels.rows, row[relationKey]{key: relationKeyOf(nr), seq: seq, line: line, src: nr})
 	}
 	return nil
 }

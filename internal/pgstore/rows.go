@@ -56,11 +56,25 @@ type row[K comparable] struct {
 	key  K
 	seq  int64
 	line []byte
-	// rel is the relation a relation's row was last brought to (nil for
-	// an entity's, or when not known): a relation never changes but for
-	// its ends' names, which are its key, so the same relation under the
-	// same key needs no line encoded to be found unchanged.
-	rel *graph.Relation
+	// src is the entity or relation the row was last brought to (nil
+	// when not known), and rev that entity's revision then (a relation's
+	// is 0). The same entity at the same revision is unchanged (every
+	// change of its line gives it a new one), and so is the same
+	// relation, which never changes but for its ends' names, which are
+	// its key: neither needs its line encoded to be found unchanged.
+	src any
+	rev uint64
+}
+
+// bring records in r the item it now holds.
+func (kind rowKind[K, T]) bring(r *row[K], item T) {
+	r.src, r.rev = item, kind.revision(item)
+}
+
+// unchanged reports whether item is known without its line to be what
+// the row r, of the same key, holds.
+func (kind rowKind[K, T]) unchanged(r *row[K], item T) bool {
+	return r.src != nil && r.src == any(item) && r.rev == kind.revision(item)
 }
 
 // syncTable brings t to items, the graph's entities or relations in graph
@@ -90,7 +104,8 @@ func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], 
 	}
 	for _, it := range items[i:] {
 		k, line := kind.key(it), kind.line(it)
-		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line, rel: kind.source(it)})
+		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line})
+		kind.bring(&t.rows[len(t.rows)-1], it)
 		ch.write(kind.hash(k), *next, line, kind.times(it))
 		*next++
 	}
@@ -114,7 +129,7 @@ func syncPrefix[K comparable, T any](t *table[K], items []T, kind rowKind[K, T],
 			r.line = line
 			ch.write(kind.hash(k), r.seq, line, kind.times(items[i]))
 		}
-		r.rel = kind.source(items[i])
+		kind.bring(r, items[i])
 	}
 	return i
 }
@@ -162,7 +177,7 @@ func syncRest[K comparable, T any](t *table[K], items []T, i int, kind rowKind[K
 			*next++
 			ch.write(kind.hash(k), r.seq, line, kind.times(it))
 		}
-		r.rel = kind.source(it)
+		kind.bring(&r, it)
 		last = r.seq
 		t.rows = append(t.rows, r)
 	}
@@ -249,16 +264,9 @@ type rowKind[K comparable, T any] struct {
 	// end costs nothing), and must not, as deleting an entity and
 	// relating another to its neighbour in one write would look like it.
 	renamedLast bool
-	// source is the relation an item is (nil for an entity: its line,
-	// which the entity caches, is compared instead).
-	source func(T) *graph.Relation
-}
-
-// unchanged reports whether item is known without its line to be what
-// the row r, of the same key, holds: the relation r was brought to.
-func (kind rowKind[K, T]) unchanged(r *row[K], item T) bool {
-	rel := kind.source(item)
-	return rel != nil && rel == r.rel
+	// revision is an item's revision (graph.Entity.Revision; 0 for a
+	// relation).
+	revision func(T) uint64
 }
 
 var (
@@ -277,12 +285,12 @@ var (
 				bytes.Equal(o.Extra, e.Extra) && o.Created == e.Created && graph.SameTimes(o.ObservedAt, e.ObservedAt)
 		}
 		return false
-	}, true, func(*graph.Entity) *graph.Relation { return nil }}
+	}, true, (*graph.Entity).Revision}
 	relationRows = rowKind[relationKey, *graph.Relation]{relationKeyOf, relationLine, hashRelation, relationTimes, func(old row[relationKey], r *graph.Relation) bool {
 		k := old.key
 		kept := r.From == k.from || r.To == k.to || (k.from == k.to && r.From == r.To)
 		return kept && bytes.Equal(graph.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}), old.line)
-	}, false, func(r *graph.Relation) *graph.Relation { return r }}
+	}, false, func(*graph.Relation) uint64 { return 0 }}
 )
 
 func entityTimes(e *graph.Entity) [2]graph.Time     { return [2]graph.Time{e.Created, e.Updated} }

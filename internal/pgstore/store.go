@@ -503,11 +503,11 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	}
 	st.ents.rows = make([]row[string], len(ents))
 	for i, e := range ents {
-		st.ents.rows[i] = row[string]{e.Name, lines.seqs[i], lines.line(i), nil}
+		st.ents.rows[i] = row[string]{key: e.Name, seq: lines.seqs[i], line: lines.line(i), src: e, rev: e.Revision()}
 	}
 	st.rels.rows = make([]row[relationKey], len(rels))
 	for i, r := range rels {
-		st.rels.rows[i] = row[relationKey]{relationKeyOf(r), lines.seqs[nents+i], lines.line(nents + i), r}
+		st.rels.rows[i] = row[relationKey]{key: relationKeyOf(r), seq: lines.seqs[nents+i], line: lines.line(nents + i), src: r}
 	}
 	return st, nil
 }
