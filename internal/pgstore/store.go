@@ -476,6 +476,13 @@ func connectionFailed(err error) bool {
 		errors.Is(err, pgconn.ErrConnClosed)
 }
 
+// decodeLines decodes a memory's lines, with no collections meanwhile
+// when they are many (heapgoal.Loading).
+func decodeLines(buf []byte) *jsonl.File {
+	defer heapgoal.Loading(int64(len(buf)))()
+	return jsonl.Decode(buf)
+}
+
 // read reads the whole memory in tx: its revision, then its lines in graph
 // order, decoded as a memory file of entity lines then relation lines.
 func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
@@ -492,9 +499,7 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 		return nil, err
 	}
 	lines.order(nents)
-	stopLoading := heapgoal.Loading(int64(len(lines.buf)))
-	f := jsonl.Decode(lines.buf)
-	stopLoading()
+	f := decodeLines(lines.buf)
 	st.g = f.Graph
 	ents, rels := st.g.Entities(), st.g.Relations()
 	if len(ents) != nents || len(rels) != len(lines.seqs)-nents || len(f.Unreadable) > 0 {
