@@ -125,7 +125,18 @@ func serveOptions(t *testing.T, store graph.Store, where string, opts Options) *
 // waitFor polls a JavaScript condition until it holds.
 func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Until(deadline))))
+		if err == nil {
+			return
+		}
+		// A navigation (a reload) replaces the page's JavaScript context
+		// while the poll waits in it: poll again in the new one.
+		if strings.Contains(err.Error(), "Cannot find context with specified id") && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
 		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 		t.Fatalf("waiting for %s (%s): %v\npage text:\n%s", what, expr, err, body)
 	}
