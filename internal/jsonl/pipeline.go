@@ -146,6 +146,44 @@ func decodePipelined(data []byte, chunk, nparsers int) *File {
 	return f
 }
 
+// DecodeChunks decodes a memory held in chunks, in order, each of whole
+// lines (the last one's line end may be missing), as Decode decodes their
+// concatenation, without making it: a caller that gathers a memory from
+// many places (the rows of a database) needs no buffer of it whole.
+func DecodeChunks(chunks [][]byte) *File {
+	var size int64
+	for _, c := range chunks {
+		size += int64(len(c))
+	}
+	if size < pipelineMin {
+		return Decode(bytes.Join(chunks, nil))
+	}
+	f := &File{Graph: graph.New()}
+	reserve(f.Graph, size, func(off int64, p []byte) int {
+		n := 0
+		for _, c := range chunks {
+			if off >= int64(len(c)) {
+				off -= int64(len(c))
+				continue
+			}
+			n += copy(p[n:], c[off:])
+			off = 0
+			if n == len(p) {
+				break
+			}
+		}
+		return n
+	})
+	decodeChunks(f, parsers(), func(emit func([]byte, func())) {
+		for _, c := range chunks {
+			if len(c) > 0 {
+				emit(c[:len(c):len(c)], nil)
+			}
+		}
+	})
+	return f
+}
+
 // parsedChunk is a chunk's lines, parsed: items numbered from 1 within
 // the chunk, which has lines lines, and the function to call once they
 // are loaded (none: nothing to do).

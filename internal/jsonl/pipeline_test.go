@@ -174,3 +174,38 @@ func TestReserveGuess(t *testing.T) {
 		t.Errorf("guessed %d relations, the file has %d", gotRels, rels)
 	}
 }
+
+// TestDecodeChunks decodes files cut into chunks of whole lines, of many
+// sizes, and checks that each gives the File Decode gives the whole.
+func TestDecodeChunks(t *testing.T) {
+	files := map[string][]byte{
+		"empty":             nil,
+		"one line, no end":  []byte(`{"type":"entity","name":"a","entityType":"t","observations":["x"]}`),
+		"messy, 3000":       messyFile(3000, 5),
+		"no final line end": bytes.TrimSuffix(messyFile(3000, 7), []byte("\n")),
+	}
+	for name, data := range files {
+		for _, lines := range []int{1, 50, 1 << 20} {
+			t.Run(fmt.Sprintf("%s/%d lines a chunk", name, lines), func(t *testing.T) {
+				var chunks [][]byte
+				rest := data
+				for len(rest) > 0 {
+					end := 0
+					for n := 0; n < lines && end < len(rest); n++ {
+						if i := bytes.IndexByte(rest[end:], '\n'); i >= 0 {
+							end += i + 1
+						} else {
+							end = len(rest)
+						}
+					}
+					chunks = append(chunks, rest[:end])
+					rest = rest[end:]
+				}
+				chunks = append(chunks, nil) // an empty chunk changes nothing
+				f := DecodeChunks(chunks)
+				checkSameFile(t, data, f)
+				checkHoldsNoneOf(t, data, f)
+			})
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // delta is what other writers changed between two revisions: the rows they
@@ -92,12 +91,12 @@ func (d *delta) apply(st *state) error {
 
 // decode decodes the rows written: entities and relations, one per row.
 func (d *delta) decode() ([]*graph.Entity, []*graph.Relation, error) {
-	f := jsonl.Decode(d.ents.buf)
+	f := d.ents.decode()
 	ents := f.Graph.Entities()
 	if len(ents) != len(d.ents.seqs) || len(f.Unreadable) > 0 {
 		return nil, nil, fmt.Errorf("%w: changed entity rows do not decode", errDelta)
 	}
-	f = jsonl.Decode(d.rels.buf)
+	f = d.rels.decode()
 	rels := f.Graph.Relations()
 	if len(rels) != len(d.rels.seqs) || len(f.Unreadable) > 0 || len(f.Graph.Entities()) > 0 {
 		return nil, nil, fmt.Errorf("%w: changed relation rows do not decode", errDelta)

@@ -56,7 +56,7 @@ func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
 			bounds = append(bounds, len(lines.seqs))
 		}
 		lines.order(bounds[:2]...)
-		f = jsonl.Decode(lines.buf)
+		f = lines.decode()
 		return nil
 	})
 	if err != nil {

@@ -478,9 +478,9 @@ func connectionFailed(err error) bool {
 
 // decodeLines decodes a memory's lines, with no collections meanwhile
 // when they are many (heapgoal.Loading).
-func decodeLines(buf []byte) *jsonl.File {
-	defer heapgoal.Loading(int64(len(buf)))()
-	return jsonl.Decode(buf)
+func decodeLines(l *lineSink) *jsonl.File {
+	defer heapgoal.Loading(l.size())()
+	return l.decode()
 }
 
 // read reads the whole memory in tx: its revision, then its lines in graph
@@ -499,7 +499,7 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 		return nil, err
 	}
 	lines.order(nents)
-	f := decodeLines(lines.buf)
+	f := decodeLines(&lines)
 	st.g = f.Graph
 	ents, rels := st.g.Entities(), st.g.Relations()
 	if len(ents) != nents || len(rels) != len(lines.seqs)-nents || len(f.Unreadable) > 0 {
@@ -517,29 +517,49 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	return st, nil
 }
 
-// lineSink gathers lines from bytea columns into one buffer, "\n" after
-// each, as a memory file: one allocation per growth, not one per row.
+// lineSink gathers lines from bytea columns into blocks of about
+// sinkBlock bytes, "\n" after each, as pieces of a memory file: one
+// allocation per block, not one per row, and no block is copied as more
+// come (a buffer grown to a memory of 500 MB copied and dropped about
+// four times that).
 type lineSink struct {
-	buf  []byte
-	ends []int   // ends[i]: where line i ends (its "\n")
-	seqs []int64 // seqs[i]: line i's sequence number
+	blocks [][]byte // whole lines, in order
+	lines  [][]byte // lines[i]: line i, in its block
+	seqs   []int64  // seqs[i]: line i's sequence number
 }
+
+// sinkBlock is the size of a lineSink's blocks; a longer line has a
+// block of its own.
+const sinkBlock = 1 << 20
 
 // ScanBytes implements pgtype.BytesScanner.
 func (l *lineSink) ScanBytes(v []byte) error {
-	l.buf = append(l.buf, v...)
-	l.ends = append(l.ends, len(l.buf))
-	l.buf = append(l.buf, '\n')
+	n := len(l.blocks)
+	if n == 0 || cap(l.blocks[n-1])-len(l.blocks[n-1]) < len(v)+1 {
+		l.blocks = append(l.blocks, make([]byte, 0, max(sinkBlock, len(v)+1)))
+		n++
+	}
+	b := l.blocks[n-1]
+	start := len(b)
+	b = append(b, v...)
+	l.lines = append(l.lines, b[start:len(b):len(b)])
+	l.blocks[n-1] = append(b, '\n')
 	return nil
 }
 
 // line returns line i, once every line has been read.
-func (l *lineSink) line(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = l.ends[i-1] + 1
+func (l *lineSink) line(i int) []byte { return l.lines[i] }
+
+// decode decodes the lines as a memory file.
+func (l *lineSink) decode() *jsonl.File { return jsonl.DecodeChunks(l.blocks) }
+
+// size is how many bytes the lines take, "\n" after each included.
+func (l *lineSink) size() int64 {
+	var n int64
+	for _, b := range l.blocks {
+		n += int64(len(b))
 	}
-	return l.buf[start:l.ends[i]:l.ends[i]]
+	return n
 }
 
 // read appends the lines of a table's rows of one memory, in the order the
@@ -591,7 +611,7 @@ func (l *lineSink) order(bounds ...int) {
 	if sorted {
 		return
 	}
-	out := lineSink{buf: make([]byte, 0, len(l.buf)), ends: make([]int, 0, len(l.ends)), seqs: make([]int64, 0, len(l.seqs))}
+	out := lineSink{lines: make([][]byte, 0, len(l.lines)), seqs: make([]int64, 0, len(l.seqs))}
 	for _, i := range perm {
 		out.ScanBytes(l.line(i))
 		out.seqs = append(out.seqs, l.seqs[i])
