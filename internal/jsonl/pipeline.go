@@ -127,23 +127,20 @@ func readChunks(r io.ReaderAt, chunk int, tee io.Writer, emit func(data []byte, 
 const spareChunks = 8
 
 // decodePipelined decodes data in the pipeline, cut into chunks of chunk
-// bytes, with nparsers parsers.
+// bytes (each to the end of the line it ends in), with nparsers parsers.
 func decodePipelined(data []byte, chunk, nparsers int) *File {
-	f := &File{Graph: graph.New()}
-	reserve(f.Graph, int64(len(data)), func(off int64, p []byte) int { return copy(p, data[off:]) })
-	decodeChunks(f, nparsers, func(emit func([]byte, func())) {
-		for len(data) > 0 {
-			end := len(data)
-			if end > chunk {
-				if i := bytes.IndexByte(data[chunk:], '\n'); i >= 0 {
-					end = chunk + i + 1
-				}
+	var chunks [][]byte
+	for len(data) > 0 {
+		end := len(data)
+		if end > chunk {
+			if i := bytes.IndexByte(data[chunk:], '\n'); i >= 0 {
+				end = chunk + i + 1
 			}
-			emit(data[:end:end], nil)
-			data = data[end:]
 		}
-	})
-	return f
+		chunks = append(chunks, data[:end:end])
+		data = data[end:]
+	}
+	return decodeParts(chunks, nparsers)
 }
 
 // DecodeChunks decodes a memory held in chunks, in order, each of whole
@@ -151,15 +148,25 @@ func decodePipelined(data []byte, chunk, nparsers int) *File {
 // concatenation, without making it: a caller that gathers a memory from
 // many places (the rows of a database) needs no buffer of it whole.
 func DecodeChunks(chunks [][]byte) *File {
-	var size int64
-	for _, c := range chunks {
-		size += int64(len(c))
-	}
-	if size < pipelineMin {
+	if totalLen(chunks) < pipelineMin {
 		return Decode(bytes.Join(chunks, nil))
 	}
+	return decodeParts(chunks, parsers())
+}
+
+// totalLen is how many bytes chunks hold.
+func totalLen(chunks [][]byte) (n int64) {
+	for _, c := range chunks {
+		n += int64(len(c))
+	}
+	return n
+}
+
+// decodeParts decodes chunks of whole lines in the pipeline, with
+// nparsers parsers.
+func decodeParts(chunks [][]byte, nparsers int) *File {
 	f := &File{Graph: graph.New()}
-	reserve(f.Graph, size, func(off int64, p []byte) int {
+	reserve(f.Graph, totalLen(chunks), func(off int64, p []byte) int {
 		n := 0
 		for _, c := range chunks {
 			if off >= int64(len(c)) {
@@ -174,7 +181,7 @@ func DecodeChunks(chunks [][]byte) *File {
 		}
 		return n
 	})
-	decodeChunks(f, parsers(), func(emit func([]byte, func())) {
+	decodeChunks(f, nparsers, func(emit func([]byte, func())) {
 		for _, c := range chunks {
 			if len(c) > 0 {
 				emit(c[:len(c):len(c)], nil)
