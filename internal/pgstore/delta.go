@@ -186,7 +186,8 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 			return fmt.Errorf("%w: new entity %q exists", errDelta, e.Name)
 		}
 		ne.SetEncodedLine(line)
-		st.ents.rows = append(st.ents.rows, row[string]{key: e.Name, seq: seq, line: line, src: ne, rev: ne.Revision()})
+		st.ents.rows = append(st.ents.rows, row[string]{key: e.Name, seq: seq, line: line})
+		entityRows.bring(&st.ents.rows[len(st.ents.rows)-1], ne)
 	}
 	return nil
 }
@@ -210,7 +211,8 @@ func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels ma
 		if dup {
 			return fmt.Errorf("%w: new relation exists", errDelta)
 		}
-		st.rels.rows = append(st.rels.rows, row[relationKey]{key: relationKeyOf(nr), seq: seq, line: line, src: nr})
+		st.rels.rows = append(st.rels.rows, row[relationKey]{key: relationKeyOf(nr), seq: seq, line: line})
+		relationRows.bring(&st.rels.rows[len(st.rels.rows)-1], nr)
 	}
 	return nil
 }

@@ -508,11 +508,13 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	}
 	st.ents.rows = make([]row[string], len(ents))
 	for i, e := range ents {
-		st.ents.rows[i] = row[string]{key: e.Name, seq: lines.seqs[i], line: lines.line(i), src: e, rev: e.Revision()}
+		st.ents.rows[i] = row[string]{key: e.Name, seq: lines.seqs[i], line: lines.line(i)}
+		entityRows.bring(&st.ents.rows[i], e)
 	}
 	st.rels.rows = make([]row[relationKey], len(rels))
 	for i, r := range rels {
-		st.rels.rows[i] = row[relationKey]{key: relationKeyOf(r), seq: lines.seqs[nents+i], line: lines.line(nents + i), src: r}
+		st.rels.rows[i] = row[relationKey]{key: relationKeyOf(r), seq: lines.seqs[nents+i], line: lines.line(nents + i)}
+		relationRows.bring(&st.rels.rows[i], r)
 	}
 	return st, nil
 }
