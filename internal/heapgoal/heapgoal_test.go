@@ -3,6 +3,7 @@ package heapgoal
 import (
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -97,11 +98,13 @@ func TestKeepLeavesTheUsersChoice(t *testing.T) {
 	}
 }
 
-// goal reads the collector's goal and memory limit.
+// goal reads the collector's goal and memory limit, without setting
+// them: setting the goal and putting it back races with afterCollection
+// on the finalizer goroutine, which may set it in between.
 func goal() (percent int, limit int64) {
-	percent = debug.SetGCPercent(100)
-	debug.SetGCPercent(percent)
-	return percent, debug.SetMemoryLimit(-1)
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	return int(int64(s[0].Value.Uint64())), int64(s[1].Value.Uint64()) // off is -1
 }
 
 // TestLoadingTurnsTheCollectorOff checks that the collector is off while
