@@ -1,7 +1,6 @@
 package pgstore
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/heapgoal"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // Store is one memory in the database and the graph last read from it. It
@@ -476,13 +474,6 @@ func connectionFailed(err error) bool {
 		errors.Is(err, pgconn.ErrConnClosed)
 }
 
-// decodeLines decodes a memory's lines, with no collections meanwhile
-// when they are many (heapgoal.Loading).
-func decodeLines(l *lineSink) *jsonl.File {
-	defer heapgoal.Loading(l.size())()
-	return l.decode()
-}
-
 // read reads the whole memory in tx: its revision, then its lines in graph
 // order, decoded as a memory file of entity lines then relation lines.
 func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
@@ -498,8 +489,12 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	if err := lines.read(ctx, tx, "memory_relations", s.id.Load()); err != nil {
 		return nil, err
 	}
+	// No collections from here to the end, when the lines are many
+	// (heapgoal.Loading): what follows allocates the graph and its rows,
+	// which it all keeps.
+	defer heapgoal.Loading(lines.size())()
 	lines.order(nents)
-	f := decodeLines(&lines)
+	f := lines.decode()
 	st.g = f.Graph
 	ents, rels := st.g.Entities(), st.g.Relations()
 	if len(ents) != nents || len(rels) != len(lines.seqs)-nents || len(f.Unreadable) > 0 {
@@ -517,106 +512,4 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 		relationRows.bring(&st.rels.rows[i], r)
 	}
 	return st, nil
-}
-
-// lineSink gathers lines from bytea columns into blocks of about
-// sinkBlock bytes, "\n" after each, as pieces of a memory file: one
-// allocation per block, not one per row, and no block is copied as more
-// come (a buffer grown to a memory of 500 MB copied and dropped about
-// four times that).
-type lineSink struct {
-	blocks [][]byte // whole lines, in order
-	lines  [][]byte // lines[i]: line i, in its block
-	seqs   []int64  // seqs[i]: line i's sequence number
-}
-
-// sinkBlock is the size of a lineSink's blocks; a longer line has a
-// block of its own.
-const sinkBlock = 1 << 20
-
-// ScanBytes implements pgtype.BytesScanner.
-func (l *lineSink) ScanBytes(v []byte) error {
-	n := len(l.blocks)
-	if n == 0 || cap(l.blocks[n-1])-len(l.blocks[n-1]) < len(v)+1 {
-		l.blocks = append(l.blocks, make([]byte, 0, max(sinkBlock, len(v)+1)))
-		n++
-	}
-	b := l.blocks[n-1]
-	start := len(b)
-	b = append(b, v...)
-	l.lines = append(l.lines, b[start:len(b):len(b)])
-	l.blocks[n-1] = append(b, '\n')
-	return nil
-}
-
-// line returns line i, once every line has been read.
-func (l *lineSink) line(i int) []byte { return l.lines[i] }
-
-// decode decodes the lines as a memory file.
-func (l *lineSink) decode() *jsonl.File { return jsonl.DecodeChunks(l.blocks) }
-
-// size is how many bytes the lines take, "\n" after each included.
-func (l *lineSink) size() int64 {
-	var n int64
-	for _, b := range l.blocks {
-		n += int64(len(b))
-	}
-	return n
-}
-
-// read appends the lines of a table's rows of one memory, in the order the
-// database finds them: sorting is left to order, since a sort in the
-// server of a big memory spills to disk (work_mem) and the rows mostly lie
-// in seq order already.
-func (l *lineSink) read(ctx context.Context, tx pgx.Tx, table string, memory int64) error {
-	return l.readSince(ctx, tx, table, memory, -1)
-}
-
-// readSince is read of the rows written after revision since only.
-func (l *lineSink) readSince(ctx context.Context, tx pgx.Tx, table string, memory, since int64) error {
-	query, args := "SELECT seq, line FROM "+table+" WHERE memory_id = $1", []any{memory}
-	if since >= 0 {
-		query, args = query+" AND rev > $2", append(args, since)
-	}
-	rows, err := tx.Query(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq, l); err != nil {
-			return err
-		}
-		l.seqs = append(l.seqs, seq)
-	}
-	return rows.Err()
-}
-
-// order sorts the lines by seq within each section (lines [0, bounds[0]),
-// [bounds[0], bounds[1]), …, [last bound, end)), copying the buffer only if
-// some section is out of order.
-func (l *lineSink) order(bounds ...int) {
-	bounds = append(bounds, len(l.seqs))
-	perm := make([]int, len(l.seqs))
-	sorted, from := true, 0
-	for _, to := range bounds {
-		for i := from; i < to; i++ {
-			perm[i] = i
-			if i > from && l.seqs[i] < l.seqs[i-1] {
-				sorted = false
-			}
-		}
-		slices.SortFunc(perm[from:to], func(a, b int) int { return cmp.Compare(l.seqs[a], l.seqs[b]) })
-		from = to
-	}
-	if sorted {
-		return
-	}
-	out := lineSink{lines: make([][]byte, 0, len(l.lines)), seqs: make([]int64, 0, len(l.seqs))}
-	for _, i := range perm {
-		out.ScanBytes(l.line(i))
-		out.seqs = append(out.seqs, l.seqs[i])
-	}
-	*l = out
 }

@@ -1,0 +1,265 @@
+package pgstore
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
+)
+
+// lineSink gathers lines from bytea columns into blocks of about
+// sinkBlock bytes, "\n" after each, as pieces of a memory file: one
+// allocation per block, not one per row, and no block is copied as more
+// come (a buffer grown to a memory of 500 MB copied and dropped about
+// four times that).
+type lineSink struct {
+	blocks [][]byte  // whole lines, in the order read
+	refs   []lineRef // refs[i]: where line i is
+	seqs   []int64   // seqs[i]: line i's sequence number
+	// chunks are the lines in seq order as pieces of a memory file, once
+	// order moved some (nil: blocks are in order).
+	chunks [][]byte
+}
+
+// lineRef is where a line is: its block, and its offset and length there.
+type lineRef struct{ block, off, n uint32 }
+
+// sinkBlock is the size of a lineSink's blocks; a longer line has a
+// block of its own.
+const sinkBlock = 1 << 20
+
+// add appends line v, of sequence number seq.
+func (l *lineSink) add(seq int64, v []byte) {
+	n := len(l.blocks)
+	if n == 0 || cap(l.blocks[n-1])-len(l.blocks[n-1]) < len(v)+1 {
+		l.blocks = append(l.blocks, make([]byte, 0, max(sinkBlock, len(v)+1)))
+		n++
+	}
+	b := l.blocks[n-1]
+	l.refs = append(l.refs, lineRef{uint32(n - 1), uint32(len(b)), uint32(len(v))})
+	l.seqs = append(l.seqs, seq)
+	b = append(b, v...)
+	l.blocks[n-1] = append(b, '\n')
+}
+
+// line returns line i, once every line has been read.
+func (l *lineSink) line(i int) []byte {
+	r := l.refs[i]
+	end := r.off + r.n
+	return l.blocks[r.block][r.off:end:end]
+}
+
+// decode decodes the lines as a memory file.
+func (l *lineSink) decode() *jsonl.File {
+	if l.chunks != nil {
+		return jsonl.DecodeChunks(l.chunks)
+	}
+	return jsonl.DecodeChunks(l.blocks)
+}
+
+// size is how many bytes the lines take, "\n" after each included.
+func (l *lineSink) size() int64 {
+	var n int64
+	for _, b := range l.blocks {
+		n += int64(len(b))
+	}
+	return n
+}
+
+// read appends the lines of a table's rows of one memory, in the order the
+// database finds them: sorting is left to order, since a sort in the
+// server of a big memory spills to disk (work_mem) and the rows mostly lie
+// in seq order already.
+func (l *lineSink) read(ctx context.Context, tx pgx.Tx, table string, memory int64) error {
+	return l.readSince(ctx, tx, table, memory, -1)
+}
+
+// readSince is read of the rows written after revision since only. The
+// rows come as COPY's binary format, parsed as they come: a query's rows,
+// each scanned into values on its own, cost twice the time at a million.
+// The query holds only numbers and the name of a table, never text from
+// outside.
+func (l *lineSink) readSince(ctx context.Context, tx pgx.Tx, table string, memory, since int64) error {
+	query := fmt.Sprintf("COPY (SELECT seq, line FROM %s WHERE memory_id = %d", table, memory)
+	if since >= 0 {
+		query += fmt.Sprintf(" AND rev > %d", since)
+	}
+	query += ") TO STDOUT (FORMAT binary)"
+	c := copyRows{sink: l}
+	if _, err := tx.Conn().PgConn().CopyTo(ctx, &c, query); err != nil {
+		return err
+	}
+	return c.end()
+}
+
+// copyRows parses COPY's binary format of rows (seq bigint, line bytea)
+// into a lineSink, whatever pieces it comes in.
+type copyRows struct {
+	sink    *lineSink
+	rest    []byte // the start of a row cut between two writes
+	header  bool   // the header is read
+	trailer bool   // and the trailer
+}
+
+// copySignature starts COPY's binary format.
+var copySignature = []byte("PGCOPY\n\xff\r\n\x00")
+
+var errCopyFormat = errors.New("unexpected COPY data")
+
+// Write implements io.Writer.
+func (c *copyRows) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(c.rest) > 0 {
+		c.rest = append(c.rest, p...)
+		p = c.rest
+	}
+	p, err := c.parse(p)
+	if err != nil {
+		return 0, err
+	}
+	c.rest = append(c.rest[:0], p...) // p may lie in rest, further on
+	return n, nil
+}
+
+// parse parses the rows p holds whole and returns the rest.
+func (c *copyRows) parse(p []byte) ([]byte, error) {
+	if !c.header {
+		// The signature, 32 bits of flags, and the extension's length.
+		if len(p) < len(copySignature)+8 {
+			return p, nil
+		}
+		if !bytes.Equal(p[:len(copySignature)], copySignature) {
+			return nil, fmt.Errorf("%w: no signature", errCopyFormat)
+		}
+		ext := int(binary.BigEndian.Uint32(p[len(copySignature)+4:]))
+		skip := len(copySignature) + 8 + ext
+		if ext < 0 || len(p) < skip {
+			return p, nil
+		}
+		p, c.header = p[skip:], true
+	}
+	for len(p) >= 2 {
+		if c.trailer {
+			return nil, fmt.Errorf("%w after its end", errCopyFormat)
+		}
+		switch fields := int16(binary.BigEndian.Uint16(p)); fields {
+		case -1:
+			p, c.trailer = p[2:], true
+			continue
+		case 2:
+		default:
+			return nil, fmt.Errorf("%w: a row of %d columns", errCopyFormat, fields)
+		}
+		// 2 bytes of field count, the seq's length (8) and value, the
+		// line's length and bytes.
+		const head = 2 + 4 + 8 + 4
+		if len(p) < head {
+			break
+		}
+		if binary.BigEndian.Uint32(p[2:]) != 8 {
+			return nil, fmt.Errorf("%w: a seq of %d bytes", errCopyFormat, int32(binary.BigEndian.Uint32(p[2:])))
+		}
+		seq := int64(binary.BigEndian.Uint64(p[6:]))
+		n := int64(int32(binary.BigEndian.Uint32(p[14:])))
+		if n < 0 {
+			return nil, fmt.Errorf("%w: a line that is NULL", errCopyFormat)
+		}
+		if int64(len(p)) < head+n {
+			break
+		}
+		c.sink.add(seq, p[head:head+n])
+		p = p[head+n:]
+	}
+	return p, nil
+}
+
+// end checks that the data ended where a whole COPY ends.
+func (c *copyRows) end() error {
+	if !c.header || !c.trailer || len(c.rest) > 0 {
+		return fmt.Errorf("%w: it ended before its end", errCopyFormat)
+	}
+	return nil
+}
+
+// order sorts the lines by seq within each section (lines [0, bounds[0]),
+// [bounds[0], bounds[1]), …, [last bound, end)). Lines out of order are
+// not copied into new blocks: decode reads the runs of lines that follow
+// each other in a block where they lie, and only the lines of short runs
+// are gathered into new blocks (a row a write changed lies away from its
+// neighbours in the database, but most rows stay in order).
+func (l *lineSink) order(bounds ...int) {
+	bounds = append(bounds, len(l.seqs))
+	sorted, from := true, 0
+	for _, to := range bounds {
+		sorted = sorted && slices.IsSorted(l.seqs[from:to])
+		from = to
+	}
+	if sorted {
+		return
+	}
+	perm := make([]int32, len(l.seqs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	from = 0
+	for _, to := range bounds {
+		slices.SortFunc(perm[from:to], func(a, b int32) int { return cmp.Compare(l.seqs[a], l.seqs[b]) })
+		from = to
+	}
+	l.chunks = l.runs(perm)
+	refs, seqs := make([]lineRef, len(perm)), make([]int64, len(perm))
+	for k, i := range perm {
+		refs[k], seqs[k] = l.refs[i], l.seqs[i]
+	}
+	l.refs, l.seqs = refs, seqs
+}
+
+// shortRun is the length under which a run of lines in order is copied
+// into a block of gathered lines rather than decoded where it lies.
+const shortRun = 16 << 10
+
+// runs returns the lines in the order perm gives as chunks of whole lines:
+// each run of lines that follow each other in one block where it lies, but
+// the runs shorter than shortRun, which are gathered into blocks.
+func (l *lineSink) runs(perm []int32) [][]byte {
+	var chunks [][]byte
+	var gathered []byte
+	flush := func() { // what is gathered goes; the room left stays
+		if len(gathered) > 0 {
+			chunks = append(chunks, gathered[:len(gathered):len(gathered)])
+			gathered = gathered[len(gathered):]
+		}
+	}
+	for k := 0; k < len(perm); {
+		first := l.refs[perm[k]]
+		j, end := k+1, first.off+first.n+1
+		for ; j < len(perm) && perm[j] == perm[j-1]+1; j++ {
+			r := l.refs[perm[j]]
+			if r.block != first.block {
+				break
+			}
+			end = r.off + r.n + 1
+		}
+		run := l.blocks[first.block][first.off:end:end]
+		if len(run) >= shortRun {
+			flush()
+			chunks = append(chunks, run)
+		} else {
+			if cap(gathered)-len(gathered) < len(run) {
+				flush()
+				gathered = make([]byte, 0, max(sinkBlock, len(run)))
+			}
+			gathered = append(gathered, run...)
+		}
+		k = j
+	}
+	flush()
+	return chunks
+}
