@@ -158,7 +158,7 @@ func (d *delta) applyRenames(st *state, ents []*graph.Entity, renamedEnts map[in
 func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 	g := st.g
 	for i, e := range ents {
-		seq, line := d.ents.seqs[i], d.ents.line(i)
+		seq, line, sum := d.ents.seqs[i], d.ents.line(i), d.ents.sums[i]
 		if j, ok := findSeq(st.ents.rows, seq); ok {
 			ge := g.Entity(e.Name)
 			if ge == nil || st.ents.rows[j].key != e.Name {
@@ -174,7 +174,7 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 			// The row's times, not those the operations above recorded.
 			ge.Created, ge.Updated, ge.ObservedAt = e.Created, e.Updated, e.ObservedAt
 			ge.SetEncodedLine(line)
-			st.ents.rows[j].line = line
+			st.ents.rows[j].sum = sum
 			entityRows.bring(&st.ents.rows[j], ge)
 			continue
 		}
@@ -186,7 +186,7 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 			return fmt.Errorf("%w: new entity %q exists", errDelta, e.Name)
 		}
 		ne.SetEncodedLine(line)
-		st.ents.rows = append(st.ents.rows, row[string]{key: e.Name, seq: seq, line: line})
+		st.ents.rows = append(st.ents.rows, row[string]{key: e.Name, seq: seq, sum: sum})
 		entityRows.bring(&st.ents.rows[len(st.ents.rows)-1], ne)
 	}
 	return nil
@@ -198,10 +198,10 @@ func (d *delta) applyEntities(st *state, ents []*graph.Entity) error {
 func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels map[int64]bool) error {
 	g := st.g
 	for i, r := range rels {
-		seq, line := d.rels.seqs[i], d.rels.line(i)
+		seq, sum := d.rels.seqs[i], d.rels.sums[i]
 		if renamedRels[seq] {
 			j, _ := findSeq(st.rels.rows, seq)
-			st.rels.rows[j] = row[relationKey]{key: relationKey{r.From, r.To, r.RelationType}, seq: seq, line: line}
+			st.rels.rows[j] = row[relationKey]{key: relationKey{r.From, r.To, r.RelationType}, seq: seq, sum: sum}
 			continue
 		}
 		if n := len(st.rels.rows); n > 0 && st.rels.rows[n-1].seq >= seq {
@@ -211,7 +211,7 @@ func (d *delta) applyRelations(st *state, rels []*graph.Relation, renamedRels ma
 		if dup {
 			return fmt.Errorf("%w: new relation exists", errDelta)
 		}
-		st.rels.rows = append(st.rels.rows, row[relationKey]{key: relationKeyOf(nr), seq: seq, line: line})
+		st.rels.rows = append(st.rels.rows, row[relationKey]{key: relationKeyOf(nr), seq: seq, sum: sum})
 		relationRows.bring(&st.rels.rows[len(st.rels.rows)-1], nr)
 	}
 	return nil

@@ -23,6 +23,7 @@ type lineSink struct {
 	blocks [][]byte  // whole lines, in the order read
 	refs   []lineRef // refs[i]: where line i is
 	seqs   []int64   // seqs[i]: line i's sequence number
+	sums   []lineSum // sums[i]: line i's sum, taken as it came
 	// chunks are the lines in seq order as pieces of a memory file, once
 	// order moved some (nil: blocks are in order).
 	chunks [][]byte
@@ -45,6 +46,7 @@ func (l *lineSink) add(seq int64, v []byte) {
 	b := l.blocks[n-1]
 	l.refs = append(l.refs, lineRef{uint32(n - 1), uint32(len(b)), uint32(len(v))})
 	l.seqs = append(l.seqs, seq)
+	l.sums = append(l.sums, sumLine(v))
 	b = append(b, v...)
 	l.blocks[n-1] = append(b, '\n')
 }
@@ -214,11 +216,11 @@ func (l *lineSink) order(bounds ...int) {
 		from = to
 	}
 	l.chunks = l.runs(perm)
-	refs, seqs := make([]lineRef, len(perm)), make([]int64, len(perm))
+	refs, seqs, sums := make([]lineRef, len(perm)), make([]int64, len(perm)), make([]lineSum, len(perm))
 	for k, i := range perm {
-		refs[k], seqs[k] = l.refs[i], l.seqs[i]
+		refs[k], seqs[k], sums[k] = l.refs[i], l.seqs[i], l.sums[i]
 	}
-	l.refs, l.seqs = refs, seqs
+	l.refs, l.seqs, l.sums = refs, seqs, sums
 }
 
 // shortRun is the length under which a run of lines in order is copied

@@ -90,8 +90,8 @@ func TestCopyRowsRefusesWhatIsNotTheirs(t *testing.T) {
 
 // TestOrderDecodesInSeqOrder reads lines in orders a database gives (in
 // order; mostly in order with some rows moved away, as a write leaves them;
-// any order) and checks that the lines, their seqs and what decodes are in
-// seq order in each section.
+// any order) and checks that the lines, their seqs and sums, and what
+// decodes are in seq order in each section.
 func TestOrderDecodesInSeqOrder(t *testing.T) {
 	const n = 3000
 	want := make([][]byte, n)
@@ -136,7 +136,7 @@ func TestOrderDecodesInSeqOrder(t *testing.T) {
 			}
 			l.order(bound)
 			for i := range want {
-				if l.seqs[i] != int64(10+i*3) || !bytes.Equal(l.line(i), want[i]) {
+				if l.seqs[i] != int64(10+i*3) || !bytes.Equal(l.line(i), want[i]) || l.sums[i] != sumLine(want[i]) {
 					t.Fatalf("line %d: seq %d %.30q", i, l.seqs[i], l.line(i))
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
@@ -213,5 +214,52 @@ func TestRenameAndMergeKeepTheRest(t *testing.T) {
 	}
 	if got, want := dump(t, open(t)), dump(t, a); got != want {
 		t.Fatalf("after the merge the database holds\n%s\nwant\n%s", got, want)
+	}
+}
+
+// An entity renamed and changed by one write keeps its row's place, so
+// the write writes that row alone, not every row after it too; a store
+// reading the memory afresh, and one catching up, hold it where the
+// writer does.
+func TestARenameThatAlsoChangesKeepsItsPlace(t *testing.T) {
+	open := openMemory(t)
+	a, b := open(t), open(t)
+	if _, err := a.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{
+			{Name: "first", EntityType: "t", Observations: []string{"1"}},
+			{Name: "middle", EntityType: "t", Observations: []string{"2"}},
+			{Name: "last", EntityType: "t", Observations: []string{"3"}},
+		})
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	dump(t, b)
+	if _, err := a.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
+		if _, err := g.Rename("middle", "centre"); err != nil {
+			return err
+		}
+		_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "centre", Contents: []string{"renamed"}}})
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := admin(t).QueryRow(ctx, `SELECT count(*) FROM memory_entities e JOIN memories m ON m.id = e.memory_id
+		WHERE m.name = $1 AND e.rev = m.revision`, a.Name()).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("the write wrote %d entity rows, want 1", n)
+	}
+	want := dump(t, a)
+	if !strings.Contains(want, "centre") || strings.Index(want, "centre") > strings.Index(want, "last") {
+		t.Fatalf("the writer holds\n%s\nwant centre renamed in its place", want)
+	}
+	if got := dump(t, b); got != want {
+		t.Errorf("a store catching up holds\n%s\nwant\n%s", got, want)
+	}
+	if got := dump(t, open(t)); got != want {
+		t.Errorf("a store reading afresh holds\n%s\nwant\n%s", got, want)
 	}
 }

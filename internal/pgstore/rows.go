@@ -1,16 +1,14 @@
 package pgstore
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"slices"
+	"hash/maphash"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 )
 
 // changes are the rows a mutation wrote (inserted, changed or moved in
@@ -53,9 +51,9 @@ type table[K comparable] struct{ rows []row[K] }
 
 // row is what the database holds for one entity or relation.
 type row[K comparable] struct {
-	key  K
-	seq  int64
-	line []byte
+	key K
+	seq int64
+	sum lineSum // of the line
 	// src is the entity or relation the row was last brought to (nil
 	// when not known), and rev that entity's revision then (a relation's
 	// is 0). The same entity at the same revision is unchanged (every
@@ -65,6 +63,17 @@ type row[K comparable] struct {
 	src any
 	rev uint64
 }
+
+// lineSum identifies a line: a row keeps its line's sum, not the line,
+// which at a million entities would hold the whole memory again beside
+// the graph. Lines that differ have the same sum once in 2^64 (a write
+// would then miss a row): a server writing a thousand lines a second
+// would meet one in half a billion years.
+type lineSum uint64
+
+var lineSeed = maphash.MakeSeed()
+
+func sumLine(line []byte) lineSum { return lineSum(maphash.Bytes(lineSeed, line)) }
 
 // bring records in r the item it now holds.
 func (kind rowKind[K, T]) bring(r *row[K], item T) {
@@ -104,7 +113,7 @@ func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], 
 	}
 	for _, it := range items[i:] {
 		k, line := kind.key(it), kind.line(it)
-		t.rows = append(t.rows, row[K]{key: k, seq: *next, line: line})
+		t.rows = append(t.rows, row[K]{key: k, seq: *next, sum: sumLine(line)})
 		kind.bring(&t.rows[len(t.rows)-1], it)
 		ch.write(kind.hash(k), *next, line, kind.times(it))
 		*next++
@@ -125,8 +134,8 @@ func syncPrefix[K comparable, T any](t *table[K], items []T, kind rowKind[K, T],
 		if kind.unchanged(r, items[i]) {
 			continue
 		}
-		if line := kind.line(items[i]); !bytes.Equal(r.line, line) {
-			r.line = line
+		if line := kind.line(items[i]); sumLine(line) != r.sum {
+			r.sum = sumLine(line)
 			ch.write(kind.hash(k), r.seq, line, kind.times(items[i]))
 		}
 		kind.bring(r, items[i])
@@ -159,21 +168,22 @@ func syncRest[K comparable, T any](t *table[K], items []T, i int, kind rowKind[K
 			continue
 		}
 		line := kind.line(it)
+		sum := sumLine(line)
 		switch {
-		case ok && r.seq > last && bytes.Equal(r.line, line):
+		case ok && r.seq > last && r.sum == sum:
 		case ok && r.seq > last:
-			r.line = line
+			r.sum = sum
 			ch.write(kind.hash(k), r.seq, line, kind.times(it))
 		case !ok && pl.inPlace(p, it, last):
 			// In the place of a row that goes: the seq stays in
 			// order, and rows after it keep theirs.
-			r = row[K]{key: k, seq: pl.old[p].seq, line: line}
+			r = row[K]{key: k, seq: pl.old[p].seq, sum: sum}
 			ch.write(kind.hash(k), r.seq, line, kind.times(it))
 		default:
 			if ok {
 				ch.removed = append(ch.removed, r.seq)
 			}
-			r = row[K]{key: k, seq: *next, line: line}
+			r = row[K]{key: k, seq: *next, sum: sum}
 			*next++
 			ch.write(kind.hash(k), r.seq, line, kind.times(it))
 		}
@@ -271,25 +281,20 @@ type rowKind[K comparable, T any] struct {
 
 var (
 	entityRows = rowKind[string, *graph.Entity]{entityKey, entityLine, hashEntity, entityTimes, func(old row[string], e *graph.Entity) bool {
-		// The same entity but for its name and the time of its last
-		// change, which a rename sets.
-		was := &graph.Entity{Name: old.key, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
-			Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
-		if bytes.Equal(graph.AppendEntity(nil, was), old.line) {
+		// The entity the row was brought to, under a new name (the
+		// graph renames an entity in place), or one the same but for
+		// its name.
+		if old.src == any(e) {
 			return true
 		}
-		f := jsonl.Decode(old.line)
-		if ents := f.Graph.Entities(); len(ents) == 1 {
-			o := ents[0]
-			return o.Name == old.key && o.EntityType == e.EntityType && slices.Equal(o.Observations, e.Observations) &&
-				bytes.Equal(o.Extra, e.Extra) && o.Created == e.Created && graph.SameTimes(o.ObservedAt, e.ObservedAt)
-		}
-		return false
+		was := &graph.Entity{Name: old.key, EntityType: e.EntityType, Observations: e.Observations, Extra: e.Extra,
+			Created: e.Created, Updated: e.Updated, ObservedAt: e.ObservedAt}
+		return sumLine(graph.AppendEntity(nil, was)) == old.sum
 	}, true, (*graph.Entity).Revision}
 	relationRows = rowKind[relationKey, *graph.Relation]{relationKeyOf, relationLine, hashRelation, relationTimes, func(old row[relationKey], r *graph.Relation) bool {
 		k := old.key
 		kept := r.From == k.from || r.To == k.to || (k.from == k.to && r.From == r.To)
-		return kept && bytes.Equal(graph.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created}), old.line)
+		return kept && sumLine(graph.AppendRelation(nil, &graph.Relation{From: k.from, To: k.to, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created})) == old.sum
 	}, false, func(*graph.Relation) uint64 { return 0 }}
 )
 

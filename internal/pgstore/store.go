@@ -503,12 +503,12 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	}
 	st.ents.rows = make([]row[string], len(ents))
 	for i, e := range ents {
-		st.ents.rows[i] = row[string]{key: e.Name, seq: lines.seqs[i], line: lines.line(i)}
+		st.ents.rows[i] = row[string]{key: e.Name, seq: lines.seqs[i], sum: lines.sums[i]}
 		entityRows.bring(&st.ents.rows[i], e)
 	}
 	st.rels.rows = make([]row[relationKey], len(rels))
 	for i, r := range rels {
-		st.rels.rows[i] = row[relationKey]{key: relationKeyOf(r), seq: lines.seqs[nents+i], line: lines.line(nents + i)}
+		st.rels.rows[i] = row[relationKey]{key: relationKeyOf(r), seq: lines.seqs[nents+i], sum: lines.sums[nents+i]}
 		relationRows.bring(&st.rels.rows[i], r)
 	}
 	return st, nil
