@@ -126,7 +126,7 @@ func (db *DB) Memory(ctx context.Context, name string) (*Store, error) {
 	}
 	var origin [8]byte
 	rand.Read(origin[:])
-	s := &Store{db: db, name: name, origin: hex.EncodeToString(origin[:]), writing: make(chan struct{}, 1)}
+	s := &Store{db: db, name: name, origin: hex.EncodeToString(origin[:]), writing: make(chan struct{}, 1), reading: make(chan struct{}, 1)}
 	ctx, cancel := context.WithTimeout(ctx, db.opts.QueryTimeout)
 	defer cancel()
 	if _, err := s.lookup(ctx); err != nil {

@@ -1,15 +1,20 @@
 package pgstore_test
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
+	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
+	"github.com/kgmemory/mcp-server-memory/internal/storetest"
+	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed of TestRandomWrites (0: a new one)")
@@ -261,5 +266,46 @@ func TestARenameThatAlsoChangesKeepsItsPlace(t *testing.T) {
 	}
 	if got := dump(t, open(t)); got != want {
 		t.Errorf("a store reading afresh holds\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Views that come together to a store that holds no graph yet read the
+// memory once, not once each: at a server's start the first tool call and
+// the index build both ask.
+func TestViewsAtOnceReadOnce(t *testing.T) {
+	open := openMemory(t)
+	a := open(t)
+	tg, _ := testgraph.Generate(5000, 1)
+	var buf bytes.Buffer
+	if err := tg.WriteJSONL(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f := jsonl.Decode(buf.Bytes())
+	if err := a.Import(ctx, f.Graph, f.Unreadable, false); err != nil {
+		t.Fatal(err)
+	}
+	want := dump(t, a)
+	b := open(t)
+	const views = 4
+	var wg sync.WaitGroup
+	got := make([]string, views)
+	start := make(chan struct{})
+	for i := range views {
+		wg.Go(func() {
+			<-start
+			if err := b.View(ctx, func(g *graph.Graph) error { got[i] = storetest.Dump(g); return nil }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Errorf("view %d saw another graph", i)
+		}
+	}
+	if whole, delta := b.Reads(); whole != 1 || delta != 0 {
+		t.Errorf("%d views at once read the memory whole %d times and caught up %d times, want once and never", views, whole, delta)
 	}
 }

@@ -34,6 +34,7 @@ type Store struct {
 	wholeReads, deltaReads atomic.Int64 // how the Store caught up, for tests
 
 	writing chan struct{} // holds a token while a write of this Store runs
+	reading chan struct{} // holds a token while a View of this Store catches up
 
 	// Guarded by writing: the newest history id this Store wrote, and
 	// whether writing the history failed (the log said so once).
@@ -129,6 +130,26 @@ func (s *Store) View(ctx context.Context, fn func(*graph.Graph) error) error {
 	}
 	s.mu.RUnlock()
 
+	// One catch-up at a time: a View that comes while another reads waits
+	// for it, then finds the graph current, rather than reading beside it
+	// (at a server's start the first tool call and the index build both
+	// read a memory of a million entities whole at once: twice the time
+	// and twice the memory).
+	select {
+	case s.reading <- struct{}{}:
+	case <-ctx.Done():
+		return s.failCtx(ctx, "reading", ctx.Err())
+	}
+	release := sync.OnceFunc(func() { <-s.reading })
+	defer release()
+	s.mu.RLock()
+	if s.loaded && s.cur.rev >= rev {
+		release()
+		defer s.mu.RUnlock()
+		return fn(s.cur.g)
+	}
+	s.mu.RUnlock()
+
 	// Read without holding mu: readers go on with the graph they have, and
 	// a writer waiting for mu holds no connection this read needs. First
 	// only what changed since the graph held; if that cannot be applied,
@@ -148,6 +169,7 @@ func (s *Store) View(ctx context.Context, fn func(*graph.Graph) error) error {
 		}
 		s.mu.Lock()
 		if s.installLocked(base, c) {
+			release()
 			defer s.mu.Unlock()
 			return fn(s.cur.g)
 		}
