@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -374,5 +375,31 @@ func TestRenameOntoDanglingRelations(t *testing.T) {
 	}
 	if out, in := g.RelationsOf("Robert"); len(out) != 2 || len(in) != 1 {
 		t.Errorf("relations of Robert: %d out, %d in", len(out), len(in))
+	}
+}
+
+// EntityIndex finds each entity where Entities holds it, through
+// creations, deletions and renames.
+func TestEntityIndex(t *testing.T) {
+	g := New()
+	var ents []Entity
+	for i := range 40 {
+		ents = append(ents, Entity{Name: fmt.Sprint("e", i), EntityType: "t"})
+	}
+	g.CreateEntities(ents)
+	g.DeleteEntities([]string{"e0", "e7", "e39"})
+	if _, err := g.Rename("e20", "twenty"); err != nil {
+		t.Fatal(err)
+	}
+	g.CreateEntities([]Entity{{Name: "e0", EntityType: "t"}})
+	for i, e := range g.Entities() {
+		if got := g.EntityIndex(e.Name); got != i {
+			t.Errorf("EntityIndex(%q) = %d, want %d", e.Name, got, i)
+		}
+	}
+	for _, name := range []string{"e7", "e20", "nobody"} {
+		if got := g.EntityIndex(name); got != -1 {
+			t.Errorf("EntityIndex(%q) = %d, want -1", name, got)
+		}
 	}
 }

@@ -189,6 +189,21 @@ func (g *Graph) Entity(name string) *Entity { return g.byName[name] }
 // modify the slice or the entities.
 func (g *Graph) Entities() []*Entity { return g.entities }
 
+// EntityIndex returns the position of the entity named name in Entities,
+// or -1 when there is none, at the cost of a binary search: entities stay
+// in the order they were created in (a rename keeps the place).
+func (g *Graph) EntityIndex(name string) int {
+	e := g.byName[name]
+	if e == nil {
+		return -1
+	}
+	i, found := slices.BinarySearchFunc(g.entities, e.seq, func(x *Entity, seq uint64) int { return cmp.Compare(x.seq, seq) })
+	if !found {
+		return -1
+	}
+	return i
+}
+
 // Relations returns the relations in creation order. The caller must not
 // modify the slice or the relations.
 func (g *Graph) Relations() []*Relation { return g.relations }

@@ -27,14 +27,22 @@
 //     moved, catches up: it reads the rows written since its revision and
 //     the removals since, and applies them to the graph with the tools' own
 //     operations, checking the result row by row; a Store further behind,
-//     or whose check fails, reads the memory whole. So a reader always
-//     sees the latest committed graph, and search runs on the cached graph
-//     with the same ranking code as the file store, giving the same answers.
+//     or whose check fails, reads the memory whole (its rows through COPY's
+//     binary format, sorted by seq in the Store, decoded where they lie).
+//     One View of a Store catches up at a time; the others wait for it.
+//     Beside the graph a Store keeps, per row, its key, seq, a 64-bit sum
+//     of its line and the entity or relation it holds, not the line. So a
+//     reader always sees the latest committed graph, and search runs on the
+//     cached graph with the same ranking code as the file store, giving the
+//     same answers.
 //   - Update: one transaction. It locks the memory row (SELECT … FOR
 //     UPDATE), catches up if another writer moved the revision, runs the
 //     mutation (which validates before it changes anything: an error writes
 //     nothing), writes only the rows that changed, bumps the revision, sends
-//     NOTIFY, commits.
+//     NOTIFY, commits. The rows that changed are found from the write's
+//     record when it only adds or deletes observations
+//     and creates entities and relations (recorded.go); any other write
+//     walks every row.
 //   - Watch: LISTEN on one channel, one connection per DB; a notification
 //     names the memory, the revision and the writer, so a Store hears the
 //     writes of every other Store (another replica, another process) and

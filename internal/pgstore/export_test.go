@@ -64,3 +64,7 @@ func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
 	}
 	return f, nil
 }
+
+// Walks reports how many times a write of s found its rows by walking a
+// table whole.
+func (s *Store) Walks() int64 { return s.walks.Load() }

@@ -309,3 +309,54 @@ func TestViewsAtOnceReadOnce(t *testing.T) {
 		t.Errorf("%d views at once read the memory whole %d times and caught up %d times, want once and never", views, whole, delta)
 	}
 }
+
+// The writes of the four tools that move no row (add and delete
+// observations, create entities and relations) find their rows from their
+// record, without walking the memory's rows; one that deletes an entity
+// walks. Either way the database holds the writer's graph.
+func TestWritesThatMoveNothingWalkNoRows(t *testing.T) {
+	open := openMemory(t)
+	w := open(t)
+	write := func(what string, apply func(g *graph.Graph) error) {
+		t.Helper()
+		if _, err := w.Update(ctx, graph.Write{Apply: apply}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got, want := dump(t, open(t)), dump(t, w); got != want {
+			t.Fatalf("after %s the database holds\n%s\nthe writer has\n%s", what, got, want)
+		}
+	}
+	write("creating", func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "a", EntityType: "t"}, {Name: "b", EntityType: "t", Observations: []string{"1"}}, {Name: "c", EntityType: "t"}})
+		return nil
+	})
+	before := w.Walks()
+	for what, apply := range map[string]func(g *graph.Graph) error{
+		"add_observations": func(g *graph.Graph) error {
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "b", Contents: []string{"2"}}, {EntityName: "a", Contents: []string{"3"}}})
+			return err
+		},
+		"create_entities": func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: "d", EntityType: "t"}})
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "d", Contents: []string{"4"}}})
+			return err
+		},
+		"create_relations": func(g *graph.Graph) error {
+			_, err := g.CreateRelations([]graph.Relation{{From: "a", To: "b", RelationType: "r"}, {From: "c", To: "a", RelationType: "r"}})
+			return err
+		},
+		"delete_observations": func(g *graph.Graph) error {
+			g.DeleteObservations([]graph.ObservationDeletion{{EntityName: "b", Observations: []string{"1"}}})
+			return nil
+		},
+	} {
+		write(what, apply)
+	}
+	if n := w.Walks() - before; n != 0 {
+		t.Errorf("the four writes walked %d tables, want none", n)
+	}
+	write("delete_entities", func(g *graph.Graph) error { g.DeleteEntities([]string{"b"}); return nil })
+	if n := w.Walks() - before; n != 2 {
+		t.Errorf("deleting an entity walked %d tables, want both", n)
+	}
+}

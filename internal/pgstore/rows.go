@@ -111,14 +111,32 @@ func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], 
 		syncRest(t, items, i, kind, next, &ch)
 		return ch
 	}
-	for _, it := range items[i:] {
+	appendRows(t, items[i:], kind, next, &ch)
+	return ch
+}
+
+// appendRows appends the rows of new items, with the next sequence
+// numbers.
+func appendRows[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], next *int64, ch *changes) {
+	for _, it := range items {
 		k, line := kind.key(it), kind.line(it)
 		t.rows = append(t.rows, row[K]{key: k, seq: *next, sum: sumLine(line)})
 		kind.bring(&t.rows[len(t.rows)-1], it)
 		ch.write(kind.hash(k), *next, line, kind.times(it))
 		*next++
 	}
-	return ch
+}
+
+// syncRow writes the row r of the same key as it when its line changed.
+func syncRow[K comparable, T any](r *row[K], it T, kind rowKind[K, T], ch *changes) {
+	if kind.unchanged(r, it) {
+		return
+	}
+	if line := kind.line(it); sumLine(line) != r.sum {
+		r.sum = sumLine(line)
+		ch.write(kind.hash(r.key), r.seq, line, kind.times(it))
+	}
+	kind.bring(r, it)
 }
 
 // syncPrefix is syncTable's fast path: it writes the rows of the leading
@@ -127,18 +145,10 @@ func syncTable[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], 
 func syncPrefix[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], ch *changes) int {
 	i, n := 0, min(len(items), len(t.rows))
 	for ; i < n; i++ {
-		k, r := kind.key(items[i]), &t.rows[i]
-		if k != r.key {
+		if kind.key(items[i]) != t.rows[i].key {
 			break
 		}
-		if kind.unchanged(r, items[i]) {
-			continue
-		}
-		if line := kind.line(items[i]); sumLine(line) != r.sum {
-			r.sum = sumLine(line)
-			ch.write(kind.hash(k), r.seq, line, kind.times(items[i]))
-		}
-		kind.bring(r, items[i])
+		syncRow(&t.rows[i], items[i], kind, ch)
 	}
 	return i
 }

@@ -32,6 +32,7 @@ type Store struct {
 	written graph.Written // this Store's writes, for its Watches
 
 	wholeReads, deltaReads atomic.Int64 // how the Store caught up, for tests
+	walks                  atomic.Int64 // tables a write walked whole (syncTable), for tests
 
 	writing chan struct{} // holds a token while a write of this Store runs
 	reading chan struct{} // holds a token while a View of this Store catches up
@@ -287,7 +288,7 @@ func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err er
 	defer s.mu.Unlock()
 	g := s.cur.g
 	before := g.Version()
-	rec, changed, _, err := g.Write(w, time.Now(), func() string { return s.lastID })
+	rec, changed, complete, err := g.Write(w, time.Now(), func() string { return s.lastID })
 	if err != nil {
 		if g.Version() != before {
 			s.loaded = false // w.Apply broke its contract; forget what it did
@@ -300,7 +301,7 @@ func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err er
 	// From here on the graph is ahead of the database until COMMIT.
 	s.loaded = false
 	rev++
-	b, histAt := s.queueWrite(g, rev, next, &rec)
+	b, histAt := s.queueWrite(g, rev, next, &rec, complete)
 	if err := s.commitWrite(ctx, wt, b, histAt); err != nil {
 		return false, err
 	}
@@ -405,11 +406,30 @@ func (s *Store) catchUpLocking(ctx context.Context, tx pgx.Tx, rev int64) error 
 // removals, the notice to the other replicas and the history record rec.
 // It returns the batch and where the history's statements start (-1:
 // none).
-func (s *Store) queueWrite(g *graph.Graph, rev, next int64, rec *graph.Record) (*pgx.Batch, int) {
+func (s *Store) queueWrite(g *graph.Graph, rev, next int64, rec *graph.Record, complete bool) (*pgx.Batch, int) {
 	b := &pgx.Batch{}
 	id := s.id.Load()
-	queueChanges(b, "memory_entities", 'e', id, rev, syncTable(&s.cur.ents, g.Entities(), entityRows, &next))
-	queueChanges(b, "memory_relations", 'r', id, rev, syncTable(&s.cur.rels, g.Relations(), relationRows, &next))
+	// The rows a write changed, from its record where it says them all
+	// (recorded.go), else from a walk over every row.
+	var ents, rels changes
+	var ok bool
+	if complete {
+		ents, ok = syncEntitiesRecorded(&s.cur.ents, g, rec.Changes, &next)
+	}
+	if !ok {
+		s.walks.Add(1)
+		ents = syncTable(&s.cur.ents, g.Entities(), entityRows, &next)
+	}
+	ok = false
+	if complete {
+		rels, ok = syncRelationsRecorded(&s.cur.rels, g, rec.Changes, &next)
+	}
+	if !ok {
+		s.walks.Add(1)
+		rels = syncTable(&s.cur.rels, g.Relations(), relationRows, &next)
+	}
+	queueChanges(b, "memory_entities", 'e', id, rev, ents)
+	queueChanges(b, "memory_relations", 'r', id, rev, rels)
 	b.Queue("UPDATE memories SET revision = $2, next_seq = $3 WHERE id = $1", id, rev, next)
 	if rev%removedPruneEvery == 0 && rev > removedKept {
 		b.Queue("DELETE FROM memory_removed WHERE memory_id = $1 AND rev <= $2", id, rev-removedKept)
