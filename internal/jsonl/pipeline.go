@@ -140,18 +140,27 @@ func decodePipelined(data []byte, chunk, nparsers int) *File {
 		chunks = append(chunks, data[:end:end])
 		data = data[end:]
 	}
-	return decodeParts(chunks, nparsers)
+	return decodeParts(chunks, nparsers, nil)
 }
 
 // DecodeChunks decodes a memory held in chunks, in order, each of whole
 // lines (the last one's line end may be missing), as Decode decodes their
 // concatenation, without making it: a caller that gathers a memory from
 // many places (the rows of a database) needs no buffer of it whole.
-func DecodeChunks(chunks [][]byte) *File {
+// loaded, when not nil, is called with each chunk's index, in order, once
+// nothing points into the chunk any more: the caller may free it then,
+// before the last chunk is decoded.
+func DecodeChunks(chunks [][]byte, loaded func(i int)) *File {
 	if totalLen(chunks) < pipelineMin {
-		return Decode(bytes.Join(chunks, nil))
+		f := Decode(bytes.Join(chunks, nil))
+		if loaded != nil {
+			for i := range chunks {
+				loaded(i)
+			}
+		}
+		return f
 	}
-	return decodeParts(chunks, parsers())
+	return decodeParts(chunks, parsers(), loaded)
 }
 
 // totalLen is how many bytes chunks hold.
@@ -163,8 +172,8 @@ func totalLen(chunks [][]byte) (n int64) {
 }
 
 // decodeParts decodes chunks of whole lines in the pipeline, with
-// nparsers parsers.
-func decodeParts(chunks [][]byte, nparsers int) *File {
+// nparsers parsers, calling loaded (if not nil) as DecodeChunks says.
+func decodeParts(chunks [][]byte, nparsers int, loaded func(i int)) *File {
 	f := &File{Graph: graph.New()}
 	reserve(f.Graph, totalLen(chunks), func(off int64, p []byte) int {
 		n := 0
@@ -182,10 +191,12 @@ func decodeParts(chunks [][]byte, nparsers int) *File {
 		return n
 	})
 	decodeChunks(f, nparsers, func(emit func([]byte, func())) {
-		for _, c := range chunks {
-			if len(c) > 0 {
-				emit(c[:len(c):len(c)], nil)
+		for i, c := range chunks {
+			var release func()
+			if loaded != nil {
+				release = func() { loaded(i) }
 			}
+			emit(c[:len(c):len(c)], release)
 		}
 	})
 	return f

@@ -202,8 +202,21 @@ func TestDecodeChunks(t *testing.T) {
 					rest = rest[end:]
 				}
 				chunks = append(chunks, nil) // an empty chunk changes nothing
-				f := DecodeChunks(chunks)
-				checkSameFile(t, data, f)
+				// Each chunk is overwritten as soon as it is said to be
+				// loaded, as a caller that frees it would: what decodes
+				// is the same all the same.
+				orig := bytes.Clone(data)
+				var said []int
+				f := DecodeChunks(chunks, func(i int) {
+					said = append(said, i)
+					for j := range chunks[i] {
+						chunks[i][j] = '#'
+					}
+				})
+				if len(said) != len(chunks) || !slices.IsSorted(said) || (len(said) > 0 && said[len(said)-1] != len(chunks)-1) {
+					t.Fatalf("loaded was called for %v, want each of %d chunks once, in order", said, len(chunks))
+				}
+				checkSameFile(t, orig, f)
 				checkHoldsNoneOf(t, data, f)
 			})
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,8 +26,19 @@ type lineSink struct {
 	seqs   []int64   // seqs[i]: line i's sequence number
 	sums   []lineSum // sums[i]: line i's sum, taken as it came
 	// chunks are the lines in seq order as pieces of a memory file, once
-	// order moved some (nil: blocks are in order).
-	chunks [][]byte
+	// order moved some (nil: blocks are in order); chunkBlock[i] is the
+	// block chunk i lies in (-1: one of gathered lines), and inBlock[b]
+	// how many chunks not yet decoded lie in block b.
+	chunks     [][]byte
+	chunkBlock []int32
+	inBlock    []int32
+	// mapped: blocks are mapped outside the Go heap where the system
+	// allows (mapBlock), each given back as soon as the decode is done
+	// with it (decodeFreeing): a whole read at a million entities holds
+	// 500 MB of lines, which the Go heap would hold until a collection
+	// long after. isMapped[b]: block b is.
+	mapped   bool
+	isMapped []bool
 }
 
 // lineRef is where a line is: its block, and its offset and length there.
@@ -40,7 +52,7 @@ const sinkBlock = 1 << 20
 func (l *lineSink) add(seq int64, v []byte) {
 	n := len(l.blocks)
 	if n == 0 || cap(l.blocks[n-1])-len(l.blocks[n-1]) < len(v)+1 {
-		l.blocks = append(l.blocks, make([]byte, 0, max(sinkBlock, len(v)+1)))
+		l.newBlock(max(sinkBlock, len(v)+1))
 		n++
 	}
 	b := l.blocks[n-1]
@@ -51,7 +63,56 @@ func (l *lineSink) add(seq int64, v []byte) {
 	l.blocks[n-1] = append(b, '\n')
 }
 
-// line returns line i, once every line has been read.
+// newBlock appends a block of at least size bytes.
+func (l *lineSink) newBlock(size int) {
+	var b []byte
+	if l.mapped {
+		page := syscall.Getpagesize()
+		b = mapBlock((size + page - 1) / page * page)
+	}
+	l.isMapped = append(l.isMapped, b != nil)
+	if b == nil {
+		b = make([]byte, 0, size)
+	}
+	l.blocks = append(l.blocks, b)
+}
+
+// unmap gives back block b if it is mapped; nothing may point into it.
+func (l *lineSink) unmap(b int) {
+	if l.isMapped[b] && l.blocks[b] != nil {
+		unmapBlock(l.blocks[b])
+		l.blocks[b] = nil
+	}
+}
+
+// free gives back every mapped block: the lines are no longer there.
+func (l *lineSink) free() {
+	for b := range l.blocks {
+		l.unmap(b)
+	}
+}
+
+// decodeFreeing decodes the lines as decode does, giving back each mapped
+// block as soon as the decode is done with it, and the rest at the end:
+// the lines are no longer there after.
+func (l *lineSink) decodeFreeing() *jsonl.File {
+	defer l.free()
+	return jsonl.DecodeChunks(l.inOrder(), func(i int) {
+		b := i // in order, chunk i is block i
+		if l.chunks != nil {
+			if b = int(l.chunkBlock[i]); b < 0 {
+				return
+			}
+			if l.inBlock[b]--; l.inBlock[b] > 0 {
+				return
+			}
+		}
+		l.unmap(b)
+	})
+}
+
+// line returns line i, once every line has been read; in a mapped sink,
+// until order or the decode gives its block back.
 func (l *lineSink) line(i int) []byte {
 	r := l.refs[i]
 	end := r.off + r.n
@@ -59,11 +120,14 @@ func (l *lineSink) line(i int) []byte {
 }
 
 // decode decodes the lines as a memory file.
-func (l *lineSink) decode() *jsonl.File {
+func (l *lineSink) decode() *jsonl.File { return jsonl.DecodeChunks(l.inOrder(), nil) }
+
+// inOrder returns the lines, once ordered, as pieces of a memory file.
+func (l *lineSink) inOrder() [][]byte {
 	if l.chunks != nil {
-		return jsonl.DecodeChunks(l.chunks)
+		return l.chunks
 	}
-	return jsonl.DecodeChunks(l.blocks)
+	return l.blocks
 }
 
 // size is how many bytes the lines take, "\n" after each included.
@@ -216,6 +280,11 @@ func (l *lineSink) order(bounds ...int) {
 		from = to
 	}
 	l.chunks = l.runs(perm)
+	for b, n := range l.inBlock {
+		if n == 0 {
+			l.unmap(b) // its lines were all gathered
+		}
+	}
 	refs, seqs, sums := make([]lineRef, len(perm)), make([]int64, len(perm)), make([]lineSum, len(perm))
 	for k, i := range perm {
 		refs[k], seqs[k], sums[k] = l.refs[i], l.seqs[i], l.sums[i]
@@ -233,9 +302,11 @@ const shortRun = 16 << 10
 func (l *lineSink) runs(perm []int32) [][]byte {
 	var chunks [][]byte
 	var gathered []byte
+	l.chunkBlock, l.inBlock = nil, make([]int32, len(l.blocks))
 	flush := func() { // what is gathered goes; the room left stays
 		if len(gathered) > 0 {
 			chunks = append(chunks, gathered[:len(gathered):len(gathered)])
+			l.chunkBlock = append(l.chunkBlock, -1)
 			gathered = gathered[len(gathered):]
 		}
 	}
@@ -253,6 +324,8 @@ func (l *lineSink) runs(perm []int32) [][]byte {
 		if len(run) >= shortRun {
 			flush()
 			chunks = append(chunks, run)
+			l.chunkBlock = append(l.chunkBlock, int32(first.block))
+			l.inBlock[first.block]++
 		} else {
 			if cap(gathered)-len(gathered) < len(run) {
 				flush()

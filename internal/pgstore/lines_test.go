@@ -130,23 +130,41 @@ func TestOrderDecodesInSeqOrder(t *testing.T) {
 					read = append(read, i)
 				}
 			}
-			var l lineSink
-			for _, i := range read {
-				l.add(int64(10+i*3), want[i])
-			}
-			l.order(bound)
-			for i := range want {
-				if l.seqs[i] != int64(10+i*3) || !bytes.Equal(l.line(i), want[i]) || l.sums[i] != sumLine(want[i]) {
-					t.Fatalf("line %d: seq %d %.30q", i, l.seqs[i], l.line(i))
+			for _, mapped := range []bool{false, true} {
+				l := lineSink{mapped: mapped}
+				for _, i := range read {
+					l.add(int64(10+i*3), want[i])
 				}
-			}
-			ents := l.decode().Graph.Entities()
-			if len(ents) != n {
-				t.Fatalf("%d entities decode, want %d", len(ents), n)
-			}
-			for i, e := range ents {
-				if e.Name != fmt.Sprintf("e%04d", i) {
-					t.Fatalf("entity %d is %s", i, e.Name)
+				l.order(bound)
+				for i := range want {
+					if l.seqs[i] != int64(10+i*3) || l.sums[i] != sumLine(want[i]) {
+						t.Fatalf("line %d: seq %d, another sum", i, l.seqs[i])
+					}
+					// A mapped block whose lines were all gathered is
+					// given back already.
+					if !mapped && !bytes.Equal(l.line(i), want[i]) {
+						t.Fatalf("line %d: %.30q", i, l.line(i))
+					}
+				}
+				decode := l.decode
+				if mapped {
+					decode = l.decodeFreeing
+				}
+				ents := decode().Graph.Entities()
+				if len(ents) != n {
+					t.Fatalf("%d entities decode, want %d", len(ents), n)
+				}
+				for i, e := range ents {
+					if e.Name != fmt.Sprintf("e%04d", i) || len(e.Observations) != 1 || e.Observations[0] != strings.Repeat("o", 100+i%500) {
+						t.Fatalf("entity %d is %s %.20q", i, e.Name, e.Observations)
+					}
+				}
+				if mapped {
+					for b, blk := range l.blocks {
+						if l.isMapped[b] && blk != nil {
+							t.Errorf("block %d is still mapped after the decode", b)
+						}
+					}
 				}
 			}
 		})

@@ -523,7 +523,8 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id.Load()).Scan(&st.rev); err != nil {
 		return nil, err
 	}
-	var lines lineSink
+	lines := lineSink{mapped: true}
+	defer lines.free()
 	if err := lines.read(ctx, tx, "memory_entities", s.id.Load()); err != nil {
 		return nil, err
 	}
@@ -536,7 +537,7 @@ func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	// which it all keeps.
 	defer heapgoal.Loading(lines.size())()
 	lines.order(nents)
-	f := lines.decode()
+	f := lines.decodeFreeing()
 	st.g = f.Graph
 	ents, rels := st.g.Entities(), st.g.Relations()
 	if len(ents) != nents || len(rels) != len(lines.seqs)-nents || len(f.Unreadable) > 0 {
