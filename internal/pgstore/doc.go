@@ -30,7 +30,8 @@
 //     or whose check fails, reads the memory whole (its rows through COPY's
 //     binary format, sorted by seq in the Store, decoded where they lie, in
 //     blocks mapped outside the Go heap and given back as they are decoded).
-//     One View of a Store catches up at a time; the others wait for it.
+//     One View or write of a Store catches up at a time; the others wait
+//     for it.
 //     Beside the graph a Store keeps, per row, its key, seq, a 64-bit sum
 //     of its line and the entity or relation it holds, not the line. So a
 //     reader always sees the latest committed graph, and search runs on the

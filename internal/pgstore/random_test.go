@@ -269,9 +269,9 @@ func TestARenameThatAlsoChangesKeepsItsPlace(t *testing.T) {
 	}
 }
 
-// Views that come together to a store that holds no graph yet read the
-// memory once, not once each: at a server's start the first tool call and
-// the index build both ask.
+// Views, and a write, that come together to a store that holds no graph
+// yet read the memory once, not once each: at a server's start the first
+// tool call and the index build both ask.
 func TestViewsAtOnceReadOnce(t *testing.T) {
 	open := openMemory(t)
 	a := open(t)
@@ -307,6 +307,33 @@ func TestViewsAtOnceReadOnce(t *testing.T) {
 	}
 	if whole, delta := b.Reads(); whole != 1 || delta != 0 {
 		t.Errorf("%d views at once read the memory whole %d times and caught up %d times, want once and never", views, whole, delta)
+	}
+
+	// A write and a View at once.
+	c := open(t)
+	start = make(chan struct{})
+	wg.Go(func() {
+		<-start
+		if err := c.View(ctx, func(*graph.Graph) error { return nil }); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Go(func() {
+		<-start
+		if _, err := c.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
+			g.CreateEntities([]graph.Entity{{Name: "written at once", EntityType: "t"}})
+			return nil
+		}}); err != nil {
+			t.Error(err)
+		}
+	})
+	close(start)
+	wg.Wait()
+	if whole, _ := c.Reads(); whole != 1 {
+		t.Errorf("a write and a view at once read the memory whole %d times, want once", whole)
+	}
+	if got, want := dump(t, c), dump(t, open(t)); got != want {
+		t.Errorf("after the write the store holds\n%s\nthe database\n%s", got, want)
 	}
 }
 

@@ -35,7 +35,7 @@ type Store struct {
 	walks                  atomic.Int64 // tables a write walked whole (syncTable), for tests
 
 	writing chan struct{} // holds a token while a write of this Store runs
-	reading chan struct{} // holds a token while a View of this Store catches up
+	reading chan struct{} // holds a token while a View or a write of this Store catches up
 
 	// Guarded by writing: the newest history id this Store wrote, and
 	// whether writing the history failed (the log said so once).
@@ -380,6 +380,15 @@ func (s *Store) lockRow(ctx context.Context, wt *writeTx) (rev, next int64, err 
 // so readers go on meanwhile; if they no longer apply, the whole memory is
 // read with s.mu held.
 func (s *Store) catchUpLocking(ctx context.Context, tx pgx.Tx, rev int64) error {
+	// A View catching up (at a server's start, the index build reading
+	// the memory whole) finishes first, and the write catches up from
+	// where it got rather than reading beside it.
+	select {
+	case s.reading <- struct{}{}:
+		defer func() { <-s.reading }()
+	case <-ctx.Done():
+		return s.failCtx(ctx, "writing", ctx.Err())
+	}
 	s.mu.RLock()
 	base, from := s.cur, s.revLocked()
 	s.mu.RUnlock()
