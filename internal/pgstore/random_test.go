@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
 	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
@@ -275,7 +276,8 @@ func TestARenameThatAlsoChangesKeepsItsPlace(t *testing.T) {
 func TestViewsAtOnceReadOnce(t *testing.T) {
 	open := openMemory(t)
 	a := open(t)
-	tg, _ := testgraph.Generate(5000, 1)
+	// Big enough that a write comes while a View still reads it (below).
+	tg, _ := testgraph.Generate(30_000, 1)
 	var buf bytes.Buffer
 	if err := tg.WriteJSONL(&buf); err != nil {
 		t.Fatal(err)
@@ -309,28 +311,31 @@ func TestViewsAtOnceReadOnce(t *testing.T) {
 		t.Errorf("%d views at once read the memory whole %d times and caught up %d times, want once and never", views, whole, delta)
 	}
 
-	// A write and a View at once.
+	// A write that comes while a View reads the memory whole waits for it
+	// and catches up from there.
 	c := open(t)
-	start = make(chan struct{})
 	wg.Go(func() {
-		<-start
 		if err := c.View(ctx, func(*graph.Graph) error { return nil }); err != nil {
 			t.Error(err)
 		}
 	})
-	wg.Go(func() {
-		<-start
-		if _, err := c.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
-			g.CreateEntities([]graph.Entity{{Name: "written at once", EntityType: "t"}})
-			return nil
-		}}); err != nil {
-			t.Error(err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Microsecond) {
+		if whole, _ := c.Reads(); whole > 0 {
+			break // the View is reading
 		}
-	})
-	close(start)
+		if time.Now().After(deadline) {
+			t.Fatal("the view never read")
+		}
+	}
+	if _, err := c.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
+		g.CreateEntities([]graph.Entity{{Name: "written while a view reads", EntityType: "t"}})
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	wg.Wait()
 	if whole, _ := c.Reads(); whole != 1 {
-		t.Errorf("a write and a view at once read the memory whole %d times, want once", whole)
+		t.Errorf("a write while a view read the memory whole read it %d times, want once", whole)
 	}
 	if got, want := dump(t, c), dump(t, open(t)); got != want {
 		t.Errorf("after the write the store holds\n%s\nthe database\n%s", got, want)

@@ -269,6 +269,16 @@ func (s *Store) Update(ctx context.Context, w graph.Write) (changed bool, err er
 	case <-ctx.Done():
 		return false, s.fail("writing", ctx.Err())
 	}
+	// A View catching up (at a server's start, the index build reading
+	// the memory whole) finishes first, and the write catches up from
+	// where it got rather than reading beside it. Waited for before the
+	// write takes a connection, as a View does.
+	select {
+	case s.reading <- struct{}{}:
+		<-s.reading
+	case <-ctx.Done():
+		return false, s.fail("writing", ctx.Err())
+	}
 	wt, err := s.beginWrite(ctx)
 	if err != nil {
 		return false, err
@@ -380,14 +390,13 @@ func (s *Store) lockRow(ctx context.Context, wt *writeTx) (rev, next int64, err 
 // so readers go on meanwhile; if they no longer apply, the whole memory is
 // read with s.mu held.
 func (s *Store) catchUpLocking(ctx context.Context, tx pgx.Tx, rev int64) error {
-	// A View catching up (at a server's start, the index build reading
-	// the memory whole) finishes first, and the write catches up from
-	// where it got rather than reading beside it.
+	// Views wait for this catch-up rather than read beside it; but a View
+	// that began one since Update waited for it is not waited for here,
+	// holding a connection: the View may be waiting for one.
 	select {
 	case s.reading <- struct{}{}:
 		defer func() { <-s.reading }()
-	case <-ctx.Done():
-		return s.failCtx(ctx, "writing", ctx.Err())
+	default:
 	}
 	s.mu.RLock()
 	base, from := s.cur, s.revLocked()
