@@ -91,9 +91,10 @@ func (kind rowKind[K, T]) unchanged(r *row[K], item T) bool {
 //
 // The usual mutation changes a few lines in place or appends at the end, so
 // first t and items are walked side by side while the keys agree: a line
-// that differs is a change, and items beyond the end of t are new. Unchanged
-// lines are usually the very slice the graph caches, so the walk costs a
-// pointer comparison per item and no hashing. Only from the first
+// that differs is a change, and items beyond the end of t are new. An item
+// that is the row's own, at the revision the row was brought to, is
+// unchanged without its line (rowKind.unchanged), so the walk costs a
+// pointer and a revision per item. Only from the first
 // disagreement on (something was deleted, or deleted and created again, or
 // renamed) are the remaining rows looked up by key: an item is new when its
 // key is unknown, and moved when its known seq is not above its
@@ -132,8 +133,9 @@ func syncRow[K comparable, T any](r *row[K], it T, kind rowKind[K, T], ch *chang
 	if kind.unchanged(r, it) {
 		return
 	}
-	if line := kind.line(it); sumLine(line) != r.sum {
-		r.sum = sumLine(line)
+	line := kind.line(it)
+	if sum := sumLine(line); sum != r.sum {
+		r.sum = sum
 		ch.write(kind.hash(r.key), r.seq, line, kind.times(it))
 	}
 	kind.bring(r, it)
@@ -275,8 +277,10 @@ type rowKind[K comparable, T any] struct {
 	hash func(K) []byte
 	// times are the row's time columns: created, updated.
 	times func(T) [2]graph.Time
-	// renamed reports whether item is the row old with another key: all
-	// else equal, and, for a relation, an end kept.
+	// renamed reports whether item is the row old with another key: the
+	// entity the row was brought to, renamed in place (whatever else the
+	// write changed), or an item all else equal; for a relation, with an
+	// end kept.
 	renamed func(old row[K], item T) bool
 	// renamedLast: a renamed item keeps its row's seq even with no row
 	// after it that stays. An entity does, so that catching up renames it
