@@ -50,8 +50,8 @@ func read(r io.ReaderAt, size int64, chunk, nparsers int, tee io.Writer) (*File,
 		return n
 	})
 	var err error
-	decodeChunks(f, nparsers, func(emit func([]byte, func())) {
-		err = readChunks(r, chunk, tee, emit)
+	decodeChunks(f, nparsers, func(emit func([][]byte, func())) {
+		err = readChunks(r, chunk, tee, func(data []byte, release func()) { emit([][]byte{data}, release) })
 	})
 	if err != nil {
 		return nil, err
@@ -190,13 +190,30 @@ func decodeParts(chunks [][]byte, nparsers int, loaded func(i int)) *File {
 		}
 		return n
 	})
-	decodeChunks(f, nparsers, func(emit func([]byte, func())) {
-		for i, c := range chunks {
+	decodeChunks(f, nparsers, func(emit func([][]byte, func())) {
+		for from := 0; from < len(chunks); {
+			// Chunks under chunkLen go to a parser together: a memory
+			// gathered from a database's rows comes in many small runs, and
+			// the parsers and the loader pass each other a job per piece.
+			to, n := from+1, len(chunks[from])
+			for ; to < len(chunks) && n+len(chunks[to]) <= chunkLen; to++ {
+				n += len(chunks[to])
+			}
+			pieces := make([][]byte, to-from)
+			for k, c := range chunks[from:to] {
+				pieces[k] = c[:len(c):len(c)]
+			}
 			var release func()
 			if loaded != nil {
-				release = func() { loaded(i) }
+				first, end := from, to
+				release = func() {
+					for i := first; i < end; i++ {
+						loaded(i)
+					}
+				}
 			}
-			emit(c[:len(c):len(c)], release)
+			emit(pieces, release)
+			from = to
 		}
 	})
 	return f
@@ -211,15 +228,16 @@ type parsedChunk struct {
 	release func()
 }
 
-// chunkJob is a chunk to parse, and where its parse goes.
+// chunkJob is a chunk to parse, in pieces that each hold whole lines, and
+// where its parse goes.
 type chunkJob struct {
-	data    []byte
+	pieces  [][]byte
 	release func()
 	parsed  chan *parsedChunk
 }
 
 // decodeChunks runs the pipeline: produce hands emit the file's chunks in
-// order, each of whole lines but perhaps the last one, with a function to
+// order, each in pieces of whole lines (but perhaps the file's last line), with a function to
 // call once the chunk is loaded (or nil); nparsers goroutines parse them;
 // this goroutine loads them into f in order, as they come. It returns
 // after produce returns and every chunk is loaded.
@@ -228,7 +246,7 @@ type chunkJob struct {
 // waiting in ordered, and the one being loaded), so that many
 // parsedChunks, and a parser's worth more, are made once and passed round:
 // a parser waits for one rather than make another.
-func decodeChunks(f *File, nparsers int, produce func(emit func(data []byte, release func()))) {
+func decodeChunks(f *File, nparsers int, produce func(emit func(pieces [][]byte, release func()))) {
 	inflight := 2 * nparsers // chunks parsed ahead of the loader, at most
 	ordered := make(chan chan *parsedChunk, inflight)
 	jobs := make(chan chunkJob, nparsers)
@@ -245,10 +263,18 @@ func decodeChunks(f *File, nparsers int, produce func(emit func(data []byte, rel
 				// One item a line: grown once to the chunk's count, not by
 				// doubling (items are a few hundred bytes, and the garbage of
 				// growing them was most of what a load allocates and drops).
-				p.items = slices.Grow(p.items, bytes.Count(j.data, []byte{'\n'})+1)
-				p.lines = forEachLine(j.data, func(n int, line []byte) {
-					p.items = append(p.items, d.parseLine(n, line))
-				})
+				lines := 0
+				for _, data := range j.pieces {
+					lines += bytes.Count(data, []byte{'\n'}) + 1
+				}
+				p.items = slices.Grow(p.items, lines)
+				p.lines = 0
+				for _, data := range j.pieces {
+					base := p.lines
+					p.lines += forEachLine(data, func(n int, line []byte) {
+						p.items = append(p.items, d.parseLine(base+n, line))
+					})
+				}
 				p.strs, p.release = d.strs, j.release
 				j.parsed <- p
 			}
@@ -257,10 +283,10 @@ func decodeChunks(f *File, nparsers int, produce func(emit func(data []byte, rel
 	go func() {
 		defer close(ordered)
 		defer close(jobs)
-		produce(func(data []byte, release func()) {
+		produce(func(pieces [][]byte, release func()) {
 			parsed := make(chan *parsedChunk, 1)
 			ordered <- parsed
-			jobs <- chunkJob{data: data, release: release, parsed: parsed}
+			jobs <- chunkJob{pieces: pieces, release: release, parsed: parsed}
 		})
 	}()
 	f.Graph.BeginLoad()
