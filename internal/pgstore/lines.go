@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"syscall"
 
@@ -270,15 +271,7 @@ func (l *lineSink) order(bounds ...int) {
 	if sorted {
 		return
 	}
-	perm := make([]int32, len(l.seqs))
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	from = 0
-	for _, to := range bounds {
-		slices.SortFunc(perm[from:to], func(a, b int32) int { return cmp.Compare(l.seqs[a], l.seqs[b]) })
-		from = to
-	}
+	perm := l.sortedBySeq(bounds)
 	l.chunks = l.runs(perm)
 	for b, n := range l.inBlock {
 		if n == 0 {
@@ -290,6 +283,43 @@ func (l *lineSink) order(bounds ...int) {
 		refs[k], seqs[k], sums[k] = l.refs[i], l.seqs[i], l.sums[i]
 	}
 	l.refs, l.seqs, l.sums = refs, seqs, sums
+}
+
+// sortedBySeq returns the lines' indexes sorted by seq within each
+// section of order's bounds. Where seqs and indexes fit in 32 bits each
+// (always, but for a memory that handed out four billion sequence
+// numbers), it sorts them packed into one number: no comparison reads a
+// line's seq from afar.
+func (l *lineSink) sortedBySeq(bounds []int) []int32 {
+	perm := make([]int32, len(l.seqs))
+	packable := len(l.seqs) <= math.MaxInt32
+	for _, seq := range l.seqs {
+		packable = packable && seq >= 0 && seq <= math.MaxUint32
+	}
+	if !packable {
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+		from := 0
+		for _, to := range bounds {
+			slices.SortFunc(perm[from:to], func(a, b int32) int { return cmp.Compare(l.seqs[a], l.seqs[b]) })
+			from = to
+		}
+		return perm
+	}
+	packed := make([]uint64, len(l.seqs))
+	for i, seq := range l.seqs {
+		packed[i] = uint64(seq)<<32 | uint64(i)
+	}
+	from := 0
+	for _, to := range bounds {
+		slices.Sort(packed[from:to])
+		from = to
+	}
+	for k, p := range packed {
+		perm[k] = int32(uint32(p))
+	}
+	return perm
 }
 
 // shortRun is the length under which a run of lines in order is copied

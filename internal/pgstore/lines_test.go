@@ -130,14 +130,19 @@ func TestOrderDecodesInSeqOrder(t *testing.T) {
 					read = append(read, i)
 				}
 			}
-			for _, mapped := range []bool{false, true} {
+			// Sequence numbers past 32 bits are sorted another way.
+			for _, c := range []struct {
+				mapped bool
+				base   int64
+			}{{false, 10}, {true, 10}, {false, 1 << 33}} {
+				mapped := c.mapped
 				l := lineSink{mapped: mapped}
 				for _, i := range read {
-					l.add(int64(10+i*3), want[i])
+					l.add(c.base+int64(i*3), want[i])
 				}
 				l.order(bound)
 				for i := range want {
-					if l.seqs[i] != int64(10+i*3) || l.sums[i] != sumLine(want[i]) {
+					if l.seqs[i] != c.base+int64(i*3) || l.sums[i] != sumLine(want[i]) {
 						t.Fatalf("line %d: seq %d, another sum", i, l.seqs[i])
 					}
 					// A mapped block whose lines were all gathered is
