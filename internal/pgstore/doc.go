@@ -28,7 +28,8 @@
 //     the removals since, and applies them to the graph with the tools' own
 //     operations, checking the result row by row; a Store further behind,
 //     or whose check fails, reads the memory whole (its rows through COPY's
-//     binary format, sorted by seq in the Store, decoded where they lie, in
+//     binary format, a big memory's two tables side by side over two
+//     connections, sorted by seq in the Store, decoded where they lie, in
 //     blocks mapped outside the Go heap and given back as they are decoded).
 //     One View or write of a Store catches up at a time; the others wait
 //     for it.

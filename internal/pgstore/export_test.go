@@ -68,3 +68,16 @@ func (s *Store) Export(ctx context.Context) (*jsonl.File, error) {
 // Walks reports how many times a write of s found its rows by walking a
 // table whole.
 func (s *Store) Walks() int64 { return s.walks.Load() }
+
+// SideReads reports how many whole reads of s took the relation rows over
+// a second connection.
+func (s *Store) SideReads() int64 { return s.sideReads.Load() }
+
+// SetSideRead makes whole reads of memories from rows sequence numbers up
+// take a second connection, calling hook (if not nil) on it before its
+// snapshot, until the returned func restores both.
+func SetSideRead(rows int64, hook func()) (restore func()) {
+	r, h := sideReadRows, sideReadHook
+	sideReadRows, sideReadHook = rows, hook
+	return func() { sideReadRows, sideReadHook = r, h }
+}

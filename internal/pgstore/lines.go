@@ -78,6 +78,27 @@ func (l *lineSink) newBlock(size int) {
 	l.blocks = append(l.blocks, b)
 }
 
+// take appends o's lines after l's, and o's blocks with them: o is left
+// empty.
+func (l *lineSink) take(o *lineSink) {
+	base := uint32(len(l.blocks))
+	l.blocks = append(l.blocks, o.blocks...)
+	l.isMapped = append(l.isMapped, o.isMapped...)
+	for _, r := range o.refs {
+		r.block += base
+		l.refs = append(l.refs, r)
+	}
+	l.seqs = append(l.seqs, o.seqs...)
+	l.sums = append(l.sums, o.sums...)
+	*o = lineSink{mapped: o.mapped}
+}
+
+// reset gives back what l holds and empties it.
+func (l *lineSink) reset() {
+	l.free()
+	*l = lineSink{mapped: l.mapped}
+}
+
 // unmap gives back block b if it is mapped; nothing may point into it.
 func (l *lineSink) unmap(b int) {
 	if l.isMapped[b] && l.blocks[b] != nil {

@@ -1,7 +1,6 @@
 package pgstore_test
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -12,10 +11,8 @@ import (
 	"time"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/storetest"
-	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed of TestRandomWrites (0: a new one)")
@@ -277,15 +274,7 @@ func TestViewsAtOnceReadOnce(t *testing.T) {
 	open := openMemory(t)
 	a := open(t)
 	// Big enough that a write comes while a View still reads it (below).
-	tg, _ := testgraph.Generate(30_000, 1)
-	var buf bytes.Buffer
-	if err := tg.WriteJSONL(&buf); err != nil {
-		t.Fatal(err)
-	}
-	f := jsonl.Decode(buf.Bytes())
-	if err := a.Import(ctx, f.Graph, f.Unreadable, false); err != nil {
-		t.Fatal(err)
-	}
+	importGenerated(t, a, 30_000)
 	want := dump(t, a)
 	b := open(t)
 	const views = 4

@@ -32,6 +32,7 @@ type Store struct {
 	written graph.Written // this Store's writes, for its Watches
 
 	wholeReads, deltaReads atomic.Int64 // how the Store caught up, for tests
+	sideReads              atomic.Int64 // whole reads that took a second connection, for tests
 	walks                  atomic.Int64 // tables a write walked whole (syncTable), for tests
 
 	writing chan struct{} // holds a token while a write of this Store runs
@@ -534,22 +535,23 @@ func connectionFailed(err error) bool {
 		errors.Is(err, pgconn.ErrConnClosed)
 }
 
-// read reads the whole memory in tx: its revision, then its lines in graph
-// order, decoded as a memory file of entity lines then relation lines.
+// read reads the whole memory as tx sees it: its revision, then its lines
+// in graph order (a big memory's relation rows over a second connection,
+// readRows), decoded as a memory file of entity lines then relation lines.
 func (s *Store) read(ctx context.Context, tx pgx.Tx) (*state, error) {
 	st := &state{}
-	if err := tx.QueryRow(ctx, "SELECT revision FROM memories WHERE id = $1", s.id.Load()).Scan(&st.rev); err != nil {
+	var seqs int64
+	if err := tx.QueryRow(ctx, "SELECT revision, next_seq FROM memories WHERE id = $1", s.id.Load()).Scan(&st.rev, &seqs); err != nil {
 		return nil, err
 	}
-	lines := lineSink{mapped: true}
+	lines, relLines := lineSink{mapped: true}, lineSink{mapped: true}
 	defer lines.free()
-	if err := lines.read(ctx, tx, "memory_entities", s.id.Load()); err != nil {
+	defer relLines.free()
+	if err := s.readRows(ctx, tx, st.rev, seqs, &lines, &relLines); err != nil {
 		return nil, err
 	}
 	nents := len(lines.seqs)
-	if err := lines.read(ctx, tx, "memory_relations", s.id.Load()); err != nil {
-		return nil, err
-	}
+	lines.take(&relLines)
 	// No collections from here to the end, when the lines are many
 	// (heapgoal.Loading): what follows allocates the graph and its rows,
 	// which it all keeps.
