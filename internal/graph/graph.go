@@ -117,10 +117,12 @@ type Graph struct {
 	// (Entity.rels), so a relation's ends cost no map of their own.
 	loose   map[string]*endLists
 	nextSeq uint64
-	// loading: between BeginLoad and EndLoad, which links the relations
-	// from loadedFrom on to their ends.
+	// loading: between BeginLoad and EndLoad, which adds the relations
+	// from loadedFrom on (loadHashes: the hashes of their triples) to
+	// relSet and links them to their ends.
 	loading    bool
 	loadedFrom int
+	loadHashes []uint64
 	id         uint64     // ID
 	version    uint64     // counts changes
 	log        *changeLog // what the write tools change, while tracked
@@ -139,7 +141,7 @@ func New() *Graph {
 	return &Graph{
 		id:     graphs.Add(1),
 		byName: make(map[string]*Entity),
-		relSet: newRelationSet(0),
+		relSet: newRelationSet(),
 		idx:    lazyIndex[searchIndex, *searchIndex]{empty: newSearchIndex},
 		words:  lazyIndex[wordIndex, *wordIndex]{empty: newWordIndex},
 		loose:  make(map[string]*endLists),
@@ -152,11 +154,9 @@ func New() *Graph {
 func (g *Graph) Reserve(entities, relations int) {
 	g.entities = slices.Grow(g.entities, entities)
 	g.relations = slices.Grow(g.relations, relations)
+	g.loadHashes = slices.Grow(g.loadHashes, relations)
 	if len(g.byName) == 0 && entities > 0 {
 		g.byName = make(map[string]*Entity, entities)
-	}
-	if g.relSet.len() == 0 && relations > 0 {
-		g.relSet = newRelationSet(relations)
 	}
 }
 

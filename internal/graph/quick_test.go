@@ -481,16 +481,7 @@ func quickStep(t *testing.T, rng *rand.Rand, g *Graph, m *model) string {
 			return "LoadEntity(nothing new)"
 		}
 		_, merged := g.LoadEntity(e)
-		check("LoadEntity merged", merged, me != nil)
-		if me == nil {
-			m.ents = append(m.ents, ent(e.Name, e.EntityType))
-			me = &m.ents[len(m.ents)-1]
-		}
-		for _, o := range e.Observations {
-			if !slices.Contains(me.Observations, o) {
-				me.Observations = append(me.Observations, o)
-			}
-		}
+		check("LoadEntity merged", merged, m.loadEntity(e))
 		return fmt.Sprintf("LoadEntity(%s)", describe(Snapshot{Entities: []Entity{e}}))
 	case op < 90:
 		// As storage loads a file: the ends need not exist.
@@ -512,6 +503,51 @@ func quickStep(t *testing.T, rng *rand.Rand, g *Graph, m *model) string {
 		check("DeleteRelations", g.DeleteRelations(in), m.deleteRelations(in))
 		return fmt.Sprintf("DeleteRelations(%v)", describeRelations(in))
 	}
+}
+
+// loadEntity loads e as storage loads a file, merging it into the entity
+// of its name if there is one, and reports whether it did.
+func (m *model) loadEntity(e Entity) (merged bool) {
+	me := m.entity(e.Name)
+	merged = me != nil
+	if me == nil {
+		m.ents = append(m.ents, ent(e.Name, e.EntityType))
+		me = &m.ents[len(m.ents)-1]
+	}
+	for _, o := range e.Observations {
+		if !slices.Contains(me.Observations, o) {
+			me.Observations = append(me.Observations, o)
+		}
+	}
+	return merged
+}
+
+// quickLoad loads random entities and relations into g between BeginLoad
+// and EndLoad, as storage loads a file (names and triples repeated among
+// them, relations before their ends), and into m.
+func quickLoad(t *testing.T, rng *rand.Rand, g *Graph, m *model) string {
+	g.BeginLoad()
+	rels, repeats := 0, 0
+	for range 20 + rng.IntN(60) {
+		if rng.IntN(3) == 0 {
+			e := ent(quickName(rng), pick(rng, quickTypes), quickList(rng, 4, func() string { return quickObservation(rng) })...)
+			g.LoadEntity(e)
+			m.loadEntity(e)
+			continue
+		}
+		r := rel(quickName(rng), pick(rng, quickRels), quickName(rng))
+		g.LoadRelation(r)
+		if m.hasRelation(r) {
+			repeats++
+		} else {
+			m.rels = append(m.rels, r)
+		}
+		rels++
+	}
+	if got := len(g.EndLoad()); got != repeats {
+		t.Errorf("EndLoad dropped %d repeated relations, want %d", got, repeats)
+	}
+	return fmt.Sprintf("a load of %d relations, %d of them repeats", rels, repeats)
 }
 
 // quickCheckReads compares what every read tool returns.
@@ -539,6 +575,21 @@ func quickCheckReads(t *testing.T, rng *rand.Rand, g *Graph, m *model) {
 }
 
 func TestGraphAgainstModel(t *testing.T) { runAgainstModel(t, nil) }
+
+// TestGraphAgainstModelLoaded is TestGraphAgainstModel on graphs that
+// start with a load in bulk, its relations kept sorted by hash as a big
+// load's are: the operations after find, replace and delete them there.
+func TestGraphAgainstModelLoaded(t *testing.T) {
+	saved := sortedMin
+	t.Cleanup(func() { sortedMin = saved })
+	sortedMin = 1
+	startLoaded = true
+	t.Cleanup(func() { startLoaded = false })
+	runAgainstModel(t, nil)
+}
+
+// startLoaded makes runAgainstModel start each run with quickLoad.
+var startLoaded bool
 
 // TestGraphAgainstModelIndexing is TestGraphAgainstModel with the search
 // indexes built a few entities at a time between the operations, as the
@@ -568,6 +619,11 @@ func runAgainstModel(t *testing.T, between func(g *Graph)) {
 	for run := range *quickRuns {
 		g, m := New(), &model{}
 		var history []string
+		if startLoaded {
+			history = append(history, quickLoad(t, rng, g, m))
+			quickCheckReads(t, rng, g, m)
+			checkConsistent(t, g)
+		}
 		for step := range *quickSteps {
 			version, before := g.Version(), g.ReadGraph()
 			history = append(history, quickStep(t, rng, g, m))

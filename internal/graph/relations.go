@@ -3,6 +3,7 @@
 package graph
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync"
@@ -28,13 +29,19 @@ type relationKey struct{ from, to, relationType string }
 func (r *Relation) key() relationKey { return relationKey{r.From, r.To, r.RelationType} }
 
 // LoadRelation adds a relation read from storage. A triple already present is
-// dropped, and LoadRelation reports it. Relations whose ends do not exist are
-// kept: the file is the truth, and deleting the entity later removes them.
-// It returns the graph's relation with r's triple. The graph keeps none of
-// r's strings for the ends: an end names an entity by the entity's own
-// Name, or by a copy where no entity has that name, so r may point into a
-// buffer the caller reuses.
+// dropped, and LoadRelation reports it (between BeginLoad and EndLoad,
+// EndLoad does). Relations whose ends do not exist are kept: the file is
+// the truth, and deleting the entity later removes them. It returns the
+// graph's relation with r's triple. The graph keeps none of r's strings
+// for the ends: an end names an entity by the entity's own Name, or by a
+// copy where no entity has that name, so r may point into a buffer the
+// caller reuses.
 func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
+	if g.loading {
+		h := relationHash(r.key())
+		g.loadHashes = append(g.loadHashes, h)
+		return g.insertRelation(r, h), false
+	}
 	old, h := g.relSet.find(r.key())
 	if old != nil {
 		return old, true
@@ -42,17 +49,18 @@ func (g *Graph) LoadRelation(r Relation) (gr *Relation, duplicate bool) {
 	return g.insertRelation(r, h), false
 }
 
-// insertRelation adds r, which the graph does not hold; h is the hash
-// of its triple (relationSet.find).
+// insertRelation adds r, which the graph does not hold (while loading:
+// which EndLoad finds out); h is the hash of its triple
+// (relationSet.find).
 func (g *Graph) insertRelation(r Relation, h uint64) *Relation {
 	g.version++
 	g.nextSeq++
 	nr := &Relation{From: r.From, To: r.To, RelationType: r.RelationType, Extra: r.Extra, Created: r.Created, seq: g.nextSeq}
 	g.relations = append(g.relations, nr)
-	g.relSet.putHashed(nr, h)
 	if g.loading {
-		return nr // its ends at EndLoad
+		return nr // in relSet and its ends' lists at EndLoad
 	}
+	g.relSet.putHashed(nr, h)
 	var from, to *endLists
 	nr.From, from = g.end(r.From)
 	nr.To, to = g.end(r.To)
@@ -63,24 +71,46 @@ func (g *Graph) insertRelation(r Relation, h uint64) *Relation {
 }
 
 // BeginLoad and EndLoad bracket the load of a memory into a new graph.
-// Between them LoadRelation leaves a relation out of its ends' lists, and
-// EndLoad puts every relation loaded since into them at once, the lists
-// from and the lists to on a goroutine each: finding each end's entity by
-// its name is most of what loading a relation costs, and the rest of a
-// load runs in the file's order on one goroutine. Between the two only
-// LoadEntity and LoadRelation may be called, and the strings a loaded
-// relation names its ends with must stay as they are until EndLoad (at
-// other times LoadRelation keeps none of them).
+// Between them LoadRelation leaves a relation out of the set that finds
+// relations by triple and out of its ends' lists, and EndLoad puts every
+// relation loaded since into them at once: the set sorted by hash, which
+// finds the repeated triples, then the lists from and the lists to on a
+// goroutine each. Finding each end's entity by its name, and each triple
+// among those loaded before, is most of what loading a relation costs,
+// and the rest of a load runs in the file's order on one goroutine.
+// Between the two only LoadEntity and LoadRelation may be called, and the
+// strings a loaded relation names its ends with must stay as they are
+// until EndLoad (at other times LoadRelation keeps none of them).
 func (g *Graph) BeginLoad() {
 	g.loading, g.loadedFrom = true, len(g.relations)
 }
 
-// EndLoad ends what BeginLoad began.
-func (g *Graph) EndLoad() {
+// Repeat is a relation loaded between BeginLoad and EndLoad whose triple
+// one loaded before it has: EndLoad drops it.
+type Repeat struct {
+	Index    int // among the relations loaded since BeginLoad, from 0
+	Relation Relation
+}
+
+// EndLoad ends what BeginLoad began, and returns the relations it dropped
+// as repeats, in the order they were loaded.
+func (g *Graph) EndLoad() []Repeat {
 	if !g.loading {
-		return
+		return nil
 	}
 	g.loading = false
+	var repeats []Repeat
+	if dup := g.relSet.addLoaded(g.relations[g.loadedFrom:], g.loadHashes); len(dup) > 0 {
+		loaded := g.relations[g.loadedFrom:]
+		dropped := make(map[*Relation]bool, len(dup))
+		for _, r := range dup {
+			i, _ := slices.BinarySearchFunc(loaded, r.seq, func(r *Relation, seq uint64) int { return cmp.Compare(r.seq, seq) })
+			repeats = append(repeats, Repeat{Index: i, Relation: r.clone()})
+			dropped[r] = true
+		}
+		g.relations = slices.DeleteFunc(g.relations, func(r *Relation) bool { return dropped[r] })
+	}
+	g.loadHashes = nil
 	loaded := g.relations[g.loadedFrom:]
 	from := func(r *Relation) *string { return &r.From }
 	out := func(l *endLists) *[]*Relation { return &l.out }
@@ -96,6 +126,7 @@ func (g *Graph) EndLoad() {
 	for _, r := range loaded {
 		g.relationChanged(r)
 	}
+	return repeats
 }
 
 // linkEnds puts each relation of rels into the list (list) of the entity

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -15,9 +16,36 @@ func TestRelationSetCollisions(t *testing.T) {
 	relationHash = func(k relationKey) uint64 { return uint64(len(k.from) % 3) }
 
 	rng := rand.New(rand.NewPCG(1, 2))
-	s, want := newRelationSet(0), map[relationKey]*Relation{}
+	newRel := func() *Relation {
+		return &Relation{From: fmt.Sprint("a", rng.IntN(20)), To: fmt.Sprint(rng.IntN(5)), RelationType: "knows"}
+	}
+	s, want := newRelationSet(), map[relationKey]*Relation{}
+	// First a load, kept sorted: repeats are found among colliding
+	// hashes, and the first of each triple is kept.
+	savedMin := sortedMin
+	t.Cleanup(func() { sortedMin = savedMin })
+	sortedMin = 1
+	var loaded []*Relation
+	var hashes []uint64
+	var wantRepeats []*Relation
+	for i := range 60 {
+		r := newRel()
+		r.seq = uint64(i + 1)
+		if want[r.key()] != nil {
+			wantRepeats = append(wantRepeats, r)
+		} else {
+			want[r.key()] = r
+		}
+		loaded, hashes = append(loaded, r), append(hashes, relationHash(r.key()))
+	}
+	if got := s.addLoaded(loaded, hashes); !slices.Equal(got, wantRepeats) || len(got) == 0 {
+		t.Fatalf("addLoaded dropped %v, want %v", got, wantRepeats)
+	}
+	if s.loaded.entries == nil {
+		t.Fatal("the load was not kept sorted")
+	}
 	for range 5000 {
-		r := &Relation{From: fmt.Sprint("a", rng.IntN(20)), To: fmt.Sprint(rng.IntN(5)), RelationType: "knows"}
+		r := newRel()
 		k := r.key()
 		if rng.IntN(3) == 0 {
 			s.del(k)

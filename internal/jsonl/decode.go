@@ -2,9 +2,11 @@ package jsonl
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 
@@ -56,7 +58,7 @@ func decode(data []byte, pipelined bool) *File {
 		f.load(&it)
 		d.strs = d.strs[:0] // the graph copied the observations out
 	})
-	f.Graph.EndLoad()
+	f.endLoad()
 	return f
 }
 
@@ -288,12 +290,68 @@ func (f *File) load(it *item) {
 		f.problem(it.line, MergedEntity, reason)
 	case relationItem:
 		r := &it.relation
-		if _, duplicate := f.Graph.LoadRelation(*r); !duplicate {
+		f.relationLines.add(it.line)
+		if _, duplicate := f.Graph.LoadRelation(*r); duplicate {
+			f.dropped(it.line, r)
+		}
+	}
+}
+
+// dropped reports the relation r of line n dropped as a duplicate.
+func (f *File) dropped(n int, r *graph.Relation) {
+	f.problem(n, DroppedRelation, fmt.Sprintf("dropped duplicate relation %s -[%s]-> %s",
+		quoteShort(r.From), quoteShort(r.RelationType), quoteShort(r.To)))
+}
+
+// endLoad ends the graph's load (graph.EndLoad), which finds the
+// relations that repeat one before them, and reports each at its line.
+func (f *File) endLoad() {
+	repeats := f.Graph.EndLoad()
+	for _, r := range repeats {
+		f.dropped(f.relationLines.at(r.Index), &r.Relation)
+	}
+	f.relationLines = nil
+	if len(repeats) > 0 {
+		slices.SortStableFunc(f.Problems, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
+	}
+}
+
+// lineRuns are the lines of the relations loaded, in order, as runs of
+// lines that follow each other: a file's relations are mostly one run.
+type lineRuns []lineRun
+
+// lineRun: the relations loaded before+0, before+1, …, before+n-1 are on
+// the lines first, first+1, …, first+n-1.
+type lineRun struct{ first, before, n int }
+
+// add records the line of the next relation loaded.
+func (l *lineRuns) add(line int) {
+	k := len(*l)
+	if k > 0 {
+		if r := &(*l)[k-1]; r.first+r.n == line {
+			r.n++
 			return
 		}
-		f.problem(it.line, DroppedRelation, fmt.Sprintf("dropped duplicate relation %s -[%s]-> %s",
-			quoteShort(r.From), quoteShort(r.RelationType), quoteShort(r.To)))
 	}
+	before := 0
+	if k > 0 {
+		before = (*l)[k-1].before + (*l)[k-1].n
+	}
+	*l = append(*l, lineRun{line, before, 1})
+}
+
+// at returns the line of the relation loaded i-th, from 0.
+func (l lineRuns) at(i int) int {
+	k, _ := slices.BinarySearchFunc(l, i, func(r lineRun, i int) int {
+		if i < r.before {
+			return 1
+		}
+		if i >= r.before+r.n {
+			return -1
+		}
+		return 0
+	})
+	return l[k].first + i - l[k].before
 }
 
 func (f *File) problem(n int, kind ProblemKind, reason string) {

@@ -125,6 +125,8 @@ type File struct {
 	// Problems has one entry per unreadable line, and one per merged
 	// duplicate entity or dropped duplicate relation, in line order.
 	Problems []Problem
+
+	relationLines lineRuns // while loading: the line of each relation loaded
 }
 
 // Write writes the memory file for g to w: entity lines in graph order,

@@ -290,7 +290,7 @@ func decodeChunks(f *File, nparsers int, produce func(emit func(pieces [][]byte,
 		})
 	}()
 	f.Graph.BeginLoad()
-	defer f.Graph.EndLoad()
+	defer f.endLoad()
 	base := 0 // lines in the chunks loaded
 	for parsed := range ordered {
 		p := <-parsed

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -219,6 +220,59 @@ func TestDecodeChunks(t *testing.T) {
 				checkSameFile(t, orig, f)
 				checkHoldsNoneOf(t, data, f)
 			})
+		}
+	}
+}
+
+// TestRepeatedRelationsAtTheirLines: a big load finds its repeated
+// relations once it is over (graph.EndLoad), and each is reported at its
+// own line, among the other problems in line order, as a line-by-line
+// reading of the file finds them.
+func TestRepeatedRelationsAtTheirLines(t *testing.T) {
+	data := messyFile(3000, 2)
+	var want []int // the lines of the relations seen before
+	seen := map[[3]string]bool{}
+	relations := 0
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimRight(bytes.TrimPrefix(line, []byte("\uFEFF")), "\r")
+		var r struct {
+			Type, From, To, RelationType any
+		}
+		if json.Unmarshal(line, &r) != nil || r.Type != "relation" {
+			continue
+		}
+		from, ok1 := r.From.(string)
+		to, ok2 := r.To.(string)
+		typ, ok3 := r.RelationType.(string)
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		relations++
+		k := [3]string{from, to, typ}
+		if seen[k] {
+			want = append(want, i+1)
+		}
+		seen[k] = true
+	}
+	if relations < 5000 || len(want) < 10 {
+		t.Fatalf("the test file has %d relations, %d repeated: too few", relations, len(want))
+	}
+	for _, pipelined := range []bool{false, true} {
+		f := decode(data, pipelined)
+		var got []int
+		for i, p := range f.Problems {
+			if i > 0 && p.Line < f.Problems[i-1].Line {
+				t.Errorf("problem at line %d after one at line %d", p.Line, f.Problems[i-1].Line)
+			}
+			if p.Kind == DroppedRelation {
+				got = append(got, p.Line)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("pipelined %v: repeated relations reported at lines %v, want %v", pipelined, got, want)
+		}
+		if n := len(f.Graph.Relations()); n != len(seen) {
+			t.Errorf("pipelined %v: %d relations, want %d", pipelined, n, len(seen))
 		}
 	}
 }
