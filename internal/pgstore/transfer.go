@@ -83,6 +83,16 @@ func (s *Store) Import(ctx context.Context, g *graph.Graph, unreadable [][]byte,
 	s.mu.Lock()
 	s.loaded = false // read what was imported on the next call
 	s.mu.Unlock()
+	// The planner's statistics still hold the tables as they were: for a
+	// memory they knew as small, a write's DELETE of a few keys would walk
+	// all of its rows by memory_entities_rev instead of finding each by
+	// its key (30 ms a write at 100k entities), until autovacuum's next
+	// analyze, which a big table puts off for long. Analyze them now.
+	actx, cancel := context.WithTimeout(ctx, s.db.opts.QueryTimeout)
+	defer cancel()
+	if _, err := s.db.pool.Exec(actx, "ANALYZE memory_entities, memory_relations"); err != nil {
+		s.db.opts.Logf("memory %q imported; analyzing its tables for the planner failed (writes that delete may be slow until autovacuum analyzes them): %v", s.name, err)
+	}
 	return nil
 }
 
