@@ -72,6 +72,39 @@ func BenchmarkUpdate(b *testing.B) {
 	}
 }
 
+// BenchmarkDelete deletes an entity a write, from the middle of the
+// memory on, with the relations to and from it.
+func BenchmarkDelete(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s, _, _ := benchMemory(b, n)
+			var names []string
+			if err := s.View(ctx, func(g *graph.Graph) error {
+				for _, e := range g.Entities()[n/2:] {
+					names = append(names, e.Name)
+				}
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				if i == len(names) {
+					b.Fatal("no entity left to delete")
+				}
+				name := names[i]
+				i++
+				if _, err := s.Update(ctx, graph.Write{Apply: func(g *graph.Graph) error {
+					g.DeleteEntities([]string{name})
+					return nil
+				}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkUpdateReplicas alternates the writes between two stores, as two
 // replicas behind a load balancer would: each write first catches up with
 // the other replica's.
