@@ -343,3 +343,34 @@ func bySeq[T interface{ order() uint64 }](a, b T) int { return cmp.Compare(a.ord
 
 func (e *Entity) order() uint64   { return e.seq }
 func (r *Relation) order() uint64 { return r.seq }
+
+// withoutDead returns list without the items of dead, all of which it
+// holds, in place. A list in seq order (the graph's entities and
+// relations are) finds each by a binary search and moves only what
+// follows the first: at a million items a write that deletes a few costs
+// a move of the tail, not a map lookup for every item.
+func withoutDead[T comparable](list []T, dead map[T]bool, seq func(T) uint64) []T {
+	at := make([]int, 0, len(dead))
+	for d := range dead {
+		i, found := slices.BinarySearchFunc(list, seq(d), func(x T, s uint64) int { return cmp.Compare(seq(x), s) })
+		if !found || list[i] != d {
+			// Not in seq order after all: look at every item.
+			return slices.DeleteFunc(list, func(x T) bool { return dead[x] })
+		}
+		at = append(at, i)
+	}
+	if len(at) == 0 {
+		return list
+	}
+	slices.Sort(at)
+	w := at[0]
+	for j, p := range at {
+		end := len(list)
+		if j+1 < len(at) {
+			end = at[j+1]
+		}
+		w += copy(list[w:], list[p+1:end])
+	}
+	clear(list[w:])
+	return list[:w]
+}

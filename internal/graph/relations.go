@@ -173,7 +173,7 @@ func (g *Graph) removeRelations(dead map[*Relation]bool) {
 		return
 	}
 	g.version++
-	g.relations = slices.DeleteFunc(g.relations, func(r *Relation) bool { return dead[r] })
+	g.relations = withoutDead(g.relations, dead, func(r *Relation) uint64 { return r.seq })
 	for r := range dead {
 		g.relationChanged(r)
 		g.relSet.del(r.key())

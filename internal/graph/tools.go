@@ -217,7 +217,7 @@ func (g *Graph) DeleteEntities(names []string) DeleteResult {
 	}
 	if len(dead) > 0 {
 		g.version++
-		g.entities = slices.DeleteFunc(g.entities, func(e *Entity) bool { return dead[e] })
+		g.entities = withoutDead(g.entities, dead, func(e *Entity) uint64 { return e.seq })
 	}
 	g.recordRelationsDeleted(deadRel)
 	g.removeRelations(deadRel)
