@@ -43,9 +43,9 @@
 //     mutation (which validates before it changes anything: an error writes
 //     nothing), writes only the rows that changed, bumps the revision, sends
 //     NOTIFY, commits. The rows that changed are found from the write's
-//     record when it only adds or deletes observations and creates
-//     entities and relations (recorded.go); any other write walks every
-//     row.
+//     record when it only adds or deletes observations and creates or
+//     deletes entities and relations (recorded.go); any other write (a
+//     rename, an undo, a name deleted and created again) walks every row.
 //   - Watch: LISTEN on one channel, one connection per DB; a notification
 //     names the memory, the revision and the writer, so a Store hears the
 //     writes of every other Store (another replica, another process) and
