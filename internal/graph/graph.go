@@ -349,10 +349,13 @@ func (r *Relation) order() uint64 { return r.seq }
 // relations are) finds each by a binary search and moves only what
 // follows the first: at a million items a write that deletes a few costs
 // a move of the tail, not a map lookup for every item.
-func withoutDead[T comparable](list []T, dead map[T]bool, seq func(T) uint64) []T {
+func withoutDead[T interface {
+	comparable
+	order() uint64
+}](list []T, dead map[T]bool) []T {
 	at := make([]int, 0, len(dead))
 	for d := range dead {
-		i, found := slices.BinarySearchFunc(list, seq(d), func(x T, s uint64) int { return cmp.Compare(seq(x), s) })
+		i, found := slices.BinarySearchFunc(list, d.order(), func(x T, s uint64) int { return cmp.Compare(x.order(), s) })
 		if !found || list[i] != d {
 			// Not in seq order after all: look at every item.
 			return slices.DeleteFunc(list, func(x T) bool { return dead[x] })

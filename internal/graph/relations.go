@@ -108,7 +108,7 @@ func (g *Graph) EndLoad() []Repeat {
 			repeats = append(repeats, Repeat{Index: i, Relation: r.clone()})
 			dropped[r] = true
 		}
-		g.relations = slices.DeleteFunc(g.relations, func(r *Relation) bool { return dropped[r] })
+		g.relations = withoutDead(g.relations, dropped)
 	}
 	g.loadHashes = nil
 	loaded := g.relations[g.loadedFrom:]
@@ -173,7 +173,7 @@ func (g *Graph) removeRelations(dead map[*Relation]bool) {
 		return
 	}
 	g.version++
-	g.relations = withoutDead(g.relations, dead, func(r *Relation) uint64 { return r.seq })
+	g.relations = withoutDead(g.relations, dead)
 	for r := range dead {
 		g.relationChanged(r)
 		g.relSet.del(r.key())

@@ -217,7 +217,7 @@ func (g *Graph) DeleteEntities(names []string) DeleteResult {
 	}
 	if len(dead) > 0 {
 		g.version++
-		g.entities = withoutDead(g.entities, dead, func(e *Entity) uint64 { return e.seq })
+		g.entities = withoutDead(g.entities, dead)
 	}
 	g.recordRelationsDeleted(deadRel)
 	g.removeRelations(deadRel)

@@ -30,7 +30,7 @@ func TestWithoutDead(t *testing.T) {
 				want = append(want, e)
 			}
 		}
-		got := withoutDead(slices.Clone(list), dead, func(e *Entity) uint64 { return e.seq })
+		got := withoutDead(slices.Clone(list), dead)
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d: removing %d of %d left %d items, not the rest in order", round, len(dead), n, len(got))
 		}
