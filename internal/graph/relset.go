@@ -96,6 +96,9 @@ func (s *relationSet) del(k relationKey) {
 	if e := s.loaded.find(h, k); e != nil {
 		e.r = nil
 		s.loaded.live--
+		if s.loaded.live < len(s.loaded.entries)/4 {
+			s.unload()
+		}
 		return
 	}
 	if cur := s.byHash[h]; cur != nil && cur.key() == k {
@@ -103,6 +106,19 @@ func (s *relationSet) del(k relationKey) {
 	}
 	if len(s.overflow) > 0 {
 		delete(s.overflow, k)
+	}
+}
+
+// unload moves the relations of a load kept sorted into byHash, once
+// deletions left most of its entries empty: the entries of a load take
+// 16 bytes each for as long as they are kept.
+func (s *relationSet) unload() {
+	loaded := s.loaded
+	s.loaded = sortedRelations{}
+	for _, e := range loaded.entries {
+		if e.r != nil {
+			s.putHashed(e.r, e.h)
+		}
 	}
 }
 
