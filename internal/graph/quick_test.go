@@ -574,7 +574,7 @@ func quickCheckReads(t *testing.T, rng *rand.Rand, g *Graph, m *model) {
 	}
 }
 
-func TestGraphAgainstModel(t *testing.T) { runAgainstModel(t, nil) }
+func TestGraphAgainstModel(t *testing.T) { runAgainstModel(t, false, nil) }
 
 // TestGraphAgainstModelLoaded is TestGraphAgainstModel on graphs that
 // start with a load in bulk, its relations kept sorted by hash as a big
@@ -583,13 +583,8 @@ func TestGraphAgainstModelLoaded(t *testing.T) {
 	saved := sortedMin
 	t.Cleanup(func() { sortedMin = saved })
 	sortedMin = 1
-	startLoaded = true
-	t.Cleanup(func() { startLoaded = false })
-	runAgainstModel(t, nil)
+	runAgainstModel(t, true, nil)
 }
-
-// startLoaded makes runAgainstModel start each run with quickLoad.
-var startLoaded bool
 
 // TestGraphAgainstModelIndexing is TestGraphAgainstModel with the search
 // indexes built a few entities at a time between the operations, as the
@@ -597,7 +592,7 @@ var startLoaded bool
 // whether an index is whole, in the making or dropped.
 func TestGraphAgainstModelIndexing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(*quickSeed), 7))
-	runAgainstModel(t, func(g *Graph) {
+	runAgainstModel(t, false, func(g *Graph) {
 		switch n := rng.IntN(10); {
 		case n == 0:
 			g.idx.x, g.words.x = nil, nil // as when writes outnumber the index
@@ -608,8 +603,9 @@ func TestGraphAgainstModelIndexing(t *testing.T) {
 }
 
 // runAgainstModel runs random operations on a graph and on the model and
-// compares every answer; between, if not nil, runs after each operation.
-func runAgainstModel(t *testing.T, between func(g *Graph)) {
+// compares every answer; loaded, each run starts with a load in bulk
+// (quickLoad); between, if not nil, runs after each operation.
+func runAgainstModel(t *testing.T, loaded bool, between func(g *Graph)) {
 	seed := *quickSeed
 	if seed == 0 {
 		seed = time.Now().UnixNano()
@@ -619,7 +615,7 @@ func runAgainstModel(t *testing.T, between func(g *Graph)) {
 	for run := range *quickRuns {
 		g, m := New(), &model{}
 		var history []string
-		if startLoaded {
+		if loaded {
 			history = append(history, quickLoad(t, rng, g, m))
 			quickCheckReads(t, rng, g, m)
 			checkConsistent(t, g)

@@ -52,7 +52,11 @@ func (s *relationSet) get(k relationKey) *Relation {
 // hash: a relation of that triple put next needs no hash of its own
 // (putHashed).
 func (s *relationSet) find(k relationKey) (*Relation, uint64) {
-	h := relationHash(k)
+	return s.findHashed(k, relationHash(k))
+}
+
+// findHashed is find, given the hash of k.
+func (s *relationSet) findHashed(k relationKey, h uint64) (*Relation, uint64) {
 	if r := s.byHash[h]; r != nil && r.key() == k {
 		return r, h
 	}
@@ -133,7 +137,7 @@ func (s *relationSet) len() int { return s.loaded.live + len(s.byHash) + len(s.o
 func (s *relationSet) addLoaded(rels []*Relation, hashes []uint64) (repeats []*Relation) {
 	if s.len() > 0 || s.loaded.entries != nil || len(rels) < sortedMin {
 		for i, r := range rels {
-			if old, _ := s.find(r.key()); old != nil {
+			if old, _ := s.findHashed(r.key(), hashes[i]); old != nil {
 				repeats = append(repeats, r)
 				continue
 			}

@@ -45,13 +45,12 @@ func (s *Store) readRows(ctx context.Context, tx pgx.Tx, rev, seqs int64, ents, 
 	if seqs >= sideReadRows {
 		if conn := s.spareConn(ctx); conn != nil {
 			sideCtx, cancel := context.WithCancel(ctx)
-			defer cancel()
 			side = make(chan error, 1)
 			go func() {
 				defer conn.Release()
 				side <- readRelationsAt(sideCtx, conn, id, rev, rels)
 			}()
-			defer func() {
+			defer func() { // a read that failed first stops the other
 				cancel()
 				if side != nil {
 					<-side
