@@ -57,13 +57,13 @@ type Store struct {
 	writeMu sync.Mutex    // one writer of this process at a time
 	written graph.Written // this Store's writes, for its Watches
 
-	mu         sync.RWMutex // guards the fields below
-	g          *graph.Graph // nil: g must be read from the file first
-	unreadable [][]byte     // lines kept verbatim, written back after the relations
-	stamp      stamp        // the file g was read from or saved as
-	sum        *fileSum     // that file's content
-	journal    journalStamp // the journal as g holds it, and what it means
-	saved      watchStamp   // the files as this Store last wrote them
+	mu         graph.RWMutex // guards the fields below
+	g          *graph.Graph  // nil: g must be read from the file first
+	unreadable [][]byte      // lines kept verbatim, written back after the relations
+	stamp      stamp         // the file g was read from or saved as
+	sum        *fileSum      // that file's content
+	journal    journalStamp  // the journal as g holds it, and what it means
+	saved      watchStamp    // the files as this Store last wrote them
 	// foreign counts the reads that changed g after the first:
 	// another process's writes reaching this Store, which its Watches
 	// report.
@@ -227,6 +227,12 @@ func (s *Store) statFile() (stamp, error) {
 	}
 	return stampOf(fi), nil
 }
+
+// ExclusiveWanted reports whether a write or a reload waits for the
+// graph held (graph.Contended).
+func (s *Store) ExclusiveWanted() bool { return s.mu.Wanted() }
+
+var _ graph.Contended = (*Store)(nil)
 
 // View runs fn on the latest saved graph, reloading the file first if it
 // changed, and returns fn's error. fn must not modify the graph or keep it

@@ -184,18 +184,23 @@ func (l *lazyIndex[T, X]) upToDate(g *Graph, build func() X) X {
 //
 // A search that arrives during a step does not wait for it: the step ends
 // at the next entity and leaves the search its turn.
-func (g *Graph) IndexStep(n int) (done bool) {
+func (g *Graph) IndexStep(n int) (done bool) { return g.indexStep(n, never) }
+
+// indexStep is IndexStep, ending its step at the next entity also when
+// wanted reports true.
+func (g *Graph) indexStep(n int, wanted func() bool) (done bool) {
 	g.searchMu.mu.Lock()
 	defer g.searchMu.mu.Unlock()
+	yield := func() bool { return g.searchMu.wanted() || wanted() }
 	if g.idx.x != nil {
-		return g.words.step(g, n, g.searchMu.wanted)
+		return g.words.step(g, n, yield)
 	}
 	// The two indexes are built side by side, one core each: they share
 	// nothing but the graph, which a step only reads.
 	var trigrams bool
 	var wg sync.WaitGroup
-	wg.Go(func() { trigrams = g.idx.step(g, n, g.searchMu.wanted) })
-	words := g.words.step(g, n, g.searchMu.wanted)
+	wg.Go(func() { trigrams = g.idx.step(g, n, yield) })
+	words := g.words.step(g, n, yield)
 	wg.Wait()
 	return trigrams && words
 }

@@ -117,3 +117,67 @@ func TestViewIndexedBuildsInSteps(t *testing.T) {
 		t.Errorf("ViewIndexed on a graph already indexed took %d Views, want 1 (fn's)", s.views-views)
 	}
 }
+
+// contendedStore is a viewStore that says a write waits for it during its
+// first View (Contended).
+type contendedStore struct {
+	viewStore
+	indexedInFirst int // entities the first View's step indexed
+}
+
+func (s *contendedStore) ExclusiveWanted() bool { return s.views == 1 }
+
+func (s *contendedStore) View(ctx context.Context, fn func(*Graph) error) error {
+	err := s.viewStore.View(ctx, fn)
+	if s.views == 1 {
+		s.indexedInFirst = len(s.g.idx.building.byID) - 1 + len(s.g.words.building.byID) - 1
+	}
+	return err
+}
+
+// TestViewIndexedGivesWayToWrites: a step of ViewIndexed stops at the
+// next entity while the store says a write waits for it, and the build
+// goes on once none does.
+func TestViewIndexedGivesWayToWrites(t *testing.T) {
+	g := New()
+	for i := range 3 * indexStepLen {
+		g.LoadEntity(Entity{Name: fmt.Sprintf("e%d", i), EntityType: "t", Observations: []string{"plays the violin"}})
+	}
+	s := &contendedStore{viewStore: viewStore{g: g}}
+	runs := 0
+	if err := ViewIndexed(context.Background(), s, func(*Graph) error { runs++; return nil }); err != nil || runs != 1 {
+		t.Fatalf("ViewIndexed = %v after %d runs of fn, want no error and one", err, runs)
+	}
+	if s.indexedInFirst != 0 {
+		t.Errorf("the step with a write waiting indexed %d entities, want none", s.indexedInFirst)
+	}
+	if g.idx.x == nil || g.words.x == nil {
+		t.Error("the build did not finish once no write waited")
+	}
+}
+
+// TestRWMutexCountsWriters: Wanted reports a caller waiting in Lock, and
+// no longer once it has the lock.
+func TestRWMutexCountsWriters(t *testing.T) {
+	var m RWMutex
+	if m.Wanted() {
+		t.Fatal("Wanted with nobody waiting")
+	}
+	m.RLock()
+	locked := make(chan struct{})
+	go func() {
+		m.Lock()
+		close(locked)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !m.Wanted(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Wanted stayed false while Lock waited for a reader")
+		}
+	}
+	m.RUnlock()
+	<-locked
+	if m.Wanted() {
+		t.Error("Wanted still true once Lock returned")
+	}
+	m.Unlock()
+}

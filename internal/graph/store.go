@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -84,11 +85,37 @@ func (w *Written) Done() {
 }
 
 // indexStepLen is how many entities a step of BuildIndexes indexes: about
-// a millisecond of work, the longest a write, a reload or a search waits
-// for it (a search through ViewIndexed takes part in the steps; one that
+// a millisecond of work. A search, and a write to a store that says it
+// waits (Contended), do not wait for a step to end: it stops at the next
+// entity. A search through ViewIndexed takes part in the steps; one that
 // needs an index being built in a plain View finishes it under the
-// store's lock).
+// store's lock.
 const indexStepLen = 64
+
+// Contended is implemented by a Store that can tell when a caller waits
+// for its exclusive access (a write, a reload): the background index
+// build, which runs as a reader a step at a time, then ends its step at
+// the next entity instead of at its end, and the write goes first.
+type Contended interface {
+	ExclusiveWanted() bool
+}
+
+// RWMutex is a store's lock over the graph it holds: a sync.RWMutex that
+// counts the callers waiting in Lock, for Contended.
+type RWMutex struct {
+	sync.RWMutex
+	waiting atomic.Int32
+}
+
+// Lock locks m for writing, counted while it waits.
+func (m *RWMutex) Lock() {
+	m.waiting.Add(1)
+	m.RWMutex.Lock()
+	m.waiting.Add(-1)
+}
+
+// Wanted reports whether a caller waits in Lock.
+func (m *RWMutex) Wanted() bool { return m.waiting.Load() > 0 }
 
 // BuildIndexes builds the search indexes of the graph s holds in the
 // background, a step (Graph.IndexStep) per View, so writes take their turn
@@ -113,13 +140,17 @@ func BuildIndexes(ctx context.Context, s Store) (entities int, built bool) {
 // they are whole it is one View, fn's. It returns fn's error, ctx's or a
 // View's.
 func ViewIndexed(ctx context.Context, s Store, fn func(*Graph) error) error {
+	wanted := never
+	if c, ok := s.(Contended); ok {
+		wanted = c.ExclusiveWanted
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		ran := false
 		err := s.View(ctx, func(g *Graph) error {
-			if !g.IndexStep(indexStepLen) {
+			if !g.indexStep(indexStepLen, wanted) {
 				return nil
 			}
 			ran = true

@@ -43,9 +43,9 @@ type Store struct {
 	lastID        string
 	historyFailed bool
 
-	mu     sync.RWMutex // guards the fields below
-	cur    *state       // nil: read the memory first
-	loaded bool         // false: cur is ahead of or behind the database
+	mu     graph.RWMutex // guards the fields below
+	cur    *state        // nil: read the memory first
+	loaded bool          // false: cur is ahead of or behind the database
 	// readFrom is the revision of the first graph this Store read, plus
 	// one; 0 until it read one (firstRead).
 	readFrom int64
@@ -100,6 +100,12 @@ func (s *Store) findRow(ctx context.Context) (int64, error) {
 	s.id.CompareAndSwap(0, id)
 	return s.id.Load(), nil
 }
+
+// ExclusiveWanted reports whether a write or a reload waits for the
+// graph held (graph.Contended).
+func (s *Store) ExclusiveWanted() bool { return s.mu.Wanted() }
+
+var _ graph.Contended = (*Store)(nil)
 
 // View runs fn on the latest committed graph: it asks the database for the
 // memory's revision and reads the memory again only if it moved. fn must
