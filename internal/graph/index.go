@@ -18,6 +18,7 @@ import (
 type searchIndex struct {
 	idTable
 	postings map[uint32]*trigramList
+	expect   float64 // while built a step at a time: see reserve
 }
 
 // minIndexedQuery is the shortest query (in bytes of folded text) the index
@@ -28,9 +29,10 @@ func trigram(s string, i int) uint32 {
 	return uint32(s[i])<<16 | uint32(s[i+1])<<8 | uint32(s[i+2])
 }
 
-func (x *searchIndex) ids() *idTable          { return &x.idTable }
-func (x *searchIndex) idOf(e *Entity) *uint32 { return &e.sid }
-func (x *searchIndex) forget(e *Entity)       { x.release(&e.sid) }
+func (x *searchIndex) ids() *idTable           { return &x.idTable }
+func (x *searchIndex) idOf(e *Entity) *uint32  { return &e.sid }
+func (x *searchIndex) building(expect float64) { x.expect = expect }
+func (x *searchIndex) forget(e *Entity)        { x.release(&e.sid) }
 
 func newSearchIndex() *searchIndex {
 	return &searchIndex{idTable: idTable{byID: []*Entity{nil}}, postings: make(map[uint32]*trigramList)} // id 0 means "not indexed"
@@ -63,7 +65,7 @@ func (g *Graph) buildIndex() *searchIndex {
 				e, id := g.entities[i], uint32(i+1)
 				x.byID[id] = e
 				e.sid = id
-				postEntity(m, id, e)
+				postEntity(m, id, e, 0)
 			}
 			partial[p] = m
 		})
@@ -92,32 +94,32 @@ func (x *searchIndex) add(_ *Graph, e *Entity) {
 	id := uint32(len(x.byID))
 	x.byID = append(x.byID, e)
 	e.sid = id
-	postEntity(x.postings, id, e)
+	postEntity(x.postings, id, e, x.expect)
 }
 
 // postEntity posts id under the trigrams of every folded text of e. Each
 // text is folded into a buffer on the stack, as Entity.rank does: the
 // postings keep trigrams, not text.
-func postEntity(postings map[uint32]*trigramList, id uint32, e *Entity) {
+func postEntity(postings map[uint32]*trigramList, id uint32, e *Entity, expect float64) {
 	var scratch [256]byte
-	postText(postings, id, foldInto(scratch[:0], e.Name))
-	postText(postings, id, foldInto(scratch[:0], e.EntityType))
+	postText(postings, id, foldInto(scratch[:0], e.Name), expect)
+	postText(postings, id, foldInto(scratch[:0], e.EntityType), expect)
 	for _, o := range e.Observations {
-		postText(postings, id, foldInto(scratch[:0], o))
+		postText(postings, id, foldInto(scratch[:0], o), expect)
 	}
 }
 
-func postText(postings map[uint32]*trigramList, id uint32, f folded) {
-	postString(postings, id, f.nfkc)
+func postText(postings map[uint32]*trigramList, id uint32, f folded, expect float64) {
+	postString(postings, id, f.nfkc, expect)
 	if f.plain != f.nfkc {
-		postString(postings, id, f.plain)
+		postString(postings, id, f.plain, expect)
 	}
 }
 
 // postString posts id under every trigram of s that starts a character: a
 // match of valid UTF-8 text can only start at a character, so the others
 // would add nothing. Ids only grow, so a list already ending in id has it.
-func postString(postings map[uint32]*trigramList, id uint32, s string) {
+func postString(postings map[uint32]*trigramList, id uint32, s string, expect float64) {
 	for i := 0; i+3 <= len(s); i++ {
 		if !utf8.RuneStart(s[i]) {
 			continue
@@ -128,7 +130,7 @@ func postString(postings map[uint32]*trigramList, id uint32, s string) {
 			l = &trigramList{}
 			postings[t] = l
 		}
-		l.add(id)
+		l.add(id, expect)
 	}
 }
 

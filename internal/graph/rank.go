@@ -69,8 +69,9 @@ type wordIndex struct {
 	// rebuild, as in the lists.
 	firstNames map[string][]uint32
 
-	live     int    // ids not stale
-	totalLen uint64 // sum of docLen over live ids
+	live     int     // ids not stale
+	totalLen uint64  // sum of docLen over live ids
+	expect   float64 // while built a step at a time: see reserve
 
 	counts  map[uint32]uint32 // scratch for add: units by term
 	fields  fieldScratch      // scratch for add: the folded texts
@@ -88,7 +89,10 @@ type postingList struct {
 	last uint32 // the last id in data
 }
 
-func (l *postingList) add(id uint32, units uint32) {
+// add appends id, greater than every id in l, and its count; expect is
+// as reserve takes it.
+func (l *postingList) add(id uint32, units uint32, expect float64) {
+	l.data = reserve(l.data, 2*binary.MaxVarintLen32, expect)
 	l.data = binary.AppendUvarint(l.data, uint64(id-l.last))
 	l.data = binary.AppendUvarint(l.data, uint64(units))
 	l.last = id
@@ -132,8 +136,9 @@ func newWordIndex() *wordIndex {
 	}
 }
 
-func (x *wordIndex) ids() *idTable          { return &x.idTable }
-func (x *wordIndex) idOf(e *Entity) *uint32 { return &e.wid }
+func (x *wordIndex) ids() *idTable           { return &x.idTable }
+func (x *wordIndex) idOf(e *Entity) *uint32  { return &e.wid }
+func (x *wordIndex) building(expect float64) { x.expect = expect }
 
 func (x *wordIndex) forget(e *Entity) {
 	if id := x.release(&e.wid); id != 0 {
@@ -257,7 +262,7 @@ func (x *wordIndex) post(g *Graph, e *Entity, id uint32) {
 		})
 	})
 	for t, c := range x.counts {
-		x.lists[t].add(id, c)
+		x.lists[t].add(id, c, x.expect)
 	}
 	if first, ok := firstName(e.Name); ok {
 		x.firstNames[first] = append(x.firstNames[first], id)
