@@ -29,10 +29,10 @@ func trigram(s string, i int) uint32 {
 	return uint32(s[i])<<16 | uint32(s[i+1])<<8 | uint32(s[i+2])
 }
 
-func (x *searchIndex) ids() *idTable           { return &x.idTable }
-func (x *searchIndex) idOf(e *Entity) *uint32  { return &e.sid }
-func (x *searchIndex) building(expect float64) { x.expect = expect }
-func (x *searchIndex) forget(e *Entity)        { x.release(&e.sid) }
+func (x *searchIndex) ids() *idTable            { return &x.idTable }
+func (x *searchIndex) idOf(e *Entity) *uint32   { return &e.sid }
+func (x *searchIndex) setExpect(expect float64) { x.expect = expect }
+func (x *searchIndex) forget(e *Entity)         { x.release(&e.sid) }
 
 func newSearchIndex() *searchIndex {
 	return &searchIndex{idTable: idTable{byID: []*Entity{nil}}, postings: make(map[uint32]*trigramList)} // id 0 means "not indexed"

@@ -65,10 +65,10 @@ type incrementalIndex interface {
 	forget(e *Entity)
 	// add indexes e, which has no id, under the next id.
 	add(g *Graph, e *Entity)
-	// building says, while the index is built a step at a time, how many
+	// setExpect says, while the index is built a step at a time, how many
 	// entities it will hold over those it holds (see reserve); 0 once it
 	// is whole.
-	building(expect float64)
+	setExpect(expect float64)
 }
 
 // lazyIndex holds an index of type *T, built by the first search that
@@ -141,14 +141,14 @@ func (l *lazyIndex[T, X]) step(g *Graph, n int, yield func() bool) bool {
 	i, _ := slices.BinarySearchFunc(g.entities, l.next+1, func(e *Entity, seq uint64) int { return cmp.Compare(e.seq, seq) })
 	for end := min(len(g.entities), i+n); i < end && !yield(); i++ {
 		e := g.entities[i]
-		l.building.building(float64(len(g.entities)) / float64(i+1))
+		l.building.setExpect(float64(len(g.entities)) / float64(i+1))
 		l.building.add(g, e)
 		l.next = e.seq
 	}
 	if i < len(g.entities) {
 		return false
 	}
-	l.building.building(0)
+	l.building.setExpect(0)
 	l.x, l.building = l.building, nil
 	return true
 }

@@ -136,9 +136,9 @@ func newWordIndex() *wordIndex {
 	}
 }
 
-func (x *wordIndex) ids() *idTable           { return &x.idTable }
-func (x *wordIndex) idOf(e *Entity) *uint32  { return &e.wid }
-func (x *wordIndex) building(expect float64) { x.expect = expect }
+func (x *wordIndex) ids() *idTable            { return &x.idTable }
+func (x *wordIndex) idOf(e *Entity) *uint32   { return &e.wid }
+func (x *wordIndex) setExpect(expect float64) { x.expect = expect }
 
 func (x *wordIndex) forget(e *Entity) {
 	if id := x.release(&e.wid); id != 0 {
