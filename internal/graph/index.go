@@ -92,7 +92,7 @@ func (g *Graph) buildIndex() *searchIndex {
 
 func (x *searchIndex) add(_ *Graph, e *Entity) {
 	id := uint32(len(x.byID))
-	x.byID = append(x.byID, e)
+	x.byID = append(reserve(x.byID, 1, x.expect), e)
 	e.sid = id
 	postEntity(x.postings, id, e, x.expect)
 }

@@ -118,23 +118,24 @@ func (l *trigramList) join(o *trigramList) {
 	}
 }
 
-// reserve returns data with room for need more bytes. expect says how
-// far an index being built a step at a time in the background has got:
-// the entities it will hold over those it holds so far; it is 0 for any
-// other index, whose lists grow as append grows them. A list of an index
-// being built grows to what it will hold at the end of the build if it
-// goes on as it did so far, and by an eighth at least, twice at most.
-// append grows a big slice by a quarter at a time: at a million entities
-// the build allocated five times its lists' final size in garbage, and
-// each collection that brought marked the whole graph again while writes
-// waited (eight collections in a build).
-func reserve(data []byte, need int, expect float64) []byte {
-	if cap(data)-len(data) >= need || expect == 0 {
-		return data
+// reserve returns s with room for need more items. expect says how far
+// an index being built a step at a time in the background has got: the
+// entities it will hold over those it holds so far; it is 0 for any other
+// index, whose slices grow as append grows them. A slice of an index
+// being built (a posting list, the ids, the terms) grows to what it will
+// hold at the end of the build if it goes on as it did so far, and by an
+// eighth at least, twice at most. append grows a big slice by a quarter
+// at a time: at a million entities the build allocated five times its
+// lists' final size in garbage, and each collection that brought marked
+// the whole graph again while writes waited (eight collections in a
+// build).
+func reserve[E any](s []E, need int, expect float64) []E {
+	if cap(s)-len(s) >= need || expect == 0 {
+		return s
 	}
-	n := len(data)
+	n := len(s)
 	size := min(max(int(float64(n)*expect*1.05), n+n/8), 2*n) + need
-	return append(make([]byte, 0, max(size, 8)), data...)
+	return append(make([]E, 0, max(size, 8)), s...)
 }
 
 // clip gives back the room appending left in l.

@@ -236,8 +236,8 @@ func merge(parts []*wordIndex) *wordIndex {
 // add indexes e under a fresh id.
 func (x *wordIndex) add(g *Graph, e *Entity) {
 	id := uint32(len(x.byID))
-	x.byID = append(x.byID, nil)
-	x.docLen = append(x.docLen, 0)
+	x.byID = append(reserve(x.byID, 1, x.expect), nil)
+	x.docLen = append(reserve(x.docLen, 1, x.expect), 0)
 	x.post(g, e, id)
 }
 
@@ -366,7 +366,7 @@ func (x *wordIndex) internTerm(term string) uint32 {
 	}
 	t := uint32(len(x.lists))
 	x.termIDs[strings.Clone(term)] = t
-	x.lists = append(x.lists, postingList{})
+	x.lists = append(reserve(x.lists, 1, x.expect), postingList{})
 	return t
 }
 
