@@ -31,7 +31,7 @@ func (l *trigramList) add(id uint32, expect float64) {
 	case l.n > 0 && l.last == id:
 		return
 	case l.n%trigramBlock == 0:
-		l.skips = append(l.skips, trigramSkip{first: id, at: uint32(len(l.data))})
+		l.skips = append(reserve(l.skips, 1, expect), trigramSkip{first: id, at: uint32(len(l.data))})
 	default:
 		l.data = reserve(l.data, binary.MaxVarintLen32, expect)
 		l.data = binary.AppendUvarint(l.data, uint64(id-l.last))
