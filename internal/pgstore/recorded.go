@@ -95,7 +95,8 @@ func syncRelationsRecorded(t *table[relationKey], g *graph.Graph, changes []grap
 // goneRows returns the positions in t's rows, ascending, of the keys
 // deleted, when items are t's rows' items but for those, followed by the
 // items of the keys created (ok). A key deleted and created again moves
-// its row: the walk places it (not ok). Up to the next row gone, row
+// its row, and an item created where a row that goes stood may take its
+// seq: the walk places them (not ok). Up to the next row gone, row
 // m+shift holds item m, and from it on never again (keys are unique), so
 // a binary search over the rows finds each.
 func goneRows[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], deleted map[K]bool, created []K) (at []int, ok bool) {
@@ -105,6 +106,14 @@ func goneRows[K comparable, T any](t *table[K], items []T, kind rowKind[K, T], d
 	}
 	for i, k := range created {
 		if deleted[k] || kind.key(items[kept+i]) != k {
+			return nil, false
+		}
+		// In the place of a row that goes, and that row's item renamed
+		// (a rename is recorded as a deletion and a creation) or the same
+		// but for its key: the walk gives it that row's seq (places),
+		// which the other replicas read as a rename that carries its
+		// relations, and the relations' rows are placed so too.
+		if j := kept + i; j < len(t.rows) && deleted[t.rows[j].key] && kind.renamed(t.rows[j], items[j]) {
 			return nil, false
 		}
 	}
