@@ -1,16 +1,13 @@
 package pgstore_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"testing"
 
 	"github.com/kgmemory/mcp-server-memory/internal/graph"
-	"github.com/kgmemory/mcp-server-memory/internal/jsonl"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore"
 	"github.com/kgmemory/mcp-server-memory/internal/pgstore/pgtest"
-	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
 var benchSizes = []int{1_000, 10_000, 100_000}
@@ -19,30 +16,14 @@ var benchSizes = []int{1_000, 10_000, 100_000}
 // and returns two stores on it and an entity's name.
 func benchMemory(b *testing.B, n int) (a, other *pgstore.Store, name string) {
 	url, mem := pgtest.URL(b), pgtest.MemoryName(b)
-	tg, _ := testgraph.Generate(n, 1)
-	var buf bytes.Buffer
-	if err := tg.WriteJSONL(&buf); err != nil {
-		b.Fatal(err)
-	}
-	f := jsonl.Decode(buf.Bytes())
-	open := func() *pgstore.Store {
-		s, err := pgstore.Open(ctx, url, mem, pgstore.Options{Logf: b.Logf})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(s.Close)
-		return s
-	}
-	a, other = open(), open()
-	if err := a.Import(ctx, f.Graph, f.Unreadable, false); err != nil {
-		b.Fatal(err)
-	}
+	a, other = pgtest.Open(b, url, mem, pgstore.Options{}), pgtest.Open(b, url, mem, pgstore.Options{})
+	tg, size := importGenerated(b, a, n)
 	for _, s := range []*pgstore.Store{a, other} {
 		if err := s.View(context.Background(), func(*graph.Graph) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.SetBytes(int64(buf.Len()))
+	b.SetBytes(int64(size))
 	return a, other, tg.Entities[n/2].Name
 }
 

@@ -13,8 +13,9 @@ import (
 	"github.com/kgmemory/mcp-server-memory/internal/testgraph"
 )
 
-// importGenerated imports a generated memory of n entities through s.
-func importGenerated(t *testing.T, s *pgstore.Store, n int) {
+// importGenerated imports a generated memory of n entities through s and
+// returns it and the size of its memory file.
+func importGenerated(t testing.TB, s *pgstore.Store, n int) (*testgraph.Graph, int) {
 	t.Helper()
 	tg, _ := testgraph.Generate(n, 1)
 	var buf bytes.Buffer
@@ -25,6 +26,7 @@ func importGenerated(t *testing.T, s *pgstore.Store, n int) {
 	if err := s.Import(ctx, f.Graph, f.Unreadable, false); err != nil {
 		t.Fatal(err)
 	}
+	return tg, buf.Len()
 }
 
 // A whole read of a big memory takes the relation rows over a second
