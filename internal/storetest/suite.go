@@ -48,6 +48,7 @@ func Run(t *testing.T, newMemory NewMemory) {
 		{"OneClock", testOneClock},
 		{"HistoryLimit", testHistoryLimit},
 		{"HistoryPurge", testHistoryPurge},
+		{"WriteWaitingIsSeen", testWriteWaitingIsSeen},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, newMemory(t)) })
@@ -301,6 +302,55 @@ func testFailedCallWritesNothing(t *testing.T, open Memory) {
 	// A write after a failed one goes through.
 	update(t, s, func(g *graph.Graph) error { g.CreateEntities([]graph.Entity{ent("Dan", "person")}); return nil })
 	persisted(t, open, s, strings.Replace(before, "R ", `E "Dan" "person" [] ""`+"\nR ", 1))
+}
+
+// testWriteWaitingIsSeen: the store tells the background index build
+// (graph.Contended) that a write waits for a View in progress, so that a
+// build step ends at its next entity, and no longer once the write ran.
+func testWriteWaitingIsSeen(t *testing.T, open Memory) {
+	s := open(t)
+	seed(t, s)
+	c, ok := s.(graph.Contended)
+	if !ok {
+		t.Fatalf("%T does not say when a write waits (graph.Contended)", s)
+	}
+	viewing, release := make(chan struct{}), make(chan struct{})
+	viewDone := make(chan error, 1)
+	go func() {
+		viewDone <- s.View(context.Background(), func(*graph.Graph) error {
+			close(viewing)
+			<-release
+			return nil
+		})
+	}()
+	<-viewing
+	if c.ExclusiveWanted() {
+		t.Fatal("a write is said to wait while none was made")
+	}
+	written := make(chan error, 1)
+	go func() {
+		_, err := s.Update(context.Background(), graph.Write{Tool: "test", Apply: func(g *graph.Graph) error {
+			_, err := g.AddObservations([]graph.ObservationAddition{{EntityName: "Bob", Contents: []string{"while a View ran"}}})
+			return err
+		}})
+		written <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !c.ExclusiveWanted(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			close(release)
+			t.Fatal("a write waiting for a View was never said to wait")
+		}
+	}
+	close(release)
+	if err := <-viewDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+	if c.ExclusiveWanted() {
+		t.Error("a write is still said to wait after it ran")
+	}
 }
 
 func testOtherInstanceReads(t *testing.T, open Memory) {
